@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * bpf/events.h - the raw events the BPF programs put in the ring buffer.
+ *
+ * Shared by the *.bpf.c programs and userspace (translator, loader). Every
+ * event is a small fixed-size struct that starts with struct ftfb_hdr; no
+ * strings except a 16-byte comm on the events that change a name.
+ * Timestamps are bpf_ktime_get_ns() (CLOCK_MONOTONIC ns).
+ */
+#ifndef FTFB_EVENTS_H
+#define FTFB_EVENTS_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define FTFB_COMM_LEN 16
+#define FTFB_MAX_ARGS 6
+
+enum ftfb_kind {
+	FTFB_EV_SWITCH = 1,     /* struct ftfb_switch */
+	FTFB_EV_WAKEUP = 2,     /* struct ftfb_wakeup (sched_wakeup) */
+	FTFB_EV_WAKEUP_NEW = 3, /* struct ftfb_wakeup (sched_wakeup_new) */
+	FTFB_EV_FORK = 4,       /* struct ftfb_fork */
+	FTFB_EV_EXEC = 5,       /* struct ftfb_comm_ev */
+	FTFB_EV_EXIT = 6,       /* struct ftfb_exit */
+	FTFB_EV_RENAME = 7,     /* struct ftfb_comm_ev */
+	FTFB_EV_UENTRY = 8,     /* struct ftfb_uentry */
+	FTFB_EV_URET = 9,       /* struct ftfb_uret */
+	FTFB_EV_KIND_MAX = 10,
+};
+
+/* Common header. `tid`/`tgid` are the task the event is about (for a
+ * switch: the outgoing task; for a wakeup: the waker, i.e. current). */
+struct ftfb_hdr {
+	__u64 ts;
+	__u16 kind;
+	__u16 cpu;
+	__u32 tid;
+	__u32 tgid;
+	__u32 _pad;
+};
+
+/* sched_switch. hdr.tid/tgid = prev. prev_state is FTFB_PREEMPTED when
+ * the switch preempted prev, else prev's raw task state (tp_btf's
+ * prev_state argument, i.e. task->__state: TASK_* bits) ORed with
+ * task->exit_state (EXIT_ZOMBIE / EXIT_DEAD). prio is the kernel prio
+ * (0..139; lower = higher priority; the idle task has tid 0). */
+struct ftfb_switch {
+	struct ftfb_hdr hdr;
+	__u32 next_tid;
+	__u32 next_tgid;
+	__u32 prev_state;
+	__s16 prev_prio;
+	__s16 next_prio;
+};
+
+/* sched_wakeup / sched_wakeup_new. hdr.tid/tgid = the waker (current);
+ * hdr.cpu = the cpu the woken task will run on (target_cpu). */
+struct ftfb_wakeup {
+	struct ftfb_hdr hdr;
+	__u32 target_tid;
+	__u32 target_tgid;
+	__s32 target_prio;
+	__u32 _pad;
+};
+
+/* sched_process_fork (and clone of threads). hdr.tid/tgid = parent.
+ * comm = the child's comm (same as parent's at fork). */
+struct ftfb_fork {
+	struct ftfb_hdr hdr;
+	__u32 child_tid;
+	__u32 child_tgid;
+	char comm[FTFB_COMM_LEN];
+};
+
+/* sched_process_exec and task_rename: hdr.tid/tgid = the task, comm its
+ * new name. For exec, old_tid is the tid before exec (a non-leader thread
+ * that execs takes the leader's tid); for rename old_tid == hdr.tid. */
+struct ftfb_comm_ev {
+	struct ftfb_hdr hdr;
+	__u32 old_tid;
+	__u32 _pad;
+	char comm[FTFB_COMM_LEN];
+};
+
+/* sched_process_exit: a thread ended; group_dead if it was the last. */
+struct ftfb_exit {
+	struct ftfb_hdr hdr;
+	__u32 group_dead;
+	__u32 _pad;
+};
+
+/* uprobe entry: cookie = index of the probed function (userspace table).
+ * nargs = how many of args[] are valid (--args N). */
+struct ftfb_uentry {
+	struct ftfb_hdr hdr;
+	__u32 cookie;
+	__u32 nargs;
+	__u64 args[FTFB_MAX_ARGS];
+};
+
+/* uprobe return: ret = rax. */
+struct ftfb_uret {
+	struct ftfb_hdr hdr;
+	__u32 cookie;
+	__u32 _pad;
+	__u64 ret;
+};
+
+/* Linux task state bits (include/linux/sched.h) as they appear in
+ * ftfb_switch.prev_state. */
+#define FTFB_TASK_RUNNING 0x0000
+#define FTFB_TASK_INTERRUPTIBLE 0x0001
+#define FTFB_TASK_UNINTERRUPTIBLE 0x0002
+#define FTFB_TASK_STOPPED 0x0004
+#define FTFB_TASK_TRACED 0x0008
+#define FTFB_EXIT_DEAD 0x0010
+#define FTFB_EXIT_ZOMBIE 0x0020
+#define FTFB_TASK_PARKED 0x0040
+#define FTFB_TASK_DEAD 0x0080
+#define FTFB_TASK_WAKEKILL 0x0100
+#define FTFB_TASK_WAKING 0x0200
+#define FTFB_TASK_NOLOAD 0x0400
+#define FTFB_TASK_NEW 0x0800
+/* Not a kernel bit: prev was preempted (still runnable, "R+"). */
+#define FTFB_PREEMPTED 0x10000
+
+#endif
