@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * bpf/sched.bpf.c - scheduling events: context switches, wakeups, and the
+ * process lifecycle (fork, exec, exit, rename), from tp_btf tracepoints.
+ *
+ * Task fields are read through BTF-typed pointers (tp_btf arguments are
+ * trusted): vmlinux.h marks the structs preserve_access_index, so every
+ * access is a CO-RE relocation, as BPF_CORE_READ would be, without a
+ * probe_read helper call per field.
+ */
+#include "common.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+static __always_inline void fill_hdr(struct ftfb_hdr *h, __u64 ts, __u32 tid,
+				     __u32 tgid)
+{
+	h->ts = ts;
+	h->tid = tid;
+	h->tgid = tgid;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(ftfb_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	__u32 prev_tgid = prev->tgid, next_tgid = next->tgid;
+	struct ftfb_switch *e;
+	void *rb;
+
+	if (filter_tgids && !ftfb_traced(prev_tgid) && !ftfb_traced(next_tgid))
+		return 0;
+	e = ftfb_reserve(&rb, FTFB_EV_SWITCH, sizeof(*e),
+			 bpf_get_smp_processor_id());
+	if (!e)
+		return 0;
+	fill_hdr(&e->hdr, bpf_ktime_get_ns(), prev->pid, prev_tgid);
+	e->next_tid = next->pid;
+	e->next_tgid = next_tgid;
+	if (preempt)
+		e->prev_state = FTFB_PREEMPTED;
+	else
+		e->prev_state = prev_state | (__u32)prev->exit_state;
+	e->prev_prio = prev->prio;
+	e->next_prio = next->prio;
+	ftfb_submit(rb, e);
+	return 0;
+}
+
+static __always_inline int on_wakeup(struct task_struct *p, __u32 kind)
+{
+	__u32 tgid = p->tgid;
+	struct ftfb_wakeup *e;
+	__u64 id;
+	void *rb;
+
+	if (filter_tgids && !ftfb_traced(tgid))
+		return 0;
+	/* hdr.cpu is the target cpu (where p will run), as the tracepoint's
+	 * target_cpu; the ring is still chosen by the current cpu. */
+	e = ftfb_reserve(&rb, kind, sizeof(*e), bpf_get_smp_processor_id());
+	if (!e)
+		return 0;
+	id = bpf_get_current_pid_tgid();
+	fill_hdr(&e->hdr, bpf_ktime_get_ns(), (__u32)id, id >> 32);
+	e->hdr.cpu = p->thread_info.cpu;
+	e->target_tid = p->pid;
+	e->target_tgid = tgid;
+	e->target_prio = p->prio;
+	e->_pad = 0;
+	ftfb_submit(rb, e);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(ftfb_wakeup, struct task_struct *p)
+{
+	return on_wakeup(p, FTFB_EV_WAKEUP);
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(ftfb_wakeup_new, struct task_struct *p)
+{
+	return on_wakeup(p, FTFB_EV_WAKEUP_NEW);
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(ftfb_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	struct ftfb_fork *e;
+	void *rb;
+
+	if (filter_tgids) {
+		if (!ftfb_traced(ptgid))
+			return 0;
+		if (ctgid != ptgid) {
+			__u8 one = 1;
+
+			bpf_map_update_elem(&traced_tgids, &ctgid, &one,
+					    BPF_ANY);
+		}
+	}
+	e = ftfb_reserve(&rb, FTFB_EV_FORK, sizeof(*e),
+			 bpf_get_smp_processor_id());
+	if (!e)
+		return 0;
+	fill_hdr(&e->hdr, bpf_ktime_get_ns(), parent->pid, ptgid);
+	e->child_tid = child->pid;
+	e->child_tgid = ctgid;
+	bpf_core_read(e->comm, sizeof(e->comm), &child->comm);
+	ftfb_submit(rb, e);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(ftfb_exec, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	__u32 tgid = p->tgid;
+	struct ftfb_comm_ev *e;
+	void *rb;
+
+	if (filter_tgids && !ftfb_traced(tgid))
+		return 0;
+	e = ftfb_reserve(&rb, FTFB_EV_EXEC, sizeof(*e),
+			 bpf_get_smp_processor_id());
+	if (!e)
+		return 0;
+	fill_hdr(&e->hdr, bpf_ktime_get_ns(), p->pid, tgid);
+	e->old_tid = old_pid;
+	e->_pad = 0;
+	bpf_core_read(e->comm, sizeof(e->comm), &p->comm);
+	ftfb_submit(rb, e);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(ftfb_exit, struct task_struct *p, bool group_dead)
+{
+	__u32 tgid = p->tgid;
+	struct ftfb_exit *e;
+	void *rb;
+
+	if (filter_tgids && !ftfb_traced(tgid))
+		return 0;
+	e = ftfb_reserve(&rb, FTFB_EV_EXIT, sizeof(*e),
+			 bpf_get_smp_processor_id());
+	if (e) {
+		fill_hdr(&e->hdr, bpf_ktime_get_ns(), p->pid, tgid);
+		e->group_dead = group_dead;
+		e->_pad = 0;
+		ftfb_submit(rb, e);
+	}
+	if (filter_tgids && group_dead)
+		bpf_map_delete_elem(&traced_tgids, &tgid);
+	return 0;
+}
+
+SEC("tp_btf/task_rename")
+int BPF_PROG(ftfb_rename, struct task_struct *task, const char *comm)
+{
+	__u32 tgid = task->tgid;
+	struct ftfb_comm_ev *e;
+	void *rb;
+
+	if (filter_tgids && !ftfb_traced(tgid))
+		return 0;
+	e = ftfb_reserve(&rb, FTFB_EV_RENAME, sizeof(*e),
+			 bpf_get_smp_processor_id());
+	if (!e)
+		return 0;
+	fill_hdr(&e->hdr, bpf_ktime_get_ns(), task->pid, tgid);
+	e->old_tid = task->pid;
+	e->_pad = 0;
+	__builtin_memset(e->comm, 0, sizeof(e->comm));
+	bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), comm);
+	ftfb_submit(rb, e);
+	return 0;
+}
