@@ -41,6 +41,11 @@ struct ftf_clock {
 	int64_t ref_realtime_ns;
 	/* Why the clock is not the TSC when it was asked to be; "" otherwise. */
 	char fallback_reason[128];
+	/* Test hook (additive): when set, ftf_clock_now() returns
+	 * now_fn(c) instead of reading the hardware; now_ctx is for its use.
+	 * ftf_clock_init() clears both. */
+	uint64_t (*now_fn)(const struct ftf_clock *c);
+	void *now_ctx;
 };
 
 /*

@@ -50,6 +50,11 @@ struct ftf_dest_file {
 	int cur;
 	uint64_t bytes_written; /* committed to the file */
 	char errmsg[256];
+	/* Added by the implementation (additive): */
+	size_t carry;        /* bytes of an unfinished record (from
+			      * ftf_write_bytes) kept at the buffer start */
+	int64_t base_offset; /* file offset where this destination began */
+	int failed;          /* sticky negative errno after a failed write */
 };
 
 /* Opens `path` for writing (O_CREAT|O_TRUNC|O_NOFOLLOW|O_CLOEXEC, 0644)
