@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli.c - parsing and validating ftf-bpf's options.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* Parses a non-negative decimal number with an optional fraction; the
+ * rest of the string is returned in *rest. */
+static int parse_number(const char *s, double *v, const char **rest)
+{
+	char *end;
+
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+		return -EINVAL;
+	errno = 0;
+	*v = strtod(s, &end);
+	if (errno || end == s || *v != *v /* NaN */)
+		return -EINVAL;
+	/* strtod accepts "inf", hex floats and exponents; allow plain
+	 * decimals only. */
+	for (const char *p = s; p < end; p++)
+		if (!((*p >= '0' && *p <= '9') || *p == '.'))
+			return -EINVAL;
+	*rest = end;
+	return 0;
+}
+
+int cli_parse_duration(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = {
+		{ "ns", 1 },	  { "us", 1e3 },   { "ms", 1e6 },
+		{ "s", 1e9 },	  { "", 1e9 },	   { "m", 60e9 },
+		{ "min", 60e9 },  { "h", 3600e9 },
+	};
+	const char *rest;
+	double v;
+
+	if (parse_number(s, &v, &rest))
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(rest, units[i].unit) == 0) {
+			double total = v * units[i].ns;
+
+			if (total < 1 || total > 1e18)
+				return -EINVAL;
+			*ns = (uint64_t)total;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int cli_parse_size(const char *s, uint64_t *bytes)
+{
+	const char *rest;
+	double v, mult;
+
+	if (parse_number(s, &v, &rest))
+		return -EINVAL;
+	if (!*rest || strcmp(rest, "B") == 0)
+		mult = 1;
+	else if (!strcmp(rest, "K") || !strcmp(rest, "k") || !strcmp(rest, "KiB") ||
+		 !strcmp(rest, "KB"))
+		mult = 1024.0;
+	else if (!strcmp(rest, "M") || !strcmp(rest, "m") || !strcmp(rest, "MiB") ||
+		 !strcmp(rest, "MB"))
+		mult = 1024.0 * 1024;
+	else if (!strcmp(rest, "G") || !strcmp(rest, "g") || !strcmp(rest, "GiB") ||
+		 !strcmp(rest, "GB"))
+		mult = 1024.0 * 1024 * 1024;
+	else
+		return -EINVAL;
+	v *= mult;
+	if (v < 1 || v > (double)(1ull << 40))
+		return -EINVAL;
+	*bytes = (uint64_t)v;
+	return 0;
+}
+
+static int parse_int(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+void cli_usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+"Usage: %s [OPTIONS] (-a | -p PID | [--] CMD [ARGS...])\n"
+"\n"
+"Records what a program and the kernel scheduler do, with BPF, and writes a\n"
+"Fuchsia Trace Format file (.fxt) that opens in Perfetto (ui.perfetto.dev).\n"
+"\n"
+"What to trace (one of):\n"
+"  -a, --all              every process on the machine (scheduling of all CPUs)\n"
+"  -p, --pid PID          one running process: all its threads, and the\n"
+"                         threads and children it creates while traced\n"
+"  [--] CMD [ARGS...]     start CMD and trace it until it exits\n"
+"\n"
+"Function calls (uprobes):\n"
+"  -u, --uprobe SPEC      trace calls of functions as slices (repeatable):\n"
+"                           FUNC or GLOB       in the target's main binary\n"
+"                           BINARY:FUNC        BINARY is a path or on PATH\n"
+"                           LIB:FUNC           a library name, e.g. libc:malloc\n"
+"                           BINARY:0xOFFSET    a raw file offset\n"
+"      --args N           record the first N integer arguments (0..6, default 0)\n"
+"      --list             print what the -u specs match and trace nothing\n"
+"      --no-sched         record only the uprobes, not context switches\n"
+"\n"
+"Output and limits:\n"
+"  -o, --output FILE      trace file (default: " CLI_DEFAULT_OUTPUT "); an existing\n"
+"                         file is kept as FILE.old; a symlink is refused\n"
+"  -d, --duration DUR     stop after DUR: 500ms, 10s, 2m, 1h (a bare number\n"
+"                         is seconds); default: until Ctrl-C / SIGTERM / the\n"
+"                         traced process exits\n"
+"      --buffer-size SIZE BPF ring buffer size per ring: 64K, 8M, 1G (rounded\n"
+"                         up to a power of two; default 8M)\n"
+"      --rings N          number of BPF ring buffers (1..64, default 1)\n"
+"      --clock tsc|mono   timestamps as calibrated TSC ticks (default) or\n"
+"                         CLOCK_MONOTONIC nanoseconds\n"
+"\n"
+"Other:\n"
+"  -q, --quiet            no live status line and no summary\n"
+"      --status           live status line even when stderr is not a terminal\n"
+"  -v, --verbose          say what is being loaded and attached, with timings\n"
+"  -h, --help             this text\n"
+"  -V, --version          the version\n"
+"\n"
+"Examples:\n"
+"  sudo %s -a -d 10s -o sched.fxt        all CPUs for 10 seconds\n"
+"  sudo %s -p 1234                        one process until Ctrl-C\n"
+"  sudo %s -- make -j2                    a command until it exits\n"
+"  sudo %s -p 1234 -u 'parse_*' -u libc:malloc --args 2\n"
+"  sudo %s -u work -- ./app args          calls of work() in ./app\n"
+"  sudo %s --list -u 'libc:*alloc*'       what a spec matches\n"
+"\n"
+"Needs root (or CAP_BPF + CAP_PERFMON) and a kernel with BTF.\n"
+"Open the trace at https://ui.perfetto.dev (Open trace file), or check it\n"
+"with ftf-dump --summary FILE.\n",
+		prog, prog, prog, prog, prog, prog, prog);
+}
+
+enum {
+	OPT_BUFFER_SIZE = 256,
+	OPT_RINGS,
+	OPT_CLOCK,
+	OPT_ARGS,
+	OPT_LIST,
+	OPT_NO_SCHED,
+	OPT_STATUS,
+};
+
+static const struct option long_opts[] = {
+	{ "all", no_argument, NULL, 'a' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "uprobe", required_argument, NULL, 'u' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "buffer-size", required_argument, NULL, OPT_BUFFER_SIZE },
+	{ "rings", required_argument, NULL, OPT_RINGS },
+	{ "clock", required_argument, NULL, OPT_CLOCK },
+	{ "args", required_argument, NULL, OPT_ARGS },
+	{ "list", no_argument, NULL, OPT_LIST },
+	{ "no-sched", no_argument, NULL, OPT_NO_SCHED },
+	{ "status", no_argument, NULL, OPT_STATUS },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static uint64_t round_up_pow2(uint64_t v)
+{
+	uint64_t p = 4096;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,
+	      size_t errlen)
+{
+	int c, targets;
+	long v;
+
+	memset(o, 0, sizeof(*o));
+	o->output = CLI_DEFAULT_OUTPUT;
+	o->ring_bytes = CLI_DEFAULT_RING_BYTES;
+	o->nr_rings = 1;
+	err[0] = '\0';
+
+	optind = 1;
+	opterr = 0;
+	/* '+': stop at the first non-option, which starts CMD. */
+	while ((c = getopt_long(argc, argv, "+:ap:u:o:d:qvhV", long_opts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			o->all = true;
+			break;
+		case 'p':
+			if (parse_int(optarg, 1, INT_MAX, &v))
+				return fail(err, errlen,
+					    "invalid PID '%s' for -p: give the numeric id of a running process (see pgrep NAME)",
+					    optarg);
+			if (o->pid)
+				return fail(err, errlen,
+					    "-p given twice: trace one process per run (its threads and children are included)");
+			o->pid = (int)v;
+			break;
+		case 'u':
+			if (!*optarg)
+				return fail(err, errlen,
+					    "empty -u spec: give FUNC, BINARY:FUNC, LIB:FUNC or BINARY:0xOFFSET");
+			if (o->nuprobes == CLI_MAX_UPROBES)
+				return fail(err, errlen,
+					    "too many -u specs (at most %d): use globs such as 'parse_*' to match many functions with one spec",
+					    CLI_MAX_UPROBES);
+			o->uprobes[o->nuprobes++] = optarg;
+			break;
+		case 'o':
+			if (!*optarg)
+				return fail(err, errlen,
+					    "empty output path for -o: give a file name such as trace.fxt");
+			o->output = optarg;
+			break;
+		case 'd':
+			if (cli_parse_duration(optarg, &o->duration_ns))
+				return fail(err, errlen,
+					    "invalid duration '%s' for -d: use a number with a unit, e.g. 500ms, 10s, 2m, 1h",
+					    optarg);
+			break;
+		case OPT_BUFFER_SIZE: {
+			uint64_t b;
+
+			if (cli_parse_size(optarg, &b) || b > (1ull << 30))
+				return fail(err, errlen,
+					    "invalid --buffer-size '%s': use a size from 4K to 1G, e.g. 256K, 8M, 64M",
+					    optarg);
+			o->ring_bytes = round_up_pow2(b);
+			break;
+		}
+		case OPT_RINGS:
+			if (parse_int(optarg, 1, 64, &v))
+				return fail(err, errlen,
+					    "invalid --rings '%s': give a number from 1 to 64",
+					    optarg);
+			o->nr_rings = (int)v;
+			break;
+		case OPT_CLOCK:
+			if (!strcmp(optarg, "mono"))
+				o->clock_mono = true;
+			else if (!strcmp(optarg, "tsc"))
+				o->clock_mono = false;
+			else
+				return fail(err, errlen,
+					    "invalid --clock '%s': use tsc (calibrated TSC ticks) or mono (CLOCK_MONOTONIC ns)",
+					    optarg);
+			break;
+		case OPT_ARGS:
+			if (parse_int(optarg, 0, 6, &v))
+				return fail(err, errlen,
+					    "invalid --args '%s': give a number of integer arguments from 0 to 6",
+					    optarg);
+			o->nargs = (int)v;
+			break;
+		case OPT_LIST:
+			o->action = CLI_LIST;
+			break;
+		case OPT_NO_SCHED:
+			o->no_sched = true;
+			break;
+		case OPT_STATUS:
+			o->force_status = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'h':
+			o->action = CLI_HELP;
+			return 0;
+		case 'V':
+			o->action = CLI_VERSION;
+			return 0;
+		case ':':
+			return fail(err, errlen,
+				    "option %s needs a value: see --help",
+				    argv[optind - 1]);
+		default:
+			if (optopt)
+				return fail(err, errlen,
+					    "unknown option -%c: see --help",
+					    optopt);
+			return fail(err, errlen,
+				    "unknown option %s: see --help",
+				    argv[optind - 1]);
+		}
+	}
+	if (optind < argc) {
+		/* getopt stops at "--" having consumed it, or at CMD. */
+		o->cmd = &argv[optind];
+	}
+
+	if (o->action == CLI_LIST) {
+		if (o->nuprobes == 0)
+			return fail(err, errlen,
+				    "--list needs at least one -u SPEC to show what it matches");
+		return 0;
+	}
+
+	targets = (o->all ? 1 : 0) + (o->pid ? 1 : 0) + (o->cmd ? 1 : 0);
+	if (targets == 0)
+		return fail(err, errlen,
+			    "nothing to trace: give -a (all processes), -p PID, or a command after -- (see --help)");
+	if (targets > 1)
+		return fail(err, errlen,
+			    "give only one of -a, -p PID and -- CMD");
+	if (o->no_sched && o->nuprobes == 0)
+		return fail(err, errlen,
+			    "--no-sched leaves nothing to record: add -u SPEC, or drop --no-sched");
+	if (o->nargs && o->nuprobes == 0)
+		return fail(err, errlen,
+			    "--args records uprobe arguments: add -u SPEC, or drop --args");
+	if (o->all && o->nuprobes) {
+		for (int i = 0; i < o->nuprobes; i++)
+			if (!strchr(o->uprobes[i], ':'))
+				return fail(err, errlen,
+					    "-u '%s' with -a has no main binary: name it as BINARY:FUNC or LIB:FUNC",
+					    o->uprobes[i]);
+	}
+	return 0;
+}

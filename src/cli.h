@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli.h - ftf-bpf's command line: options, their defaults and validation.
+ *
+ * Parsing is separate from running so that every bad value can be tested
+ * without BPF: cli_parse() fills struct cli_opts or writes one line saying
+ * what is wrong and what to do.
+ */
+#ifndef FTFB_CLI_H
+#define FTFB_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CLI_MAX_UPROBES 64
+#define CLI_DEFAULT_OUTPUT "trace.fxt"
+#define CLI_DEFAULT_RING_BYTES (8u << 20)
+
+enum cli_action {
+	CLI_TRACE = 0,
+	CLI_HELP,
+	CLI_VERSION,
+	CLI_LIST,
+};
+
+struct cli_opts {
+	enum cli_action action;
+	bool all;            /* -a: system-wide */
+	int pid;             /* -p PID, 0 if none */
+	char **cmd;          /* -- CMD ARGS (NULL-terminated), NULL if none */
+	const char *output;  /* -o FILE */
+	uint64_t duration_ns; /* -d DUR, 0 = until stopped */
+	uint64_t ring_bytes; /* --buffer-size */
+	int nr_rings;        /* --rings */
+	bool clock_mono;     /* --clock mono */
+	bool no_sched;       /* --no-sched */
+	int nargs;           /* --args N */
+	const char *uprobes[CLI_MAX_UPROBES];
+	int nuprobes;
+	bool quiet;          /* -q: no live status */
+	bool verbose;        /* -v */
+	bool force_status;   /* --status: live status even if not a tty */
+};
+
+/* Parses argv. Returns 0, or -EINVAL with one line in err. */
+int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,
+	      size_t errlen);
+
+/* "500ms", "10s", "2m", "1h", "1.5s", "250us"; a bare number is seconds.
+ * Returns 0 or -EINVAL. */
+int cli_parse_duration(const char *s, uint64_t *ns);
+
+/* "64K", "8M", "1G", "4096"; a bare number is bytes. Returns 0 or
+ * -EINVAL. */
+int cli_parse_size(const char *s, uint64_t *bytes);
+
+/* The complete --help text. */
+void cli_usage(FILE *f, const char *prog);
+
+#endif

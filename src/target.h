@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * target.h - what ftf-bpf traces: checks on -p PID, starting -- CMD held
+ * at the exec until the probes are attached, and the output file.
+ */
+#ifndef FTFB_TARGET_H
+#define FTFB_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* 0 if pid is a live user process; else -errno and one line in err
+ * (gone, a kernel thread, ...). */
+int target_check_pid(int pid, char *err, size_t errlen);
+
+/* Resolves CMD like execvp() would (PATH search). Returns 0 and the path
+ * in out, or -errno and one line in err. */
+int target_resolve_cmd(const char *cmd, char *out, size_t outlen, char *err,
+		       size_t errlen);
+
+struct target_child {
+	pid_t pid;
+	int go_fd;   /* write end: closing it lets the child exec */
+	int err_fd;  /* read end: the child's exec errno, or EOF on success */
+	bool exited;
+	int status;  /* wait status once exited */
+};
+
+/* Forks a child that waits before exec'ing argv. Returns 0 or -errno. */
+int target_spawn(struct target_child *c, char **argv, char *err,
+		 size_t errlen);
+/* Lets the child exec; returns 0, or -errno with one line in err if the
+ * exec failed (the child is reaped). */
+int target_release(struct target_child *c, const char *cmd, char *err,
+		   size_t errlen);
+/* Kills and reaps a child that was never released. */
+void target_abort(struct target_child *c);
+/* Non-blocking: true once the child has exited (status recorded). */
+bool target_child_exited(struct target_child *c);
+/* Non-blocking: true once pid no longer exists. */
+bool target_pid_gone(int pid);
+
+/*
+ * Opens the output for writing without ever following a symlink: a
+ * symlink at path is refused, an existing regular file is kept as
+ * path.old (as perf does), then path is created with O_EXCL|O_NOFOLLOW.
+ * Returns the fd or -errno with one line in err.
+ */
+int target_open_output(const char *path, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_cli - option parsing: defaults, every value form, every bad value.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cli.h"
+
+#define ARGV(...) ((char *[]){ "ftf-bpf", __VA_ARGS__, NULL })
+#define ARGC(...) ((int)(sizeof((char *[]){ "ftf-bpf", __VA_ARGS__ }) / sizeof(char *)))
+#define PARSE(o, err, ...) cli_parse(ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), (o), (err), sizeof(err))
+
+static void durations_in_every_unit(void **state)
+{
+	uint64_t ns;
+
+	(void)state;
+	assert_int_equal(cli_parse_duration("500ms", &ns), 0);
+	assert_int_equal(ns, 500000000ull);
+	assert_int_equal(cli_parse_duration("10s", &ns), 0);
+	assert_int_equal(ns, 10000000000ull);
+	assert_int_equal(cli_parse_duration("2m", &ns), 0);
+	assert_int_equal(ns, 120000000000ull);
+	assert_int_equal(cli_parse_duration("1h", &ns), 0);
+	assert_int_equal(ns, 3600000000000ull);
+	assert_int_equal(cli_parse_duration("1.5s", &ns), 0);
+	assert_int_equal(ns, 1500000000ull);
+	assert_int_equal(cli_parse_duration("3", &ns), 0);
+	assert_int_equal(ns, 3000000000ull);
+	assert_int_equal(cli_parse_duration("250us", &ns), 0);
+	assert_int_equal(ns, 250000ull);
+}
+
+static void bad_durations_are_refused(void **state)
+{
+	const char *bad[] = { "", "s", "-1s", "10x", "1e3s", "inf", "0",
+			      "0ms", "10 s", "nan", "+5s", "1..2s" };
+	uint64_t ns = 42;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(cli_parse_duration(bad[i], &ns), -EINVAL);
+		assert_int_equal(ns, 42);
+	}
+}
+
+static void sizes(void **state)
+{
+	uint64_t b;
+
+	(void)state;
+	assert_int_equal(cli_parse_size("64K", &b), 0);
+	assert_int_equal(b, 65536);
+	assert_int_equal(cli_parse_size("8M", &b), 0);
+	assert_int_equal(b, 8u << 20);
+	assert_int_equal(cli_parse_size("1G", &b), 0);
+	assert_int_equal(b, 1u << 30);
+	assert_int_equal(cli_parse_size("4096", &b), 0);
+	assert_int_equal(b, 4096);
+	assert_int_equal(cli_parse_size("8X", &b), -EINVAL);
+	assert_int_equal(cli_parse_size("-8M", &b), -EINVAL);
+	assert_int_equal(cli_parse_size("", &b), -EINVAL);
+}
+
+static void defaults(void **state)
+{
+	struct cli_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "-a"), 0);
+	assert_true(o.all);
+	assert_string_equal(o.output, "trace.fxt");
+	assert_int_equal(o.ring_bytes, 8u << 20);
+	assert_int_equal(o.nr_rings, 1);
+	assert_int_equal(o.duration_ns, 0);
+	assert_false(o.clock_mono);
+	assert_int_equal(o.nargs, 0);
+	assert_null(o.cmd);
+}
+
+static void every_option(void **state)
+{
+	struct cli_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "-p", "123", "-u", "parse_*", "-u",
+			       "libc:malloc", "--args", "3", "-o", "x.fxt",
+			       "-d", "2m", "--buffer-size", "100K", "--rings",
+			       "2", "--clock", "mono", "-q", "-v"),
+			 0);
+	assert_int_equal(o.pid, 123);
+	assert_int_equal(o.nuprobes, 2);
+	assert_string_equal(o.uprobes[0], "parse_*");
+	assert_string_equal(o.uprobes[1], "libc:malloc");
+	assert_int_equal(o.nargs, 3);
+	assert_string_equal(o.output, "x.fxt");
+	assert_int_equal(o.duration_ns, 120000000000ull);
+	/* 100K rounds up to the next power of two. */
+	assert_int_equal(o.ring_bytes, 128 * 1024);
+	assert_int_equal(o.nr_rings, 2);
+	assert_true(o.clock_mono);
+	assert_true(o.quiet);
+	assert_true(o.verbose);
+}
+
+static void command_after_dashes_or_bare(void **state)
+{
+	struct cli_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "-u", "work", "--", "./app", "-x", "y"), 0);
+	assert_non_null(o.cmd);
+	assert_string_equal(o.cmd[0], "./app");
+	assert_string_equal(o.cmd[1], "-x");
+	assert_string_equal(o.cmd[2], "y");
+	assert_null(o.cmd[3]);
+	/* Options after the command belong to the command. */
+	assert_int_equal(PARSE(&o, err, "ls", "-a"), 0);
+	assert_false(o.all);
+	assert_string_equal(o.cmd[0], "ls");
+	assert_string_equal(o.cmd[1], "-a");
+}
+
+struct bad_case {
+	char *argv[8];
+	const char *msg_part;
+};
+
+static void bad_options_get_one_clear_line(void **state)
+{
+	static struct bad_case cases[] = {
+		{ { "ftf-bpf", NULL }, "nothing to trace" },
+		{ { "ftf-bpf", "-a", "-p", "1", NULL }, "only one of" },
+		{ { "ftf-bpf", "-p", "abc", NULL }, "invalid PID 'abc'" },
+		{ { "ftf-bpf", "-p", "-5", NULL }, "invalid PID" },
+		{ { "ftf-bpf", "-p", "0", NULL }, "invalid PID" },
+		{ { "ftf-bpf", "-p", "99999999999", NULL }, "invalid PID" },
+		{ { "ftf-bpf", "-a", "-d", "10x", NULL }, "invalid duration '10x'" },
+		{ { "ftf-bpf", "-a", "-d", NULL }, "needs a value" },
+		{ { "ftf-bpf", "-a", "--buffer-size", "2G", NULL }, "invalid --buffer-size" },
+		{ { "ftf-bpf", "-a", "--buffer-size", "lots", NULL }, "invalid --buffer-size" },
+		{ { "ftf-bpf", "-a", "--rings", "0", NULL }, "invalid --rings" },
+		{ { "ftf-bpf", "-a", "--clock", "wall", NULL }, "invalid --clock 'wall'" },
+		{ { "ftf-bpf", "-p", "1", "-u", "f", "--args", "7", NULL }, "invalid --args '7'" },
+		{ { "ftf-bpf", "-a", "--args", "2", NULL }, "add -u SPEC" },
+		{ { "ftf-bpf", "-a", "--no-sched", NULL }, "nothing to record" },
+		{ { "ftf-bpf", "-a", "-u", "malloc", NULL }, "BINARY:FUNC" },
+		{ { "ftf-bpf", "-a", "--bogus", NULL }, "unknown option --bogus" },
+		{ { "ftf-bpf", "-a", "-Z", NULL }, "unknown option -Z" },
+		{ { "ftf-bpf", "-a", "-o", "", NULL }, "empty output path" },
+		{ { "ftf-bpf", "--list", NULL }, "--list needs" },
+		{ { "ftf-bpf", "-p", "1", "-p", "2", NULL }, "-p given twice" },
+	};
+	struct cli_opts o;
+	char err[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int argc = 0;
+
+		while (cases[i].argv[argc])
+			argc++;
+		err[0] = '\0';
+		assert_int_equal(cli_parse(argc, cases[i].argv, &o, err, sizeof(err)),
+				 -EINVAL);
+		if (!strstr(err, cases[i].msg_part))
+			fail_msg("case %zu: message '%s' lacks '%s'", i, err,
+				 cases[i].msg_part);
+		assert_null(strchr(err, '\n'));
+	}
+}
+
+static void help_and_version(void **state)
+{
+	struct cli_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "--help"), 0);
+	assert_int_equal(o.action, CLI_HELP);
+	assert_int_equal(PARSE(&o, err, "-V"), 0);
+	assert_int_equal(o.action, CLI_VERSION);
+	assert_int_equal(PARSE(&o, err, "--list", "-u", "libc:malloc"), 0);
+	assert_int_equal(o.action, CLI_LIST);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(durations_in_every_unit),
+		cmocka_unit_test(bad_durations_are_refused),
+		cmocka_unit_test(sizes),
+		cmocka_unit_test(defaults),
+		cmocka_unit_test(every_option),
+		cmocka_unit_test(command_after_dashes_or_bare),
+		cmocka_unit_test(bad_options_get_one_clear_line),
+		cmocka_unit_test(help_and_version),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
