@@ -22,8 +22,19 @@
  * starts with the byte offset of the record, e.g.
  *   "offset 504: record size 67 words runs past the end of the data
  *    (16 bytes left)"
- * After an error the reader stays in error: every later call returns the
- * same code. The reader never reads outside [data, data + len).
+ * Errors come in two kinds. A framing error (zero size, size past the end,
+ * trailing bytes that are not a whole record) is sticky: every later call
+ * returns the same code. A content error inside a record whose size was
+ * sound (bad string ref, argument too big, ...) leaves the reader past that
+ * record, so a caller that wants to go on (like Fuchsia's reader does) may
+ * call ftf_reader_next() again. The reader never reads outside
+ * [data, data + len).
+ *
+ * err_offset is the byte offset of the record at fault (also in the
+ * message); err_pos is the stream position when the problem was found,
+ * counted the way Fuchsia's streaming reader counts it (bytes consumed):
+ * the record start for a record that is not whole, just past the header
+ * for a zero size, the record end for a bad record content.
  */
 #ifndef FTF_READER_H
 #define FTF_READER_H
@@ -233,11 +244,14 @@ struct ftf_reader {
 	const uint8_t *data;
 	size_t len;
 	size_t pos;            /* offset of the next record */
-	int err;               /* 0, or the sticky negative error */
-	size_t err_offset;
+	int err;               /* 0, or the last negative error */
+	bool fatal;            /* framing error: reading cannot go on */
+	size_t err_offset;     /* offset of the faulty record */
+	size_t err_pos;        /* stream position, Fuchsia's convention */
 	uint64_t ticks_per_second; /* last initialization record; 0 if none */
 	size_t records;        /* records returned so far */
 	size_t skipped;        /* unknown records skipped (also returned) */
+	size_t errors;         /* malformed records seen */
 	struct ftf_reader_string *strings; /* FTF_READER_MAX_STRINGS entries */
 	struct ftf_reader_thread threads[FTF_READER_MAX_THREADS];
 	char errmsg[256];

@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ftf-dump - print, count or check the records of a Fuchsia Trace Format
+ * file.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ftf/reader.h"
+#include "record_text.h"
+
+static const char usage[] =
+	"Usage: ftf-dump [--summary | --check] FILE\n"
+	"\n"
+	"Reads a Fuchsia Trace Format (FXT) file with libftf's reader.\n"
+	"\n"
+	"  (no option)  one line per record, in the text of Fuchsia's\n"
+	"               trace-reader (Record::ToString), then a line\n"
+	"               \"ftf-dump: FILE: B bytes, N records, E errors\"\n"
+	"  --summary    counts of records by kind, total bytes, the ticks per\n"
+	"               second and the first (lowest) and last (highest)\n"
+	"               timestamp\n"
+	"  --check      checks the trace is whole: magic record first, ends on\n"
+	"               a record boundary, every string and thread ref defined\n"
+	"               before use, duration begin/end balanced per thread;\n"
+	"               prints \"ok records=N ...\" or the problems\n"
+	"  -h, --help   this text\n"
+	"\n"
+	"Malformed records are reported on stderr as \"ERROR @POS: offset OFF:\n"
+	"what\" (POS counted like Fuchsia's reader, OFF the record's offset).\n"
+	"\n"
+	"Exit status: 0 fine, 1 malformed input or failed check, 2 usage or\n"
+	"file error.\n"
+	"\n"
+	"Examples:\n"
+	"  ftf-dump trace.fxt | less\n"
+	"  ftf-dump --summary trace.fxt\n"
+	"  ftf-dump --check trace.fxt && echo whole\n";
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static void report(const struct ftf_reader *r)
+{
+	fprintf(stderr, "ERROR @%zu: %s\n", r->err_pos, ftf_reader_error(r));
+}
+
+static int do_dump(const char *path, const uint8_t *data, size_t len)
+{
+	struct ftf_reader r;
+	struct ftf_record rec;
+	int ret;
+
+	if (ftf_reader_init(&r, data, len) < 0) {
+		fprintf(stderr, "ftf-dump: %s\n", ftf_reader_error(&r));
+		return 2;
+	}
+	for (;;) {
+		ret = ftf_reader_next(&r, &rec);
+		if (ret == 0)
+			break;
+		if (ret < 0) {
+			report(&r);
+			if (r.fatal)
+				break;
+			continue;
+		}
+		ftf_record_print(stdout, &rec);
+		fputc('\n', stdout);
+	}
+	printf("ftf-dump: %s: %zu bytes, %zu records, %zu errors\n",
+	       base_name(path), len, r.records, r.errors);
+	ftf_reader_free(&r);
+	return r.errors ? 1 : 0;
+}
+
+static bool record_ts(const struct ftf_record *rec, uint64_t *ts)
+{
+	if (rec->unknown)
+		return false;
+	switch (rec->type) {
+	case FTF_REC_EVENT:
+		*ts = rec->u.event.ts;
+		return true;
+	case FTF_REC_SCHED:
+		*ts = rec->u.sched.ts;
+		return true;
+	case FTF_REC_LOG:
+		*ts = rec->u.log.ts;
+		return true;
+	case FTF_REC_LARGE:
+		*ts = rec->u.large.ts;
+		return rec->u.large.format == 0;
+	default:
+		return false;
+	}
+}
+
+static int do_summary(const char *path, const uint8_t *data, size_t len)
+{
+	static const char *const event_names[] = {
+		"instant", "counter", "duration begin", "duration end",
+		"duration complete", "async begin", "async instant",
+		"async end", "flow begin", "flow step", "flow end",
+	};
+	size_t by_type[16] = { 0 }, events[11] = { 0 }, kobj[256] = { 0 };
+	size_t meta[5] = { 0 }, sched[3] = { 0 }, unknown = 0, nts = 0;
+	uint64_t first = UINT64_MAX, last = 0, ts;
+	struct ftf_reader r;
+	struct ftf_record rec;
+	int ret;
+
+	if (ftf_reader_init(&r, data, len) < 0) {
+		fprintf(stderr, "ftf-dump: %s\n", ftf_reader_error(&r));
+		return 2;
+	}
+	while ((ret = ftf_reader_next(&r, &rec)) != 0) {
+		if (ret < 0) {
+			report(&r);
+			if (r.fatal)
+				break;
+			continue;
+		}
+		if (rec.unknown) {
+			unknown++;
+			continue;
+		}
+		by_type[rec.type]++;
+		if (rec.type == FTF_REC_EVENT)
+			events[rec.u.event.event_type]++;
+		else if (rec.type == FTF_REC_KERNEL_OBJECT)
+			kobj[rec.u.kobj.obj_type]++;
+		else if (rec.type == FTF_REC_METADATA)
+			meta[rec.u.meta.meta_type]++;
+		else if (rec.type == FTF_REC_SCHED)
+			sched[rec.u.sched.sched_type]++;
+		if (record_ts(&rec, &ts)) {
+			nts++;
+			first = ts < first ? ts : first;
+			last = ts > last ? ts : last;
+		}
+	}
+	printf("file: %s\n", path);
+	printf("bytes: %zu\n", len);
+	printf("records: %zu\n", r.records);
+	printf("  metadata: %zu (magic %zu, provider info %zu, provider section %zu, provider event %zu)\n",
+	       by_type[FTF_REC_METADATA], meta[FTF_META_TRACE_INFO],
+	       meta[FTF_META_PROVIDER_INFO], meta[FTF_META_PROVIDER_SECTION],
+	       meta[FTF_META_PROVIDER_EVENT]);
+	printf("  initialization: %zu\n", by_type[FTF_REC_INIT]);
+	printf("  string: %zu\n", by_type[FTF_REC_STRING]);
+	printf("  thread: %zu\n", by_type[FTF_REC_THREAD]);
+	printf("  event: %zu\n", by_type[FTF_REC_EVENT]);
+	for (int i = 0; i < 11; i++)
+		if (events[i])
+			printf("    %s: %zu\n", event_names[i], events[i]);
+	printf("  kernel object: %zu\n", by_type[FTF_REC_KERNEL_OBJECT]);
+	for (int i = 0; i < 256; i++) {
+		const char *n = ftf_obj_type_name(i);
+
+		if (kobj[i] && n)
+			printf("    %s: %zu\n", n, kobj[i]);
+		else if (kobj[i])
+			printf("    type %d: %zu\n", i, kobj[i]);
+	}
+	printf("  context switch: %zu\n", sched[FTF_SCHED_CONTEXT_SWITCH]);
+	if (sched[FTF_SCHED_LEGACY_SWITCH])
+		printf("  legacy context switch: %zu\n",
+		       sched[FTF_SCHED_LEGACY_SWITCH]);
+	printf("  thread wakeup: %zu\n", sched[FTF_SCHED_WAKEUP]);
+	printf("  log: %zu\n", by_type[FTF_REC_LOG]);
+	printf("  blob: %zu\n", by_type[FTF_REC_BLOB]);
+	printf("  large blob: %zu\n", by_type[FTF_REC_LARGE]);
+	printf("  userspace object: %zu\n", by_type[FTF_REC_USERSPACE_OBJECT]);
+	printf("  unknown (skipped): %zu\n", unknown);
+	printf("ticks_per_second: %" PRIu64 "%s\n",
+	       r.ticks_per_second ? r.ticks_per_second : (uint64_t)1000000000,
+	       r.ticks_per_second ? "" : " (no initialization record)");
+	if (nts) {
+		printf("first_ts: %" PRIu64 "\n", first);
+		printf("last_ts: %" PRIu64 "\n", last);
+	} else {
+		printf("first_ts: -\nlast_ts: -\n");
+	}
+	printf("errors: %zu\n", r.errors);
+	ftf_reader_free(&r);
+	return r.errors ? 1 : 0;
+}
+
+/* Open duration begins per thread, in a small open-addressing table. */
+struct depth {
+	struct ftf_pt pt;
+	uint64_t depth;
+	uint64_t first_ts; /* ts of the outermost open begin */
+	bool used;
+};
+
+struct depth_table {
+	struct depth *e;
+	size_t cap, n;
+};
+
+static size_t pt_hash(struct ftf_pt pt)
+{
+	uint64_t h = pt.pid * 0x9E3779B97F4A7C15ull ^ pt.tid;
+
+	h ^= h >> 31;
+	h *= 0xBF58476D1CE4E5B9ull;
+	return (size_t)(h ^ (h >> 29));
+}
+
+static struct depth *depth_get(struct depth_table *t, struct ftf_pt pt)
+{
+	size_t i;
+
+	if ((t->n + 1) * 2 > t->cap) {
+		struct depth_table nt = { .cap = t->cap ? t->cap * 2 : 256 };
+
+		nt.e = calloc(nt.cap, sizeof(*nt.e));
+		if (!nt.e)
+			return NULL;
+		for (size_t j = 0; j < t->cap; j++) {
+			if (!t->e[j].used)
+				continue;
+			i = pt_hash(t->e[j].pt) & (nt.cap - 1);
+			while (nt.e[i].used)
+				i = (i + 1) & (nt.cap - 1);
+			nt.e[i] = t->e[j];
+		}
+		nt.n = t->n;
+		free(t->e);
+		*t = nt;
+	}
+	i = pt_hash(pt) & (t->cap - 1);
+	while (t->e[i].used) {
+		if (t->e[i].pt.pid == pt.pid && t->e[i].pt.tid == pt.tid)
+			return &t->e[i];
+		i = (i + 1) & (t->cap - 1);
+	}
+	t->e[i].used = true;
+	t->e[i].pt = pt;
+	t->n++;
+	return &t->e[i];
+}
+
+#define MAX_PROBLEMS_SHOWN 20
+
+static size_t problems;
+
+static void problem(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void problem(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (++problems > MAX_PROBLEMS_SHOWN)
+		return;
+	va_start(ap, fmt);
+	fputs("problem: ", stdout);
+	vprintf(fmt, ap);
+	fputc('\n', stdout);
+	va_end(ap);
+}
+
+static int do_check(const uint8_t *data, size_t len)
+{
+	struct depth_table dt = { 0 };
+	uint64_t first = 0;
+	size_t events = 0, unmatched_end = 0, open_begins = 0;
+	struct ftf_reader r;
+	struct ftf_record rec;
+	struct depth *d;
+	int ret;
+
+	if (ftf_reader_init(&r, data, len) < 0) {
+		fprintf(stderr, "ftf-dump: %s\n", ftf_reader_error(&r));
+		return 2;
+	}
+	if (len >= 8)
+		memcpy(&first, data, 8);
+	if (len < 8 || le64toh(first) != FTF_MAGIC_WORD) {
+		problem("the first record is not the magic number record (0x%016llx)",
+			(unsigned long long)FTF_MAGIC_WORD);
+	}
+	while ((ret = ftf_reader_next(&r, &rec)) != 0) {
+		if (ret < 0) {
+			problem("%s", ftf_reader_error(&r));
+			if (r.fatal)
+				break;
+			continue;
+		}
+		if (rec.unknown || rec.type != FTF_REC_EVENT)
+			continue;
+		events++;
+		if (rec.u.event.event_type != 2 && rec.u.event.event_type != 3)
+			continue;
+		d = depth_get(&dt, rec.u.event.pt);
+		if (!d) {
+			fprintf(stderr, "ftf-dump: out of memory\n");
+			free(dt.e);
+			ftf_reader_free(&r);
+			return 2;
+		}
+		if (rec.u.event.event_type == 2) {
+			if (d->depth++ == 0)
+				d->first_ts = rec.u.event.ts;
+		} else if (d->depth == 0) {
+			unmatched_end++;
+			problem("offset %zu: duration end \"%.*s\" on %" PRIu64 "/%" PRIu64
+				" at ts %" PRIu64 " has no open begin",
+				rec.offset, (int)rec.u.event.name.len,
+				rec.u.event.name.ptr, rec.u.event.pt.pid,
+				rec.u.event.pt.tid, rec.u.event.ts);
+		} else {
+			d->depth--;
+		}
+	}
+	for (size_t i = 0; i < dt.cap; i++) {
+		if (!dt.e[i].used || !dt.e[i].depth)
+			continue;
+		open_begins += dt.e[i].depth;
+		problem("thread %" PRIu64 "/%" PRIu64 ": %" PRIu64
+			" duration begin(s) without an end (outermost at ts %" PRIu64 ")",
+			dt.e[i].pt.pid, dt.e[i].pt.tid, dt.e[i].depth,
+			dt.e[i].first_ts);
+	}
+	if (problems > MAX_PROBLEMS_SHOWN)
+		printf("problem: ... and %zu more\n", problems - MAX_PROBLEMS_SHOWN);
+	if (problems)
+		printf("FAILED records=%zu bytes=%zu problems=%zu errors=%zu unmatched_begins=%zu unmatched_ends=%zu\n",
+		       r.records, len, problems, r.errors, open_begins,
+		       unmatched_end);
+	else
+		printf("ok records=%zu bytes=%zu events=%zu threads=%zu skipped=%zu\n",
+		       r.records, len, events, dt.n, r.skipped);
+	free(dt.e);
+	ftf_reader_free(&r);
+	return problems ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "summary", no_argument, NULL, 's' },
+		{ "check", no_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int mode = 0, opt, ret, err;
+	uint8_t *data;
+	size_t len;
+
+	while ((opt = getopt_long(argc, argv, "sch", opts, NULL)) != -1) {
+		switch (opt) {
+		case 's':
+		case 'c':
+			if (mode && mode != opt) {
+				fprintf(stderr, "ftf-dump: --summary and --check exclude each other\n");
+				return 2;
+			}
+			mode = opt;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			fputs(usage, stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "ftf-dump: expected one FILE (see --help)\n");
+		return 2;
+	}
+	err = ftf_read_file(argv[optind], &data, &len);
+	if (err) {
+		fprintf(stderr, "ftf-dump: cannot read %s: %s\n", argv[optind],
+			strerror(-err));
+		return 2;
+	}
+	if (mode == 's')
+		ret = do_summary(argv[optind], data, len);
+	else if (mode == 'c')
+		ret = do_check(data, len);
+	else
+		ret = do_dump(argv[optind], data, len);
+	free(data);
+	return ret;
+}
