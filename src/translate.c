@@ -1,1 +1,854 @@
-/* placeholder: being written */
+// SPDX-License-Identifier: MIT
+/*
+ * translate.c - raw BPF events -> FTF records (see translate.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "translate.h"
+
+#define COUNTER_NAME "ftf-bpf dropped events"
+#define COUNTER_CAT "ftf-bpf"
+#define PROVIDER_ID 0 /* the writer's provider (writer.ml: provider_id = 0) */
+
+static const char *const kind_names[FTFB_EV_KIND_MAX] = {
+	[0] = "other",
+	[FTFB_EV_SWITCH] = "switch",
+	[FTFB_EV_WAKEUP] = "wakeup",
+	[FTFB_EV_WAKEUP_NEW] = "wakeup_new",
+	[FTFB_EV_FORK] = "fork",
+	[FTFB_EV_EXEC] = "exec",
+	[FTFB_EV_EXIT] = "exit",
+	[FTFB_EV_RENAME] = "rename",
+	[FTFB_EV_UENTRY] = "uentry",
+	[FTFB_EV_URET] = "uret",
+};
+
+static const size_t kind_size[FTFB_EV_KIND_MAX] = {
+	[FTFB_EV_SWITCH] = sizeof(struct ftfb_switch),
+	[FTFB_EV_WAKEUP] = sizeof(struct ftfb_wakeup),
+	[FTFB_EV_WAKEUP_NEW] = sizeof(struct ftfb_wakeup),
+	[FTFB_EV_FORK] = sizeof(struct ftfb_fork),
+	[FTFB_EV_EXEC] = sizeof(struct ftfb_comm_ev),
+	[FTFB_EV_EXIT] = sizeof(struct ftfb_exit),
+	[FTFB_EV_RENAME] = sizeof(struct ftfb_comm_ev),
+	[FTFB_EV_UENTRY] = sizeof(struct ftfb_uentry),
+	[FTFB_EV_URET] = sizeof(struct ftfb_uret),
+};
+
+/* ---- helpers ---- */
+
+enum ftf_thread_state ftfb_state_of(uint32_t s)
+{
+	if (s & FTFB_PREEMPTED)
+		return FTF_THREAD_RUNNING;
+	if (s & FTFB_EXIT_DEAD)
+		return FTF_THREAD_DEAD;
+	if (s & FTFB_EXIT_ZOMBIE)
+		return FTF_THREAD_DYING;
+	if (s & FTFB_TASK_DEAD)
+		return FTF_THREAD_DEAD;
+	if (s & (FTFB_TASK_STOPPED | FTFB_TASK_TRACED))
+		return FTF_THREAD_SUSPENDED;
+	/* S, D (also D|NOLOAD = idle, D|WAKEKILL = killable), parked */
+	if (s & (FTFB_TASK_INTERRUPTIBLE | FTFB_TASK_UNINTERRUPTIBLE |
+		 FTFB_TASK_PARKED | FTFB_TASK_NOLOAD))
+		return FTF_THREAD_BLOCKED;
+	/* 0 (TASK_RUNNING) and transient bits (WAKING, NEW) alone */
+	return FTF_THREAD_RUNNING;
+}
+
+int32_t ftfb_weight_of(uint32_t tid, int prio)
+{
+	if (tid == 0)
+		return INT32_MIN;
+	return 140 - prio;
+}
+
+static uint64_t to_ticks(struct ftfb_translator *t, uint64_t ns)
+{
+	if (t->o.clock_mono)
+		return ns;
+	return ftf_clock_mono_to_ticks(ftf_writer_clock(t->w), ns);
+}
+
+/* Called with every event's timestamp: re-emits the tick initialization
+ * as the writer's buffers age. Only the newest time seen is used, so
+ * events slightly out of order across CPUs never look "stale". */
+static int advance(struct ftfb_translator *t, uint64_t ns)
+{
+	if (ns <= t->last_ts)
+		return 0;
+	t->last_ts = ns;
+	return ftf_refresh_buf_if_stale(t->w, to_ticks(t, ns));
+}
+
+/*
+ * A string id for s: the permanent id if s was interned; else interned
+ * now; once the writer's ids run out, a temporary slot (round robin),
+ * valid until num_temp_strs more temporary strings are written, i.e. for
+ * the record written next. Never -ENOSPC.
+ */
+static int str_id(struct ftfb_translator *t, const char *s, size_t len,
+		  bool *temp)
+{
+	int id, n;
+
+	if (temp)
+		*temp = false;
+	if (len == 0)
+		return FTF_STRING_EMPTY;
+	id = ftfb_pt_str_get(&t->pt, s, len);
+	if (id > 0)
+		return id;
+	if (!t->ids_exhausted) {
+		id = ftf_intern_string_len(t->w, s, len);
+		if (id > 0) {
+			t->st.records++;
+			if (ftfb_pt_str_put(&t->pt, s, len, id))
+				return -ENOMEM;
+			return id;
+		}
+		if (id != -ENOSPC)
+			return id;
+		t->ids_exhausted = true;
+	}
+	n = ftf_num_temp_strs(t->w);
+	if (n <= 0)
+		return FTF_STRING_EMPTY;
+	t->st.temp_strings++;
+	if (temp)
+		*temp = true;
+	id = ftf_set_temp_string_slot_len(t->w, t->temp_next, s, len);
+	t->temp_next = (t->temp_next + 1) % n;
+	if (id > 0)
+		t->st.records++;
+	return id;
+}
+
+static int intern_fixed(struct ftfb_translator *t, const char *s)
+{
+	return str_id(t, s, strlen(s), NULL);
+}
+
+static const char *process_name_of(const struct ftfb_task *k)
+{
+	if (k->pname[0] && strlen(k->comm) == FTFB_COMM_LEN - 1)
+		return k->pname;
+	return k->comm;
+}
+
+static int write_process(struct ftfb_translator *t, struct ftfb_task *k)
+{
+	const char *name = process_name_of(k);
+	int id, err;
+
+	if (k->tid == 0 || !name[0])
+		return 0;
+	id = str_id(t, name, strlen(name), NULL);
+	if (id < 0)
+		return id;
+	err = ftf_set_process_name(t->w, k->tgid, id);
+	if (err < 0)
+		return err;
+	t->st.records++;
+	return 0;
+}
+
+static int write_thread(struct ftfb_translator *t, struct ftfb_task *k)
+{
+	int id, err;
+
+	if (k->tid == 0)
+		return 0;
+	id = str_id(t, k->comm, strnlen(k->comm, sizeof(k->comm)), NULL);
+	if (id < 0)
+		return id;
+	err = ftf_set_thread_name(t->w, k->tgid, k->tid, id);
+	if (err < 0)
+		return err;
+	t->st.records++;
+	k->named = true;
+	return 0;
+}
+
+static void set_comm(char *dst, const char *src)
+{
+	size_t n = strnlen(src, FTFB_COMM_LEN - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+static void set_pname(char *dst, const char *src)
+{
+	size_t n = strnlen(src, FTFB_PT_PNAME_LEN - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* Creates the entry for a task and writes its kernel objects. */
+static int new_task(struct ftfb_translator *t, const struct ftfb_task_info *ti,
+		    struct ftfb_task **out)
+{
+	struct ftfb_task *k;
+	int err;
+
+	ftfb_pt_remove(&t->pt, ti->tid);
+	k = ftfb_pt_insert(&t->pt, ti->tid);
+	if (!k)
+		return -ENOMEM;
+	k->tgid = ti->tgid;
+	set_comm(k->comm, ti->comm);
+	if (ti->tid == ti->tgid)
+		set_pname(k->pname, ti->process_name);
+	if (ti->tid == ti->tgid) {
+		err = write_process(t, k);
+		if (err)
+			return err;
+	}
+	err = write_thread(t, k);
+	if (err)
+		return err;
+	if (out)
+		*out = k;
+	return 0;
+}
+
+/*
+ * The entry for tid, created on first sight: resolved through the lookup
+ * function, else from what the event says (tgid_hint) with no name.
+ */
+static int ensure_task(struct ftfb_translator *t, uint32_t tid,
+		       uint32_t tgid_hint, struct ftfb_task **out)
+{
+	struct ftfb_task_info ti;
+	struct ftfb_task *k = ftfb_pt_find(&t->pt, tid);
+	int err;
+
+	if (k) {
+		*out = k;
+		return 0;
+	}
+	memset(&ti, 0, sizeof(ti));
+	if (tid == 0 || !t->o.lookup ||
+	    t->o.lookup(t->o.lookup_ctx, tid, &ti) != 0) {
+		if (tid != 0)
+			t->st.lookups_failed++;
+		memset(&ti, 0, sizeof(ti));
+		ti.tid = tid;
+		ti.tgid = tid == 0 ? 0 : tgid_hint;
+	}
+	ti.tid = tid;
+	if (ti.tgid == 0)
+		ti.tgid = tid;
+	if (ti.tgid != tid && !ftfb_pt_find(&t->pt, ti.tgid)) {
+		struct ftfb_task *leader;
+
+		err = ensure_task(t, ti.tgid, ti.tgid, &leader);
+		if (err)
+			return err;
+	}
+	return new_task(t, &ti, out);
+}
+
+/* The thread ref (1..255) of a task, assigning a slot (LRU) if needed. */
+static int thread_ref(struct ftfb_translator *t, struct ftfb_task *k)
+{
+	int s, ref;
+
+	if (k->slot >= 0) {
+		ftfb_pt_slot_touch(&t->pt, k->slot);
+		return k->slot + 1;
+	}
+	s = ftfb_pt_slot_take(&t->pt, k->tid);
+	ref = ftf_set_thread_slot(t->w, s, k->tgid, k->tid);
+	if (ref < 0) {
+		k->slot = (int16_t)s;
+		ftfb_pt_slot_release(&t->pt, k);
+		return ref;
+	}
+	t->st.records++;
+	k->slot = (int16_t)s;
+	return ref;
+}
+
+static int func_ids(struct ftfb_translator *t, uint32_t c, int *name, int *cat)
+{
+	const struct ftfb_func *f = &t->o.funcs[c];
+	const char *fname = f->name ? f->name : "";
+	const char *fcat = f->category ? f->category : "";
+	bool tn, tc;
+
+	if (t->func_name_id[c] > 0 && t->func_cat_id[c] >= 0) {
+		*name = t->func_name_id[c];
+		*cat = t->func_cat_id[c];
+		return 0;
+	}
+	*cat = str_id(t, fcat, strlen(fcat), &tc);
+	if (*cat < 0)
+		return *cat;
+	*name = str_id(t, fname, strlen(fname), &tn);
+	if (*name < 0)
+		return *name;
+	if (!tn && !tc && *name > 0) {
+		t->func_name_id[c] = *name;
+		t->func_cat_id[c] = *cat;
+	}
+	return 0;
+}
+
+/* Ends the top frame of k at ns: with `ret` if has_ret, else marked
+ * unfinished. */
+static int end_frame(struct ftfb_translator *t, struct ftfb_task *k,
+		     uint64_t ns, bool has_ret, uint64_t ret)
+{
+	struct ftfb_frame *f = &k->stack[k->depth - 1];
+	struct ftfb_func_stats *fs = &t->fstats[f->cookie];
+	int ref, name, cat, err;
+
+	if (ns < f->begin_ns)
+		ns = f->begin_ns;
+	ref = thread_ref(t, k);
+	if (ref < 0)
+		return ref;
+	err = func_ids(t, f->cookie, &name, &cat);
+	if (err)
+		return err;
+	if (has_ret) {
+		err = ftf_write_duration_end(t->w, FTF_ARG_TYPES(1, 0, 0, 0, 0, 0),
+					     ref, cat, name, to_ticks(t, ns));
+		if (!err)
+			err = ftf_arg_int64(t->w, t->s_ret, (int64_t)ret);
+	} else {
+		err = ftf_write_duration_end(t->w, FTF_ARG_TYPES(0, 0, 1, 0, 0, 0),
+					     ref, cat, name, to_ticks(t, ns));
+		if (!err)
+			err = ftf_arg_bool(t->w, t->s_unfinished, true);
+		t->st.slices_closed_early++;
+	}
+	if (err)
+		return err;
+	t->st.records++;
+	fs->total_ns += ns - f->begin_ns;
+	k->depth--;
+	return 0;
+}
+
+static int close_all(struct ftfb_translator *t, struct ftfb_task *k,
+		     uint64_t ns)
+{
+	while (k->depth > 0) {
+		int err = end_frame(t, k, ns, false, 0);
+
+		if (err)
+			return err;
+	}
+	k->overflow = 0;
+	return 0;
+}
+
+/* ---- event handlers ---- */
+
+static int on_switch(struct ftfb_translator *t, const struct ftfb_switch *e)
+{
+	struct ftfb_task *prev, *next;
+	int err;
+
+	err = ensure_task(t, e->hdr.tid, e->hdr.tgid, &prev);
+	if (!err)
+		err = ensure_task(t, e->next_tid, e->next_tgid, &next);
+	if (!err)
+		err = ftf_write_context_switch(
+			t->w, FTF_ARG_TYPES(0, 2, 0, 0, 0, 0), e->hdr.cpu,
+			ftfb_state_of(e->prev_state), e->hdr.tid, e->next_tid,
+			to_ticks(t, e->hdr.ts));
+	if (!err)
+		err = ftf_arg_int32(t->w, t->s_incoming_weight,
+				    ftfb_weight_of(e->next_tid, e->next_prio));
+	if (!err)
+		err = ftf_arg_int32(t->w, t->s_outgoing_weight,
+				    ftfb_weight_of(e->hdr.tid, e->prev_prio));
+	if (!err)
+		t->st.records++;
+	return err;
+}
+
+static int on_wakeup(struct ftfb_translator *t, const struct ftfb_wakeup *e)
+{
+	struct ftfb_task *waker, *target;
+	int err;
+
+	err = ensure_task(t, e->hdr.tid, e->hdr.tgid, &waker);
+	if (!err)
+		err = ensure_task(t, e->target_tid, e->target_tgid, &target);
+	if (!err)
+		err = ftf_write_thread_wakeup(t->w,
+					      FTF_ARG_TYPES(1, 1, 0, 0, 0, 0),
+					      e->hdr.cpu, e->target_tid,
+					      to_ticks(t, e->hdr.ts));
+	if (!err)
+		err = ftf_arg_koid(t->w, t->s_waker, e->hdr.tid);
+	if (!err)
+		err = ftf_arg_int32(t->w, t->s_weight,
+				    ftfb_weight_of(e->target_tid, e->target_prio));
+	if (!err)
+		t->st.records++;
+	return err;
+}
+
+static int on_fork(struct ftfb_translator *t, const struct ftfb_fork *e)
+{
+	struct ftfb_task_info ti;
+	struct ftfb_task *parent, *old;
+	int err;
+
+	err = ensure_task(t, e->hdr.tid, e->hdr.tgid, &parent);
+	if (err)
+		return err;
+	/* A reused tid: whatever the old thread left open ends now. */
+	old = ftfb_pt_find(&t->pt, e->child_tid);
+	if (old) {
+		err = close_all(t, old, e->hdr.ts);
+		if (err)
+			return err;
+	}
+	memset(&ti, 0, sizeof(ti));
+	ti.tid = e->child_tid;
+	ti.tgid = e->child_tgid ? e->child_tgid : e->child_tid;
+	set_comm(ti.comm, e->comm);
+	if (ti.tid == ti.tgid) {
+		/* A new process runs the parent's program: same cmdline. */
+		struct ftfb_task *pl = ftfb_pt_find(&t->pt, parent->tgid);
+
+		if (pl && !strcmp(pl->comm, ti.comm))
+			set_pname(ti.process_name, pl->pname);
+	} else if (!ftfb_pt_find(&t->pt, ti.tgid)) {
+		struct ftfb_task *leader;
+
+		err = ensure_task(t, ti.tgid, ti.tgid, &leader);
+		if (err)
+			return err;
+	}
+	return new_task(t, &ti, NULL);
+}
+
+static int on_exec(struct ftfb_translator *t, const struct ftfb_comm_ev *e)
+{
+	struct ftfb_task_info ti, li;
+	struct ftfb_task *k;
+	int err;
+
+	/* The exec'ing thread's open calls never return (new image). */
+	k = ftfb_pt_find(&t->pt, e->old_tid);
+	if (k) {
+		err = close_all(t, k, e->hdr.ts);
+		if (err)
+			return err;
+	}
+	k = ftfb_pt_find(&t->pt, e->hdr.tid);
+	if (k) {
+		err = close_all(t, k, e->hdr.ts);
+		if (err)
+			return err;
+	}
+	if (e->old_tid != e->hdr.tid)
+		ftfb_pt_remove(&t->pt, e->old_tid);
+	memset(&ti, 0, sizeof(ti));
+	ti.tid = e->hdr.tid;
+	ti.tgid = e->hdr.tgid ? e->hdr.tgid : e->hdr.tid;
+	set_comm(ti.comm, e->comm);
+	/* A truncated comm: the new cmdline names the program better. */
+	if (strlen(ti.comm) == FTFB_COMM_LEN - 1 && t->o.lookup) {
+		memset(&li, 0, sizeof(li));
+		if (!t->o.lookup(t->o.lookup_ctx, ti.tid, &li) &&
+		    !strncmp(li.comm, ti.comm, FTFB_COMM_LEN))
+			set_pname(ti.process_name, li.process_name);
+	}
+	return new_task(t, &ti, NULL);
+}
+
+static int on_rename(struct ftfb_translator *t, const struct ftfb_comm_ev *e)
+{
+	struct ftfb_task *k;
+	int err;
+
+	err = ensure_task(t, e->hdr.tid, e->hdr.tgid, &k);
+	if (err)
+		return err;
+	set_comm(k->comm, e->comm);
+	if (k->tid == k->tgid) {
+		k->pname[0] = '\0';
+		err = write_process(t, k);
+		if (err)
+			return err;
+	}
+	return write_thread(t, k);
+}
+
+static int on_task_exit(struct ftfb_translator *t, const struct ftfb_exit *e)
+{
+	struct ftfb_task *k = ftfb_pt_find(&t->pt, e->hdr.tid);
+	int err;
+
+	if (!k)
+		return 0;
+	err = close_all(t, k, e->hdr.ts);
+	if (err)
+		return err;
+	ftfb_pt_mark_exited(&t->pt, k);
+	return 0;
+}
+
+static int on_uentry(struct ftfb_translator *t, const struct ftfb_uentry *e)
+{
+	struct ftfb_task *k;
+	struct ftfb_frame *f;
+	unsigned nargs = e->nargs > FTFB_MAX_ARGS ? FTFB_MAX_ARGS : e->nargs;
+	int err, ref, name, cat;
+
+	if (e->cookie >= t->o.nfuncs) {
+		t->st.skipped++;
+		return 0;
+	}
+	err = ensure_task(t, e->hdr.tid, e->hdr.tgid, &k);
+	if (err)
+		return err;
+	t->fstats[e->cookie].calls++;
+	if (k->overflow || k->depth >= t->pt.max_depth) {
+		k->overflow++;
+		t->st.depth_capped++;
+		return 0;
+	}
+	err = ftfb_pt_stack_reserve(&t->pt, k);
+	if (err)
+		return err;
+	ref = thread_ref(t, k);
+	if (ref < 0)
+		return ref;
+	err = func_ids(t, e->cookie, &name, &cat);
+	if (err)
+		return err;
+	err = ftf_write_duration_begin(t->w,
+				       FTF_ARG_TYPES(nargs, 0, 0, 0, 0, 0),
+				       ref, cat, name, to_ticks(t, e->hdr.ts));
+	for (unsigned i = 0; !err && i < nargs; i++)
+		err = ftf_arg_int64(t->w, t->s_arg[i], (int64_t)e->args[i]);
+	if (err)
+		return err;
+	t->st.records++;
+	f = &k->stack[k->depth++];
+	f->cookie = e->cookie;
+	f->begin_ns = e->hdr.ts;
+	return 0;
+}
+
+static int on_uret(struct ftfb_translator *t, const struct ftfb_uret *e)
+{
+	struct ftfb_task *k;
+	uint32_t i;
+	int err;
+
+	if (e->cookie >= t->o.nfuncs) {
+		t->st.skipped++;
+		return 0;
+	}
+	k = ftfb_pt_find(&t->pt, e->hdr.tid);
+	if (k && k->overflow) {
+		k->overflow--; /* the return of a call past the depth cap */
+		return 0;
+	}
+	for (i = k ? k->depth : 0; i > 0; i--)
+		if (k->stack[i - 1].cookie == e->cookie)
+			break;
+	if (i == 0) {
+		t->st.unmatched_returns++;
+		return 0;
+	}
+	/* Frames above the match lost their returns (longjmp, exception). */
+	while (k->depth > i) {
+		err = end_frame(t, k, e->hdr.ts, false, 0);
+		if (err)
+			return err;
+	}
+	return end_frame(t, k, e->hdr.ts, true, e->ret);
+}
+
+/* ---- public API ---- */
+
+int ftfb_translator_init(struct ftfb_translator *t,
+			 const struct ftfb_translator_opts *o)
+{
+	char buf[8];
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	t->o = *o;
+	t->w = o->w;
+	if (!t->w || (o->nfuncs && !o->funcs))
+		return -EINVAL;
+	err = ftfb_pt_init(&t->pt, o->expected_tasks ? o->expected_tasks : 4096,
+			   o->max_depth);
+	if (err)
+		return err;
+	if (o->nfuncs) {
+		t->fstats = calloc(o->nfuncs, sizeof(*t->fstats));
+		t->func_name_id = calloc(o->nfuncs, sizeof(int));
+		t->func_cat_id = calloc(o->nfuncs, sizeof(int));
+		if (!t->fstats || !t->func_name_id || !t->func_cat_id) {
+			ftfb_translator_free(t);
+			return -ENOMEM;
+		}
+	}
+	err = ftf_make_and_write_tick_translation(t->w);
+	if (err < 0)
+		goto fail;
+	t->st.records++;
+#define INTERN(field, s)                                                       \
+	do {                                                                   \
+		err = intern_fixed(t, s);                                      \
+		if (err < 0)                                                   \
+			goto fail;                                             \
+		t->field = err;                                                \
+	} while (0)
+	INTERN(s_incoming_weight, "incoming_weight");
+	INTERN(s_outgoing_weight, "outgoing_weight");
+	INTERN(s_waker, "waker");
+	INTERN(s_weight, "weight");
+	INTERN(s_unfinished, "unfinished");
+	INTERN(s_ret, "ret");
+	for (int i = 0; i < FTFB_MAX_ARGS; i++) {
+		buf[0] = 'a';
+		buf[1] = 'r';
+		buf[2] = 'g';
+		buf[3] = (char)('0' + i);
+		buf[4] = '\0';
+		INTERN(s_arg[i], buf);
+	}
+	INTERN(s_drop_name, COUNTER_NAME);
+	INTERN(s_drop_cat, COUNTER_CAT);
+	INTERN(s_total, "total");
+	for (int i = 0; i < FTFB_EV_KIND_MAX; i++)
+		INTERN(s_kind[i], kind_names[i]);
+#undef INTERN
+	return 0;
+fail:
+	ftfb_translator_free(t);
+	return err;
+}
+
+void ftfb_translator_free(struct ftfb_translator *t)
+{
+	ftfb_pt_free(&t->pt);
+	free(t->fstats);
+	free(t->func_name_id);
+	free(t->func_cat_id);
+	t->fstats = NULL;
+	t->func_name_id = NULL;
+	t->func_cat_id = NULL;
+}
+
+int ftfb_translator_add_task(struct ftfb_translator *t,
+			     const struct ftfb_task_info *ti)
+{
+	struct ftfb_task_info c = *ti;
+	struct ftfb_task *leader;
+	int err;
+
+	if (c.tgid == 0)
+		c.tgid = c.tid;
+	if (c.tgid != c.tid && !ftfb_pt_find(&t->pt, c.tgid)) {
+		err = ensure_task(t, c.tgid, c.tgid, &leader);
+		if (err)
+			return err;
+	}
+	return new_task(t, &c, NULL);
+}
+
+int ftfb_translator_event(struct ftfb_translator *t, const void *data,
+			  size_t size)
+{
+	struct ftfb_hdr h;
+	int err;
+
+	t->st.events++;
+	if (size < sizeof(h)) {
+		t->st.skipped++;
+		return 0;
+	}
+	memcpy(&h, data, sizeof(h));
+	if (h.kind == 0 || h.kind >= FTFB_EV_KIND_MAX ||
+	    size < kind_size[h.kind]) {
+		t->st.skipped++;
+		return 0;
+	}
+	t->st.by_kind[h.kind]++;
+	err = advance(t, h.ts);
+	if (err)
+		return err;
+
+	/* Copy into an aligned local: ring buffer records are 8-aligned, but
+	 * tests and replays may hand any pointer. */
+	switch (h.kind) {
+	case FTFB_EV_SWITCH: {
+		struct ftfb_switch e;
+
+		memcpy(&e, data, sizeof(e));
+		return on_switch(t, &e);
+	}
+	case FTFB_EV_WAKEUP:
+	case FTFB_EV_WAKEUP_NEW: {
+		struct ftfb_wakeup e;
+
+		memcpy(&e, data, sizeof(e));
+		return on_wakeup(t, &e);
+	}
+	case FTFB_EV_FORK: {
+		struct ftfb_fork e;
+
+		memcpy(&e, data, sizeof(e));
+		return on_fork(t, &e);
+	}
+	case FTFB_EV_EXEC: {
+		struct ftfb_comm_ev e;
+
+		memcpy(&e, data, sizeof(e));
+		return on_exec(t, &e);
+	}
+	case FTFB_EV_RENAME: {
+		struct ftfb_comm_ev e;
+
+		memcpy(&e, data, sizeof(e));
+		return on_rename(t, &e);
+	}
+	case FTFB_EV_EXIT: {
+		struct ftfb_exit e;
+
+		memcpy(&e, data, sizeof(e));
+		return on_task_exit(t, &e);
+	}
+	case FTFB_EV_UENTRY: {
+		struct ftfb_uentry e;
+
+		memcpy(&e, data, sizeof(e));
+		return on_uentry(t, &e);
+	}
+	case FTFB_EV_URET: {
+		struct ftfb_uret e;
+
+		memcpy(&e, data, sizeof(e));
+		return on_uret(t, &e);
+	}
+	}
+	return 0;
+}
+
+int ftfb_translator_drops(struct ftfb_translator *t, uint64_t mono_ns,
+			  const uint64_t drops[FTFB_EV_KIND_MAX])
+{
+	struct ftfb_task *idle;
+	uint64_t total = 0;
+	int err, ref;
+
+	for (int i = 0; i < FTFB_EV_KIND_MAX; i++)
+		total += drops[i];
+	if (t->drops_written && total == t->st.dropped_total)
+		return 0;
+	err = advance(t, mono_ns);
+	if (err)
+		return err;
+	/* The counter lives on pid 0 / tid 0 (no thread of ours). */
+	err = ensure_task(t, 0, 0, &idle);
+	if (err)
+		return err;
+	ref = thread_ref(t, idle);
+	if (ref < 0)
+		return ref;
+	err = ftf_write_counter(t->w,
+				FTF_ARG_TYPES(1 + FTFB_EV_KIND_MAX, 0, 0, 0, 0, 0),
+				ref, t->s_drop_cat, t->s_drop_name,
+				to_ticks(t, mono_ns), 0);
+	if (!err)
+		err = ftf_arg_int64(t->w, t->s_total, (int64_t)total);
+	for (int i = 0; !err && i < FTFB_EV_KIND_MAX; i++)
+		err = ftf_arg_int64(t->w, t->s_kind[i], (int64_t)drops[i]);
+	if (err)
+		return err;
+	t->st.records++;
+	if (total > t->st.dropped_total) {
+		err = ftf_write_provider_event_dropped(t->w, PROVIDER_ID);
+		if (err)
+			return err;
+		t->st.records++;
+	}
+	t->drops_written = true;
+	t->st.dropped_total = total;
+	return 0;
+}
+
+struct finish_ctx {
+	struct ftfb_translator *t;
+	uint64_t ns;
+	int err;
+};
+
+static void finish_one(struct ftfb_task *k, void *arg)
+{
+	struct finish_ctx *c = arg;
+
+	if (!c->err && k->depth)
+		c->err = close_all(c->t, k, c->ns);
+	k->overflow = 0;
+}
+
+int ftfb_translator_finish(struct ftfb_translator *t, uint64_t mono_ns)
+{
+	struct finish_ctx c = { .t = t, .ns = mono_ns };
+
+	if (c.ns < t->last_ts)
+		c.ns = t->last_ts;
+	ftfb_pt_for_each(&t->pt, finish_one, &c);
+	if (c.err)
+		return c.err;
+	return ftf_flush(t->w);
+}
+
+static const struct ftfb_translator *sort_t;
+static bool sort_by_time;
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct ftfb_func_stats *x = &sort_t->fstats[*(const size_t *)a];
+	const struct ftfb_func_stats *y = &sort_t->fstats[*(const size_t *)b];
+	uint64_t vx = sort_by_time ? x->total_ns : x->calls;
+	uint64_t vy = sort_by_time ? y->total_ns : y->calls;
+
+	if (vx != vy)
+		return vx > vy ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+size_t ftfb_translator_top(const struct ftfb_translator *t, bool by_time,
+			   size_t *out, size_t n)
+{
+	size_t m = 0, *all;
+
+	if (!t->o.nfuncs || !n)
+		return 0;
+	all = malloc(t->o.nfuncs * sizeof(*all));
+	if (!all)
+		return 0;
+	for (size_t i = 0; i < t->o.nfuncs; i++)
+		if (t->fstats[i].calls)
+			all[m++] = i;
+	sort_t = t;
+	sort_by_time = by_time;
+	qsort(all, m, sizeof(*all), cmp_func);
+	if (m > n)
+		m = n;
+	memcpy(out, all, m * sizeof(*out));
+	free(all);
+	return m;
+}

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * proctable.h - the translator's process/thread table and string map.
+ *
+ * Three small containers, all allocated up front and grown rarely (never
+ * per event):
+ *
+ *   - the task table: tid -> struct ftfb_task (tgid, names, thread slot,
+ *     the uprobe call stack). Entries live in chunks, so a pointer to an
+ *     entry stays valid until the entry is removed, even when the hash
+ *     index grows. Exited tasks are kept for a while (a dead thread's last
+ *     context switch comes after its exit event) and removed once
+ *     FTFB_PT_ZOMBIES newer exits have happened, so memory follows the
+ *     number of live threads, not the number ever seen.
+ *   - the string map: text -> permanent FTF string id, so every distinct
+ *     name is interned once.
+ *   - the thread-slot LRU: the writer's 255 thread refs, reassigned
+ *     least-recently-used first.
+ */
+#ifndef FTFB_PROCTABLE_H
+#define FTFB_PROCTABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FTFB_PT_COMM_LEN 16
+#define FTFB_PT_PNAME_LEN 64
+#define FTFB_PT_ZOMBIES 4096 /* exited tasks kept before removal */
+#define FTFB_PT_NSLOTS 255   /* writer thread slots 0..254 */
+
+/* One open uprobe call. */
+struct ftfb_frame {
+	uint32_t cookie;
+	uint32_t _pad;
+	uint64_t begin_ns; /* CLOCK_MONOTONIC ns of the entry */
+};
+
+struct ftfb_task {
+	uint32_t tid;
+	uint32_t tgid;
+	uint32_t gen;       /* bumped when the entry is reused */
+	int16_t slot;       /* writer thread slot, -1 if none */
+	bool exited;
+	bool named;         /* kernel objects written */
+	char comm[FTFB_PT_COMM_LEN];
+	char pname[FTFB_PT_PNAME_LEN]; /* process name (leaders) */
+	/* uprobe stack: depth frames in stack[0..depth), overflow calls past
+	 * the depth cap counted but not written. */
+	struct ftfb_frame *stack;
+	uint32_t depth;
+	uint32_t cap;
+	uint32_t overflow;
+	struct ftfb_task *next_free;
+};
+
+struct ftfb_zombie {
+	uint32_t tid;
+	uint32_t gen;
+};
+
+struct ftfb_strmap_ent {
+	uint64_t hash;
+	const char *s; /* in the arena, NUL-terminated */
+	uint32_t len;
+	int id;
+};
+
+struct ftfb_slot {
+	uint32_t tid;  /* owner; valid if used */
+	bool used;
+	uint8_t prev, next; /* LRU list (index FTFB_PT_NSLOTS = head) */
+};
+
+struct ftfb_proctable {
+	/* task hash: open addressing, linear probing, tid -> entry */
+	struct ftfb_task **idx;
+	size_t idx_cap; /* power of two */
+	size_t count;
+	/* entry chunks */
+	struct ftfb_task **chunks;
+	size_t nchunks, chunks_cap;
+	struct ftfb_task *free_list;
+	/* stacks of removed tasks, reused (singly linked through frame 0) */
+	struct ftfb_frame **free_stacks;
+	uint32_t *free_stack_caps;
+	size_t nfree_stacks, free_stacks_cap;
+	/* exited tasks waiting for removal (FIFO ring) */
+	struct ftfb_zombie zombies[FTFB_PT_ZOMBIES];
+	size_t zhead, zcount;
+	uint32_t next_gen;
+	/* string map */
+	struct ftfb_strmap_ent *smap;
+	size_t smap_cap, smap_count;
+	char **arenas;
+	size_t narenas, arenas_cap;
+	size_t arena_used, arena_cap;
+	/* thread slots: [FTFB_PT_NSLOTS] is the LRU list head */
+	struct ftfb_slot slots[FTFB_PT_NSLOTS + 1];
+	unsigned max_depth;
+};
+
+int ftfb_pt_init(struct ftfb_proctable *pt, size_t expected_tasks,
+		 unsigned max_depth);
+void ftfb_pt_free(struct ftfb_proctable *pt);
+
+/* The entry for tid, or NULL. */
+struct ftfb_task *ftfb_pt_find(struct ftfb_proctable *pt, uint32_t tid);
+/* A fresh (zeroed, slot -1) entry for tid; the tid must not be present.
+ * NULL on -ENOMEM. */
+struct ftfb_task *ftfb_pt_insert(struct ftfb_proctable *pt, uint32_t tid);
+/* Removes the entry (frees its thread slot; its stack is kept for reuse). */
+void ftfb_pt_remove(struct ftfb_proctable *pt, uint32_t tid);
+/* Marks the task exited and queues it for removal after FTFB_PT_ZOMBIES
+ * newer exits (the oldest queued one is removed now if the queue is full). */
+void ftfb_pt_mark_exited(struct ftfb_proctable *pt, struct ftfb_task *t);
+
+/* Makes room for one more frame (grows geometrically up to max_depth).
+ * 0, or -ENOMEM; -ENOSPC if the stack is at max_depth. */
+int ftfb_pt_stack_reserve(struct ftfb_proctable *pt, struct ftfb_task *t);
+
+/* Calls fn for every entry (the table must not change meanwhile). */
+void ftfb_pt_for_each(struct ftfb_proctable *pt,
+		      void (*fn)(struct ftfb_task *t, void *ctx), void *ctx);
+
+/* String map: the id stored for s, or 0 if none. */
+int ftfb_pt_str_get(struct ftfb_proctable *pt, const char *s, size_t len);
+/* Stores s -> id. 0 or -ENOMEM. */
+int ftfb_pt_str_put(struct ftfb_proctable *pt, const char *s, size_t len,
+		    int id);
+
+/*
+ * Thread slots. ftfb_pt_slot_touch() marks a slot most recently used.
+ * ftfb_pt_slot_take() returns the least recently used slot (a free one
+ * first), detached from its previous owner (whose task->slot becomes -1),
+ * now owned by tid and most recently used.
+ */
+void ftfb_pt_slot_touch(struct ftfb_proctable *pt, int slot);
+int ftfb_pt_slot_take(struct ftfb_proctable *pt, uint32_t tid);
+/* Frees the slot of t, if any. */
+void ftfb_pt_slot_release(struct ftfb_proctable *pt, struct ftfb_task *t);
+
+#endif

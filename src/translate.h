@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * translate.h - raw BPF events (bpf/events.h) -> FTF records (libftf).
+ *
+ * A pure function of the raw event stream plus the process/thread table:
+ * it never touches BPF, so tests feed it events they build themselves.
+ *
+ * Records written:
+ *   - context switches (scheduling subtype 1): cpu, outgoing state from
+ *     prev_state (ftfb_state_of()), outgoing/incoming tids as koids, int32
+ *     args incoming_weight and outgoing_weight = ftfb_weight_of(prio);
+ *   - wakeups (subtype 2): cpu, woken tid, koid arg `waker` (the waker's
+ *     tid) and int32 `weight`;
+ *   - process (type 1) and thread (type 2, `process` koid arg) kernel
+ *     objects: for tasks added at start, on fork, exec and rename, and for
+ *     any tid first seen in the stream (resolved through opts.lookup);
+ *   - uprobe calls as duration begin/end on the thread's track, name and
+ *     category from opts.funcs[cookie], int64 args arg0..argN-1 and `ret`;
+ *     ends written by the translator itself (thread exit, skipped returns,
+ *     finish) carry a bool arg `unfinished` = true;
+ *   - drops as a counter event "ftf-bpf dropped events" (category
+ *     "ftf-bpf", on pid 0 / tid 0, counter id 0) with int64 args `total`
+ *     and one per event kind, plus the provider "records dropped" event.
+ *
+ * Weights: kernel prio p is 0..139, lower = more urgent (0..99 real-time,
+ * 100..139 nice -20..19; deadline tasks have -1). weight = 140 - p, so a
+ * higher priority is a larger weight: nice 0 -> 20, nice -20 -> 40,
+ * nice 19 -> 1, real-time 99 -> 41..140. The idle task (tid 0) gets
+ * INT32_MIN, which Perfetto reads as "idle".
+ *
+ * Uprobe depth cap: opts.max_depth (default 512) open calls per thread;
+ * deeper calls are counted (stats.depth_capped) and not written, and their
+ * returns are matched and dropped, so the written slices stay balanced.
+ */
+#ifndef FTFB_TRANSLATE_H
+#define FTFB_TRANSLATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ftf/writer.h"
+#include "events.h"
+#include "proctable.h"
+
+struct ftfb_task_info {
+	uint32_t tid, tgid;
+	char comm[16];
+	char process_name[64];
+};
+
+/* Resolves a tid first seen in the stream (the tool reads /proc; tests
+ * fake it). Returns 0 if found. */
+typedef int (*ftfb_lookup_fn)(void *ctx, uint32_t tid,
+			      struct ftfb_task_info *out);
+
+/* uprobe cookie i -> funcs[i] */
+struct ftfb_func {
+	const char *name;
+	const char *category;
+};
+
+struct ftfb_translator_opts {
+	struct ftf_writer *w;  /* header already written by the caller */
+	bool clock_mono;       /* write CLOCK_MONOTONIC ns as ticks (1e9/s) */
+	ftfb_lookup_fn lookup; /* may be NULL */
+	void *lookup_ctx;
+	const struct ftfb_func *funcs;
+	size_t nfuncs;
+	unsigned max_depth;    /* uprobe nesting cap per thread; 0: 512 */
+	size_t expected_tasks; /* table size hint; 0: 4096 */
+};
+
+struct ftfb_translator_stats {
+	uint64_t by_kind[FTFB_EV_KIND_MAX]; /* events handled, by kind */
+	uint64_t events;         /* all events given */
+	uint64_t records;        /* FTF records written (events + objects) */
+	uint64_t skipped;        /* unknown kind, short size, bad cookie */
+	uint64_t dropped_total;  /* last total given to ..._drops() */
+	uint64_t slices_closed_early; /* ends written for missing returns */
+	uint64_t depth_capped;   /* calls past max_depth (not written) */
+	uint64_t unmatched_returns; /* returns with no open call */
+	uint64_t lookups_failed; /* tids first seen that lookup missed */
+	uint64_t temp_strings;   /* names written through temp slots */
+};
+
+/* Per-function call counts and inclusive time (for the summary). */
+struct ftfb_func_stats {
+	uint64_t calls;
+	uint64_t total_ns;
+};
+
+struct ftfb_translator {
+	struct ftfb_translator_opts o;
+	struct ftf_writer *w;
+	struct ftfb_proctable pt;
+	struct ftfb_translator_stats st;
+	struct ftfb_func_stats *fstats; /* nfuncs */
+	int *func_name_id;      /* nfuncs; 0 unknown, -1 use temp slots */
+	int *func_cat_id;
+	int temp_next;
+	bool ids_exhausted;     /* the writer ran out of string ids */
+	/* argument and event names, interned at init */
+	int s_incoming_weight, s_outgoing_weight, s_waker, s_weight;
+	int s_unfinished, s_ret, s_arg[FTFB_MAX_ARGS];
+	int s_drop_name, s_drop_cat, s_total, s_kind[FTFB_EV_KIND_MAX];
+	bool drops_written;
+	uint64_t last_ts;       /* newest event timestamp seen (mono ns) */
+};
+
+/* Writes the tick initialization. 0 or a negative errno. */
+int ftfb_translator_init(struct ftfb_translator *t,
+			 const struct ftfb_translator_opts *o);
+void ftfb_translator_free(struct ftfb_translator *t);
+
+/* Declares a task alive at start (from the /proc scan): writes its
+ * process (for a leader) and thread kernel objects. */
+int ftfb_translator_add_task(struct ftfb_translator *t,
+			     const struct ftfb_task_info *ti);
+
+/* One raw event as it came from the ring buffer. Unknown kinds and short
+ * sizes are counted (stats.skipped) and skipped, not an error. Returns 0 or
+ * the writer's negative error. */
+int ftfb_translator_event(struct ftfb_translator *t, const void *data,
+			  size_t size);
+
+/* Cumulative drop counters by kind (index = enum ftfb_kind). Writes the
+ * counter event the first time and whenever the total grew, and the
+ * provider "records dropped" event when it grew. */
+int ftfb_translator_drops(struct ftfb_translator *t, uint64_t mono_ns,
+			  const uint64_t drops[FTFB_EV_KIND_MAX]);
+
+/* End of trace at mono_ns: ends every open slice (marked `unfinished`),
+ * flushes. Does not close the writer. */
+int ftfb_translator_finish(struct ftfb_translator *t, uint64_t mono_ns);
+
+/* Function indexes sorted by calls (by_time false) or total time, best
+ * first; writes min(n, nfuncs) indexes of functions called at least once
+ * and returns how many. */
+size_t ftfb_translator_top(const struct ftfb_translator *t, bool by_time,
+			   size_t *out, size_t n);
+
+/* Helpers, exposed for tests and the summary. */
+enum ftf_thread_state ftfb_state_of(uint32_t prev_state);
+int32_t ftfb_weight_of(uint32_t tid, int prio);
+
+#endif
