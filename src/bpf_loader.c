@@ -1,0 +1,612 @@
+// SPDX-License-Identifier: MIT
+/*
+ * src/bpf_loader.c - load the BPF objects of bpf/, share their maps,
+ * attach the programs and read the ring buffers.
+ *
+ * The sched object creates the shared maps (rings, traced_tgids, fired,
+ * drops); the uprobe object is loaded on the first uprobe attach with the
+ * same maps (bpf_map__reuse_fd), so there is one event stream and one set
+ * of counters. The ring buffers themselves are created here, of the size
+ * asked for, and stored in the `rings` array-of-maps.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf_loader.h"
+#include "sched.skel.h"
+#include "uprobe.skel.h"
+
+#define BTF_PATH "/sys/kernel/btf/vmlinux"
+
+struct ftfb_loader {
+	struct ftfb_loader_opts opts;
+	struct sched_bpf *sched;
+	struct uprobe_bpf *up;
+	bool up_multi_loaded; /* the uprobe.multi programs are loaded */
+	bool up_multi_used;   /* uprobes attached with uprobe_multi links */
+	int ring_fds[FTFB_MAX_RINGS];
+	int nr_rings;
+	struct ring_buffer *rb;
+	struct bpf_link **links;
+	size_t nlinks, caplinks;
+	int ncpus;
+	uint64_t *percpu; /* ncpus values, for the counter lookups */
+	/* the current poll's callback */
+	ftfb_event_fn fn;
+	void *fn_ctx;
+	int stop;
+};
+
+static bool libbpf_verbose;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	if (!libbpf_verbose || level == LIBBPF_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static void set_err(char *errmsg, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_err(char *errmsg, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!errmsg || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(errmsg, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* strerror for the kernel-internal codes libbpf passes through too. */
+static const char *errstr(int err)
+{
+	if (err < 0)
+		err = -err;
+	if (err == 524) /* ENOTSUPP */
+		return "Operation not supported";
+	return strerror(err);
+}
+
+static const char *load_hint(int err)
+{
+	switch (-err) {
+	case EPERM:
+	case EACCES:
+		return ": ftf-bpf needs root or CAP_BPF+CAP_PERFMON";
+	case EINVAL:
+	case 524:
+	case EOPNOTSUPP:
+		return ": the kernel lacks a needed BPF feature (tp_btf, "
+		       "ring buffers; Linux 5.8+ with BTF), -v shows libbpf's log";
+	default:
+		return "";
+	}
+}
+
+static int add_link(struct ftfb_loader *l, struct bpf_link *link)
+{
+	if (l->nlinks == l->caplinks) {
+		size_t cap = l->caplinks ? 2 * l->caplinks : 16;
+		struct bpf_link **nl = realloc(l->links, cap * sizeof(*nl));
+
+		if (!nl)
+			return -ENOMEM;
+		l->links = nl;
+		l->caplinks = cap;
+	}
+	l->links[l->nlinks++] = link;
+	return 0;
+}
+
+static int attach_sched(struct ftfb_loader *l, char *errmsg, size_t errlen)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, l->sched->obj) {
+		struct bpf_link *link = bpf_program__attach(prog);
+
+		if (!link) {
+			int err = -errno;
+
+			set_err(errmsg, errlen,
+				"attaching %s failed: %s%s",
+				bpf_program__section_name(prog), errstr(err),
+				err == -EPERM ? load_hint(err) :
+				": tp_btf not supported by this kernel?");
+			return err;
+		}
+		if (add_link(l, link)) {
+			bpf_link__destroy(link);
+			set_err(errmsg, errlen, "out of memory");
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int on_sample(void *ctx, void *data, size_t size)
+{
+	struct ftfb_loader *l = ctx;
+	int r = l->fn ? l->fn(l->fn_ctx, data, size) : 0;
+
+	if (r) {
+		l->stop = r;
+		return -ECANCELED; /* makes libbpf stop consuming */
+	}
+	return 0;
+}
+
+static int create_rings(struct ftfb_loader *l, char *errmsg, size_t errlen)
+{
+	int outer = bpf_map__fd(l->sched->maps.rings);
+
+	for (int i = 0; i < l->nr_rings; i++) {
+		__u32 key = i;
+		int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "ftfb_ring", 0, 0,
+					l->opts.ring_bytes, NULL);
+
+		if (fd < 0) {
+			int err = -errno;
+
+			set_err(errmsg, errlen,
+				"creating a %zu-byte ring buffer failed: %s",
+				l->opts.ring_bytes, errstr(err));
+			return err;
+		}
+		l->ring_fds[i] = fd;
+		if (bpf_map_update_elem(outer, &key, &fd, BPF_ANY)) {
+			int err = -errno;
+
+			set_err(errmsg, errlen,
+				"storing ring buffer %d failed: %s", i,
+				errstr(err));
+			return err;
+		}
+		if (i == 0)
+			l->rb = ring_buffer__new(fd, on_sample, l, NULL);
+		else if (ring_buffer__add(l->rb, fd, on_sample, l))
+			l->rb = NULL;
+		if (!l->rb) {
+			int err = -errno ? -errno : -ENOMEM;
+
+			set_err(errmsg, errlen,
+				"mapping ring buffer %d failed: %s", i,
+				errstr(err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+int ftfb_loader_open(struct ftfb_loader **out,
+		     const struct ftfb_loader_opts *opts, char *errmsg,
+		     size_t errlen)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct ftfb_loader *l;
+	int err;
+
+	*out = NULL;
+	if (opts->uprobe_nargs < 0 || opts->uprobe_nargs > FTFB_MAX_ARGS) {
+		set_err(errmsg, errlen, "--args must be 0..%d, not %d",
+			FTFB_MAX_ARGS, opts->uprobe_nargs);
+		return -EINVAL;
+	}
+	if (opts->nr_rings < 0 || opts->nr_rings > FTFB_MAX_RINGS) {
+		set_err(errmsg, errlen, "the number of ring buffers must be "
+			"1..%d, not %d", FTFB_MAX_RINGS, opts->nr_rings);
+		return -EINVAL;
+	}
+	if (opts->ring_bytes &&
+	    (opts->ring_bytes < (size_t)page ||
+	     (opts->ring_bytes & (opts->ring_bytes - 1)) ||
+	     opts->ring_bytes > (1ul << 31))) {
+		set_err(errmsg, errlen, "ring buffer size %zu: must be a power "
+			"of 2 between %ld and 2 GiB", opts->ring_bytes, page);
+		return -EINVAL;
+	}
+	if (access(BTF_PATH, R_OK)) {
+		err = -errno;
+		if (err == -ENOENT)
+			set_err(errmsg, errlen, "kernel has no BTF (" BTF_PATH
+				" missing): ftf-bpf needs a kernel built with "
+				"CONFIG_DEBUG_INFO_BTF=y");
+		else
+			set_err(errmsg, errlen, "cannot read " BTF_PATH ": %s%s",
+				errstr(err), load_hint(err));
+		return err;
+	}
+
+	l = calloc(1, sizeof(*l));
+	if (!l) {
+		set_err(errmsg, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (int i = 0; i < FTFB_MAX_RINGS; i++)
+		l->ring_fds[i] = -1;
+	l->opts = *opts;
+	if (!l->opts.ring_bytes)
+		l->opts.ring_bytes = FTFB_DEFAULT_RING_BYTES;
+	l->nr_rings = opts->nr_rings ? opts->nr_rings : 1;
+	l->ncpus = libbpf_num_possible_cpus();
+	if (l->ncpus <= 0) {
+		err = l->ncpus ? l->ncpus : -EINVAL;
+		set_err(errmsg, errlen, "cannot count the possible CPUs: %s",
+			errstr(err));
+		goto fail;
+	}
+	l->percpu = calloc(l->ncpus, sizeof(*l->percpu));
+	if (!l->percpu) {
+		err = -ENOMEM;
+		set_err(errmsg, errlen, "out of memory");
+		goto fail;
+	}
+
+	libbpf_verbose = opts->verbose;
+	libbpf_set_print(libbpf_print);
+
+	l->sched = sched_bpf__open();
+	if (!l->sched) {
+		err = -errno;
+		set_err(errmsg, errlen, "opening the BPF object failed: %s",
+			errstr(err));
+		goto fail;
+	}
+	l->sched->rodata->filter_tgids = opts->filter_tgids;
+	l->sched->rodata->nr_rings = l->nr_rings;
+	l->sched->rodata->wakeup_bytes = l->opts.ring_bytes / 4;
+	bpf_map__set_max_entries(l->sched->maps.rings, l->nr_rings);
+	if (!opts->sched) {
+		struct bpf_program *prog;
+
+		bpf_object__for_each_program(prog, l->sched->obj)
+			bpf_program__set_autoload(prog, false);
+	}
+	err = sched_bpf__load(l->sched);
+	if (err) {
+		set_err(errmsg, errlen, "BPF load failed: %s%s", errstr(err),
+			load_hint(err));
+		goto fail;
+	}
+	err = create_rings(l, errmsg, errlen);
+	if (err)
+		goto fail;
+	if (opts->sched) {
+		err = attach_sched(l, errmsg, errlen);
+		if (err)
+			goto fail;
+	}
+	*out = l;
+	return 0;
+fail:
+	ftfb_loader_close(l);
+	return err;
+}
+
+int ftfb_loader_trace_tgid(struct ftfb_loader *l, uint32_t tgid)
+{
+	__u8 one = 1;
+
+	if (bpf_map__update_elem(l->sched->maps.traced_tgids, &tgid,
+				 sizeof(tgid), &one, sizeof(one), BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+static int load_uprobe(struct ftfb_loader *l, bool multi)
+{
+	struct uprobe_bpf *u = uprobe_bpf__open();
+	int err;
+
+	if (!u)
+		return -errno;
+	u->rodata->filter_tgids = l->opts.filter_tgids;
+	u->rodata->nr_rings = l->nr_rings;
+	u->rodata->wakeup_bytes = l->opts.ring_bytes / 4;
+	u->rodata->nargs = l->opts.uprobe_nargs;
+	if ((err = bpf_map__reuse_fd(u->maps.rings,
+				     bpf_map__fd(l->sched->maps.rings))) ||
+	    (err = bpf_map__reuse_fd(u->maps.traced_tgids,
+				     bpf_map__fd(l->sched->maps.traced_tgids))) ||
+	    (err = bpf_map__reuse_fd(u->maps.fired,
+				     bpf_map__fd(l->sched->maps.fired))) ||
+	    (err = bpf_map__reuse_fd(u->maps.drops,
+				     bpf_map__fd(l->sched->maps.drops))))
+		goto fail;
+	if (!multi) {
+		bpf_program__set_autoload(u->progs.ftfb_uentry_multi, false);
+		bpf_program__set_autoload(u->progs.ftfb_uret_multi, false);
+	}
+	err = uprobe_bpf__load(u);
+	if (err)
+		goto fail;
+	l->up = u;
+	l->up_multi_loaded = multi;
+	return 0;
+fail:
+	uprobe_bpf__destroy(u);
+	return err;
+}
+
+/* Attach with two uprobe_multi links; 0 or -errno (links not kept). */
+static int attach_multi(struct ftfb_loader *l, const char *path,
+			const uint64_t *offs, const uint64_t *cookies,
+			size_t n, int pid)
+{
+	struct bpf_link *entry, *ret;
+	unsigned long *uoffs;
+	int err;
+
+	uoffs = malloc(n * sizeof(*uoffs));
+	if (!uoffs)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		uoffs[i] = offs[i];
+	LIBBPF_OPTS(bpf_uprobe_multi_opts, eo, .offsets = uoffs,
+		    .cookies = (const __u64 *)cookies, .cnt = n);
+	LIBBPF_OPTS(bpf_uprobe_multi_opts, ro, .offsets = uoffs,
+		    .cookies = (const __u64 *)cookies, .cnt = n,
+		    .retprobe = true);
+	entry = bpf_program__attach_uprobe_multi(l->up->progs.ftfb_uentry_multi,
+						 pid, path, NULL, &eo);
+	if (!entry) {
+		err = -errno;
+		goto out;
+	}
+	ret = bpf_program__attach_uprobe_multi(l->up->progs.ftfb_uret_multi,
+					       pid, path, NULL, &ro);
+	if (!ret) {
+		err = -errno;
+		bpf_link__destroy(entry);
+		goto out;
+	}
+	err = add_link(l, entry);
+	if (err) {
+		bpf_link__destroy(entry);
+		bpf_link__destroy(ret);
+		goto out;
+	}
+	err = add_link(l, ret);
+	if (err)
+		bpf_link__destroy(ret); /* entry stays: closed with l */
+out:
+	free(uoffs);
+	return err;
+}
+
+/* One link per function and kind; on failure the links made here are
+ * destroyed. */
+static int attach_single(struct ftfb_loader *l, const char *path,
+			 const uint64_t *offs, const uint64_t *cookies,
+			 size_t n, int pid, size_t *failed)
+{
+	size_t first = l->nlinks;
+	int err = 0;
+
+	for (size_t i = 0; i < n && !err; i++) {
+		for (int r = 0; r < 2 && !err; r++) {
+			LIBBPF_OPTS(bpf_uprobe_opts, uo,
+				    .bpf_cookie = cookies[i], .retprobe = r);
+			struct bpf_link *link = bpf_program__attach_uprobe_opts(
+				r ? l->up->progs.ftfb_uret :
+				    l->up->progs.ftfb_uentry,
+				pid, path, offs[i], &uo);
+
+			if (!link) {
+				err = -errno;
+				*failed = i;
+			} else if ((err = add_link(l, link))) {
+				bpf_link__destroy(link);
+				*failed = i;
+			}
+		}
+	}
+	if (err) {
+		while (l->nlinks > first)
+			bpf_link__destroy(l->links[--l->nlinks]);
+	}
+	return err;
+}
+
+int ftfb_loader_attach_uprobes(struct ftfb_loader *l, const char *binary_path,
+			       const uint64_t *offs, const uint64_t *cookies,
+			       size_t n, int pid, char *errmsg, size_t errlen)
+{
+	size_t failed = 0;
+	int err, merr = 0;
+
+	if (!n)
+		return 0;
+	if (!l->up) {
+		err = load_uprobe(l, true);
+		if (err) /* no uprobe_multi in this kernel? */
+			err = load_uprobe(l, false);
+		if (err) {
+			set_err(errmsg, errlen,
+				"loading the uprobe programs failed: %s%s",
+				errstr(err), load_hint(err));
+			return err;
+		}
+	}
+	if (l->up_multi_loaded) {
+		merr = attach_multi(l, binary_path, offs, cookies, n, pid);
+		if (!merr) {
+			l->up_multi_used = true;
+			return 0;
+		}
+		if (merr == -ENOMEM) {
+			set_err(errmsg, errlen, "out of memory");
+			return merr;
+		}
+	}
+	err = attach_single(l, binary_path, offs, cookies, n, pid, &failed);
+	if (err) {
+		set_err(errmsg, errlen,
+			"attaching uprobe to %s at offset 0x%llx failed: %s%s",
+			binary_path, (unsigned long long)offs[failed],
+			errstr(err), err == -EPERM ? load_hint(err) : "");
+		return err;
+	}
+	return 0;
+}
+
+bool ftfb_loader_uprobe_multi(const struct ftfb_loader *l)
+{
+	return l->up_multi_used;
+}
+
+int ftfb_loader_poll(struct ftfb_loader *l, int timeout_ms, ftfb_event_fn fn,
+		     void *ctx)
+{
+	int n, m;
+
+	l->fn = fn;
+	l->fn_ctx = ctx;
+	l->stop = 0;
+	n = ring_buffer__poll(l->rb, timeout_ms);
+	if (l->stop)
+		return l->stop;
+	if (n < 0)
+		return n;
+	/* Wakeups are batched: below the threshold the data is there
+	 * without an epoll event. */
+	m = ring_buffer__consume(l->rb);
+	if (l->stop)
+		return l->stop;
+	if (m < 0)
+		return m;
+	return n > INT32_MAX - m ? INT32_MAX : n + m;
+}
+
+int ftfb_loader_drain(struct ftfb_loader *l, ftfb_event_fn fn, void *ctx)
+{
+	int n;
+
+	l->fn = fn;
+	l->fn_ctx = ctx;
+	l->stop = 0;
+	n = ring_buffer__consume(l->rb);
+	if (l->stop)
+		return l->stop;
+	return n;
+}
+
+static int sum_percpu(struct ftfb_loader *l, struct bpf_map *map,
+		      uint64_t out[FTFB_EV_KIND_MAX])
+{
+	for (__u32 k = 0; k < FTFB_EV_KIND_MAX; k++) {
+		out[k] = 0;
+		if (bpf_map__lookup_elem(map, &k, sizeof(k), l->percpu,
+					 l->ncpus * sizeof(*l->percpu), 0))
+			return -errno;
+		for (int c = 0; c < l->ncpus; c++)
+			out[k] += l->percpu[c];
+	}
+	return 0;
+}
+
+int ftfb_loader_counters(struct ftfb_loader *l,
+			 uint64_t drops[FTFB_EV_KIND_MAX],
+			 uint64_t fired[FTFB_EV_KIND_MAX])
+{
+	int err = 0;
+
+	if (drops)
+		err = sum_percpu(l, l->sched->maps.drops, drops);
+	if (!err && fired)
+		err = sum_percpu(l, l->sched->maps.fired, fired);
+	return err;
+}
+
+static int prog_stats(struct bpf_program *prog, struct ftfb_prog_stats *s)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+	int fd = bpf_program__fd(prog);
+
+	if (fd < 0) /* not loaded */
+		return 0;
+	memset(&info, 0, sizeof(info));
+	if (bpf_prog_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	s->run_cnt += info.run_cnt;
+	s->run_time_ns += info.run_time_ns;
+	return 0;
+}
+
+int ftfb_loader_uprobe_stats(struct ftfb_loader *l,
+			     struct ftfb_prog_stats *entry,
+			     struct ftfb_prog_stats *ret)
+{
+	int err;
+
+	memset(entry, 0, sizeof(*entry));
+	memset(ret, 0, sizeof(*ret));
+	if (!l->up)
+		return 0;
+	if ((err = prog_stats(l->up->progs.ftfb_uentry_multi, entry)) ||
+	    (err = prog_stats(l->up->progs.ftfb_uentry, entry)) ||
+	    (err = prog_stats(l->up->progs.ftfb_uret_multi, ret)) ||
+	    (err = prog_stats(l->up->progs.ftfb_uret, ret)))
+		return err;
+	return 0;
+}
+
+static void add_prog_ids(struct bpf_object *obj, uint32_t *ids, size_t max,
+			 int *n)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		if (bpf_prog_get_info_by_fd(fd, &info, &len))
+			continue;
+		if ((size_t)*n < max)
+			ids[*n] = info.id;
+		(*n)++;
+	}
+}
+
+int ftfb_loader_prog_ids(struct ftfb_loader *l, uint32_t *ids, size_t max)
+{
+	int n = 0;
+
+	add_prog_ids(l->sched->obj, ids, max, &n);
+	if (l->up)
+		add_prog_ids(l->up->obj, ids, max, &n);
+	return n;
+}
+
+void ftfb_loader_close(struct ftfb_loader *l)
+{
+	if (!l)
+		return;
+	while (l->nlinks)
+		bpf_link__destroy(l->links[--l->nlinks]);
+	free(l->links);
+	uprobe_bpf__destroy(l->up);
+	ring_buffer__free(l->rb);
+	sched_bpf__destroy(l->sched);
+	for (int i = 0; i < FTFB_MAX_RINGS; i++)
+		if (l->ring_fds[i] >= 0)
+			close(l->ring_fds[i]);
+	free(l->percpu);
+	free(l);
+}

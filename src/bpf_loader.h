@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * src/bpf_loader.h - load, attach and read the BPF programs of bpf/.
+ *
+ * One loader owns the sched programs, the uprobe programs, their shared
+ * maps (ring buffers, traced tgids, counters) and every link. The events
+ * come out of ftfb_loader_poll()/ftfb_loader_drain() as the raw structs of
+ * bpf/events.h.
+ */
+#ifndef FTFB_BPF_LOADER_H
+#define FTFB_BPF_LOADER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "events.h"
+
+#define FTFB_DEFAULT_RING_BYTES (8u << 20)
+#define FTFB_MAX_RINGS 64
+
+/* Called for each raw event (starting with struct ftfb_hdr); a non-zero
+ * return stops the poll/drain, which returns it. */
+typedef int (*ftfb_event_fn)(void *ctx, const void *data, size_t size);
+
+struct ftfb_loader_opts {
+	bool filter_tgids; /* true for -p/-- (per process), false for -a */
+	size_t ring_bytes; /* per ring, power of 2 >= page size; 0: 8 MiB */
+	int nr_rings;      /* 0: 1; events go to ring cpu % nr_rings */
+	bool sched;        /* attach the sched programs */
+	int uprobe_nargs;  /* 0..6 */
+	bool verbose;      /* let libbpf's warnings through to stderr */
+};
+
+struct ftfb_loader; /* opaque */
+
+/* Load the programs and attach the sched ones (if opts->sched). On
+ * failure returns -errno and puts one line in errmsg. */
+int ftfb_loader_open(struct ftfb_loader **out,
+		     const struct ftfb_loader_opts *opts, char *errmsg,
+		     size_t errlen);
+
+/* Add tgid to the traced set (used when opts->filter_tgids). */
+int ftfb_loader_trace_tgid(struct ftfb_loader *l, uint32_t tgid);
+
+/* Attach the entry and return programs to n functions of binary_path at
+ * file offsets offs[i], events carrying cookies[i]; pid -1 for every
+ * process. Uses one uprobe_multi link per kind, or one link per function
+ * where the kernel has no uprobe_multi. 0 or -errno with errmsg. */
+int ftfb_loader_attach_uprobes(struct ftfb_loader *l, const char *binary_path,
+			       const uint64_t *offs, const uint64_t *cookies,
+			       size_t n, int pid, char *errmsg, size_t errlen);
+
+/* true once uprobes were attached through uprobe_multi links. */
+bool ftfb_loader_uprobe_multi(const struct ftfb_loader *l);
+
+/* Wait up to timeout_ms for a ring buffer wakeup, then consume whatever
+ * is available (wakeups are batched, so data may be there without one).
+ * Returns the number of events consumed, fn's non-zero return, or -errno
+ * (-EINTR: interrupted by a signal, not an error to report). */
+int ftfb_loader_poll(struct ftfb_loader *l, int timeout_ms, ftfb_event_fn fn,
+		     void *ctx);
+
+/* Consume everything available now, without waiting. */
+int ftfb_loader_drain(struct ftfb_loader *l, ftfb_event_fn fn, void *ctx);
+
+/* Sums over CPUs of the per-kind counters: events lost (ring full) and
+ * events the programs tried to emit (written + dropped = fired). */
+int ftfb_loader_counters(struct ftfb_loader *l,
+			 uint64_t drops[FTFB_EV_KIND_MAX],
+			 uint64_t fired[FTFB_EV_KIND_MAX]);
+
+/* Run-time statistics of our programs (kernel.bpf_stats_enabled must be
+ * 1 for them to count): sums over the entry (or return) programs. */
+struct ftfb_prog_stats {
+	uint64_t run_cnt;
+	uint64_t run_time_ns;
+};
+int ftfb_loader_uprobe_stats(struct ftfb_loader *l,
+			     struct ftfb_prog_stats *entry,
+			     struct ftfb_prog_stats *ret);
+
+/* IDs of our loaded programs (kernel prog ids, as `bpftool prog show`
+ * lists them); returns how many there are (at most max are stored). */
+int ftfb_loader_prog_ids(struct ftfb_loader *l, uint32_t *ids, size_t max);
+
+/* Detach and unload everything; l may be NULL. */
+void ftfb_loader_close(struct ftfb_loader *l);
+
+#endif
