@@ -140,7 +140,7 @@ static int check_open(struct ftf_writer *w)
 
 /* flush: the pending-argument check, then the pending word. A record
  * whose arguments do not match its template is removed. */
-int ftf_flush(struct ftf_writer *w)
+static int flush_pending(struct ftf_writer *w)
 {
 	const char *why;
 
@@ -202,10 +202,17 @@ static inline int ensure_capacity(struct ftf_writer *w, size_t amount)
 
 	if (__builtin_expect(w->closed, 0))
 		return check_open(w);
-	err = ftf_flush(w);
+	err = flush_pending(w);
 	if (err)
 		return err;
 	return ensure_capacity_no_flush(w, amount);
+}
+
+int ftf_flush(struct ftf_writer *w)
+{
+	int err = check_open(w);
+
+	return err ? err : flush_pending(w);
 }
 
 /* ------------------------------------------------------------------ */
@@ -308,7 +315,7 @@ int ftf_writer_close(struct ftf_writer *w)
 
 	if (w->closed)
 		return fail(w, -EBADF, "FTF writer is closed");
-	err = ftf_flush(w);
+	err = flush_pending(w);
 	cerr = w->dest->close(w->dest, w->pos);
 	if (cerr) {
 		const char *m = w->dest->errmsg ? w->dest->errmsg(w->dest) : "";
