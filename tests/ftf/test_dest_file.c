@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The file destination: only whole records reach the file, a short write
+ * (full disk) cuts the file back to a record boundary, and what was
+ * written reads back intact.
+ */
+#include "helpers.h"
+
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define NONE FTF_ARG_TYPES_NONE
+
+struct tmp {
+	char dir[64];
+	char path[128];
+};
+
+static void tmp_make(struct tmp *t)
+{
+	strcpy(t->dir, "/tmp/ftf-test-XXXXXX");
+	assert_non_null(mkdtemp(t->dir));
+	snprintf(t->path, sizeof(t->path), "%s/out.fxt", t->dir);
+}
+
+static void tmp_remove(struct tmp *t)
+{
+	unlink(t->path);
+	rmdir(t->dir);
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY);
+	uint8_t *p;
+
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	p = malloc((size_t)st.st_size + 1);
+	assert_non_null(p);
+	assert_int_equal(read(fd, p, (size_t)st.st_size), st.st_size);
+	close(fd);
+	*len = (size_t)st.st_size;
+	return p;
+}
+
+static size_t fd_size(int fd)
+{
+	struct stat st;
+
+	assert_int_equal(fstat(fd, &st), 0);
+	return (size_t)st.st_size;
+}
+
+static void put(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+static void whole_records_prefix(void **state)
+{
+	uint8_t b[128] = { 0 };
+
+	(void)state;
+	put(b, 4 | (2ull << 4));            /* 2-word record */
+	put(b + 16, 15 | (3ull << 4));      /* large record, size in 4..35 */
+	put(b + 40, 2 | (2ull << 4));       /* 2-word record */
+	assert_int_equal(ftf_whole_records_prefix(b, 56), 56);
+	assert_int_equal(ftf_whole_records_prefix(b, 55), 40);
+	assert_int_equal(ftf_whole_records_prefix(b, 39), 16);
+	assert_int_equal(ftf_whole_records_prefix(b, 7), 0);
+	assert_int_equal(ftf_whole_records_prefix(b, 0), 0);
+	/* a zero size stops the walk */
+	put(b + 56, 4);
+	put(b + 64, 4 | (1ull << 4));
+	assert_int_equal(ftf_whole_records_prefix(b, 72), 56);
+	/* large sizes beyond 12 bits */
+	put(b, 15 | (0x100000000ull << 4)); /* bit 36: large type, not size */
+	assert_int_equal(ftf_whole_records_prefix(b, 128), 0);
+}
+
+/* Header 56 bytes, then 32-byte instants: the file is always 56 + 32k. */
+static void whole_records_only_and_read_back(void **state)
+{
+	struct ftf_dest_file df;
+	struct ftf_writer w;
+	struct ftf_clock c;
+	struct fake_time ft = { 0 };
+	struct ftf_writer_options o = { .num_temp_strs = -1, .clock = &c };
+	struct tmp t;
+	uint8_t *data;
+	size_t len;
+
+	(void)state;
+	fake_clock_init(&c, &ft);
+	tmp_make(&t);
+	assert_int_equal(ftf_dest_file_open(&df, t.path, 200), 0);
+	assert_int_equal(ftf_writer_init(&w, &df.base, &o), 0);
+	for (int i = 0; i < 100; i++) {
+		size_t sz;
+
+		assert_int_equal(ftf_write_instant(&w, FTF_ARG_TYPES(1, 0, 0, 0,
+								     0, 0),
+						   3, 0, 0, (uint64_t)i), 0);
+		assert_int_equal(ftf_arg_int64(&w, 5, -i), 0);
+		sz = fd_size(df.fd);
+		assert_true(sz == 0 || (sz >= 56 && (sz - 56) % 32 == 0));
+		assert_int_equal(sz, df.bytes_written);
+	}
+	assert_true(df.bytes_written > 0);
+	assert_int_equal(ftf_writer_close(&w), 0);
+	data = slurp(t.path, &len);
+	assert_int_equal(len, 56 + 100 * 32);
+	assert_int_equal(((uint64_t *)data)[0], 0x0016547846040010ull);
+	for (int i = 0; i < 100; i++) {
+		uint64_t *r = (uint64_t *)(data + 56 + 32 * i);
+
+		assert_int_equal(r[0], 4 | (4ull << 4) | (1ull << 20) |
+					       (3ull << 24));
+		assert_int_equal(r[1], (uint64_t)i);
+		assert_int_equal(r[2], 3 | (2ull << 4) | (5ull << 16));
+		assert_int_equal(r[3], (uint64_t)-i);
+	}
+	free(data);
+	tmp_remove(&t);
+}
+
+/* ftf_write_bytes can cut a record at a 4096-byte chunk; the cut record
+ * must wait for its end rather than reach the file. */
+static void write_bytes_cut_record_is_held_back(void **state)
+{
+	struct ftf_dest_file df;
+	struct ftf_writer w;
+	struct ftf_clock c;
+	struct fake_time ft = { 0 };
+	struct ftf_writer_options o = { .num_temp_strs = -1, .clock = &c };
+	struct tmp t;
+	uint8_t *raw = calloc(1, 5000), *data;
+	size_t len;
+
+	(void)state;
+	fake_clock_init(&c, &ft);
+	for (int i = 0; i < 125; i++) { /* 125 records of 5 words */
+		put(raw + 40 * i, 4 | (5ull << 4) | (1ull << 24));
+		put(raw + 40 * i + 8, (uint64_t)i);
+	}
+	tmp_make(&t);
+	assert_int_equal(ftf_dest_file_open(&df, t.path, 6000), 0);
+	assert_int_equal(ftf_writer_init_no_header(&w, &df.base, &o), 0);
+	for (int i = 0; i < 75; i++) /* 1200 bytes */
+		assert_int_equal(ftf_write_instant(&w, NONE, 1, 0, 0, 1000 + i),
+				 0);
+	assert_int_equal(ftf_write_bytes(&w, raw, 5000), 0);
+	/* the first 4096-byte chunk filled the buffer to 5296; the second
+	 * (904) did not fit: 1200 + 102 whole records of 40 = 5280 went to
+	 * the file, 16 bytes of record 102 were held back */
+	assert_int_equal(fd_size(df.fd), 5280);
+	assert_int_equal(ftf_writer_close(&w), 0);
+	data = slurp(t.path, &len);
+	assert_int_equal(len, 6200);
+	assert_memory_equal(data + 1200, raw, 5000);
+	assert_int_equal(((uint64_t *)data)[149], 1074);
+	free(data);
+	free(raw);
+	tmp_remove(&t);
+}
+
+static void dev_full_reports_enospc(void **state)
+{
+	struct ftf_dest_file df;
+	struct ftf_writer w;
+	struct ftf_clock c;
+	struct fake_time ft = { 0 };
+	struct ftf_writer_options o = { .num_temp_strs = -1, .clock = &c };
+	int fd = open("/dev/full", O_WRONLY | O_CLOEXEC), rc = 0, n = 0;
+
+	(void)state;
+	if (fd < 0)
+		skip();
+	fake_clock_init(&c, &ft);
+	assert_int_equal(ftf_dest_file_init_fd(&df, fd, 1, 4096), 0);
+	assert_int_equal(ftf_writer_init(&w, &df.base, &o), 0);
+	while (rc == 0 && n < 1000) {
+		rc = ftf_write_instant(&w, NONE, 1, 0, 0, (uint64_t)n);
+		n++;
+	}
+	assert_int_equal(rc, -ENOSPC);
+	/* 4096 - 56 header bytes = 252 instants fitted, the 253rd failed */
+	assert_int_equal(n, 253);
+	assert_non_null(strstr(ftf_writer_error(&w), "No space left on device"));
+	assert_non_null(strstr(ftf_writer_error(&w), "destination failed"));
+	/* the failure is sticky and close reports it */
+	assert_int_equal(ftf_write_instant(&w, NONE, 1, 0, 0, 1), -ENOSPC);
+	assert_int_equal(ftf_writer_close(&w), -ENOSPC);
+	assert_int_equal(df.bytes_written, 0);
+}
+
+/* The sequence written to both the tmpfs file and the reference. */
+static int emit(struct ftf_writer *w, int i)
+{
+	int rc;
+
+	if (i % 2 == 0)
+		return ftf_write_instant(w, NONE, 1, 0, 0, (uint64_t)i);
+	rc = ftf_write_instant(w, FTF_ARG_TYPES(1, 1, 0, 0, 0, 0), 2, 0, 0,
+			       (uint64_t)i);
+	if (rc)
+		return rc;
+	if ((rc = ftf_arg_int64(w, 3, i)))
+		return rc;
+	return ftf_arg_int32(w, 4, i);
+}
+
+/* A full disk: a tmpfs of 16 KiB; the 10000-byte buffers do not divide
+ * it, so the last write() stops inside a record. */
+static void short_write_truncates_to_record_boundary(void **state)
+{
+	struct ftf_dest_file df;
+	struct ftf_dest_mem ref;
+	struct ftf_writer w, rw;
+	struct ftf_clock c;
+	struct fake_time ft = { 0 };
+	struct ftf_writer_options o = { .num_temp_strs = -1, .clock = &c };
+	struct tmp t;
+	uint8_t *data;
+	size_t len, off;
+	int i, rc = 0;
+
+	(void)state;
+	tmp_make(&t);
+	if (geteuid() != 0 ||
+	    mount("tmpfs", t.dir, "tmpfs", 0, "size=16k") != 0) {
+		tmp_remove(&t);
+		skip();
+	}
+	fake_clock_init(&c, &ft);
+	assert_int_equal(ftf_dest_file_open(&df, t.path, 10000), 0);
+	assert_int_equal(ftf_writer_init(&w, &df.base, &o), 0);
+	for (i = 0; rc == 0 && i < 100000; i++)
+		rc = emit(&w, i);
+	assert_int_equal(rc, -ENOSPC);
+	assert_non_null(strstr(df.errmsg, "cut back to the last whole record"));
+	assert_int_equal(ftf_writer_close(&w), -ENOSPC);
+
+	data = slurp(t.path, &len);
+	printf("# tmpfs full after %d records: file %zu bytes, "
+	       "destination says %llu\n# %s\n", i, len,
+	       (unsigned long long)df.bytes_written, df.errmsg);
+	assert_int_equal(len, df.bytes_written);
+	assert_true(len > 10000 && len < 16384);
+	/* walk the file by the header size fields: it ends exactly on a
+	 * record boundary, and every record is one we wrote */
+	for (off = 0; off < len;) {
+		uint64_t h;
+		size_t words;
+
+		assert_true(len - off >= 8);
+		memcpy(&h, data + off, 8);
+		words = (h >> 4) & 0xfff;
+		assert_true(words > 0);
+		assert_true(off + words * 8 <= len);
+		off += words * 8;
+	}
+	assert_int_equal(off, len);
+	/* and it is exactly the start of the same trace written to memory */
+	ftf_dest_mem_init(&ref, 0);
+	assert_int_equal(ftf_writer_init(&rw, &ref.base, &o), 0);
+	for (int j = 0; j < i; j++)
+		assert_int_equal(emit(&rw, j), 0);
+	assert_int_equal(ftf_writer_close(&rw), 0);
+	assert_true(ref.len > len);
+	assert_memory_equal(data, ref.data, len);
+	ftf_dest_mem_free(&ref);
+	free(data);
+	unlink(t.path);
+	assert_int_equal(umount(t.dir), 0);
+	tmp_remove(&t);
+}
+
+static void open_refuses_symlink(void **state)
+{
+	struct ftf_dest_file df;
+	struct tmp t;
+	char link[160];
+
+	(void)state;
+	tmp_make(&t);
+	snprintf(link, sizeof(link), "%s/link.fxt", t.dir);
+	assert_int_equal(symlink(t.path, link), 0);
+	assert_int_equal(ftf_dest_file_open(&df, link, 0), -ELOOP);
+	assert_non_null(strstr(df.errmsg, "cannot open"));
+	assert_int_equal(access(t.path, F_OK), -1); /* target not created */
+	unlink(link);
+	tmp_remove(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(whole_records_prefix),
+		cmocka_unit_test(whole_records_only_and_read_back),
+		cmocka_unit_test(write_bytes_cut_record_is_held_back),
+		cmocka_unit_test(dev_full_reports_enospc),
+		cmocka_unit_test(short_write_truncates_to_record_boundary),
+		cmocka_unit_test(open_refuses_symlink),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
