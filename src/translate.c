@@ -226,6 +226,7 @@ static int ensure_task(struct ftfb_translator *t, uint32_t tid,
 {
 	struct ftfb_task_info ti;
 	struct ftfb_task *k = ftfb_pt_find(&t->pt, tid);
+	bool found;
 	int err;
 
 	if (k) {
@@ -233,18 +234,20 @@ static int ensure_task(struct ftfb_translator *t, uint32_t tid,
 		return 0;
 	}
 	memset(&ti, 0, sizeof(ti));
-	if (tid == 0 || !t->o.lookup ||
-	    t->o.lookup(t->o.lookup_ctx, tid, &ti) != 0) {
+	found = tid != 0 && t->o.lookup &&
+		t->o.lookup(t->o.lookup_ctx, tid, &ti) == 0;
+	if (!found) {
+		/* Gone already (or the idle task): what the event says, no
+		 * name; its process stays as unknown as the thread. */
 		if (tid != 0)
 			t->st.lookups_failed++;
 		memset(&ti, 0, sizeof(ti));
-		ti.tid = tid;
 		ti.tgid = tid == 0 ? 0 : tgid_hint;
 	}
 	ti.tid = tid;
 	if (ti.tgid == 0)
 		ti.tgid = tid;
-	if (ti.tgid != tid && !ftfb_pt_find(&t->pt, ti.tgid)) {
+	if (found && ti.tgid != tid && !ftfb_pt_find(&t->pt, ti.tgid)) {
 		struct ftfb_task *leader;
 
 		err = ensure_task(t, ti.tgid, ti.tgid, &leader);
