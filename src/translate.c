@@ -296,6 +296,8 @@ static int func_ids(struct ftfb_translator *t, uint32_t c, int *name, int *cat)
 	*name = str_id(t, fname, strlen(fname), &tn);
 	if (*name < 0)
 		return *name;
+	if (tn && tc && *name == *cat)
+		*cat = FTF_STRING_EMPTY; /* one temp slot only: name wins */
 	if (!tn && !tc && *name > 0) {
 		t->func_name_id[c] = *name;
 		t->func_cat_id[c] = *cat;
