@@ -432,6 +432,14 @@ static inline int ftf_write_from_header_and_get_tsc(struct ftf_writer *w,
 	uint64_t now = ftf_clock_now(w->clock);
 	size_t need = ftf_header_byte_size(header);
 
+	/* A checked event before this one may still owe its last word
+	 * (counter id, async id, end time) or its arguments: settle that
+	 * first, or this record would overwrite the word. */
+	if (__builtin_expect(w->pending_word || w->pending_args, 0)) {
+		int err = ftf_flush(w);
+		if (err)
+			return err;
+	}
 	if (w->refresh_buf_at_intervals &&
 	    now - w->cur_buf_ticks > w->refresh_every_ticks) {
 		int err = ftf__refresh_and_write_tick_init(w, now);

@@ -390,6 +390,29 @@ static void expert_fast_path(void **state)
 	fx_free(f);
 }
 
+/* A checked event's pending word is written before a fast-path record. */
+static void fast_path_after_pending_word(void **state)
+{
+	struct fixture *f = fx_new(0, 0);
+	uint64_t h = ftf_precompute_header(FTF_EVENT_INSTANT, 0,
+					   FTF_ARG_TYPES_NONE, 2, 0, 0);
+
+	(void)state;
+	assert_int_equal(ftf_write_async_end(&f->w, FTF_ARG_TYPES_NONE, 1, 0, 0,
+					     3, 99), 0);
+	f->time.now = 6001;
+	assert_int_equal(ftf_write_from_header_and_get_tsc(&f->w, h, NULL), 0);
+	EXPECT_WORDS(f, 0, 4 | (3ull << 4) | (7ull << 16) | (1ull << 24), 3, 99,
+		     4 | (2ull << 4) | (2ull << 24), 6001);
+	/* and a record missing its arguments is refused, then removed */
+	assert_int_equal(ftf_write_instant(&f->w, FTF_ARG_TYPES(0, 1, 0, 0, 0, 0),
+					   1, 0, 0, 4), 0);
+	assert_int_equal(ftf_write_from_header_and_get_tsc(&f->w, h, NULL),
+			 -EPROTO);
+	assert_int_equal(fx_len(f), 5 * 8);
+	fx_free(f);
+}
+
 static void update_size_for_inline_string(void **state)
 {
 	uint64_t h = 4 | (2ull << 4) | (9ull << 48);
@@ -530,6 +553,7 @@ int main(void)
 		cmocka_unit_test(scheduling_records),
 		cmocka_unit_test(provider_event_and_log),
 		cmocka_unit_test(expert_fast_path),
+		cmocka_unit_test(fast_path_after_pending_word),
 		cmocka_unit_test(update_size_for_inline_string),
 		cmocka_unit_test(refresh_reemits_tick_initialization),
 		cmocka_unit_test(no_refresh_when_disabled),
