@@ -2,13 +2,14 @@
 /*
  * pingpong - a workload with exactly known scheduling behaviour.
  *
- * Usage: pingpong N [--wait]
+ * Usage: pingpong N [--wait] [--cpu K]
  *
  * Two threads named "ping" and "pong" (prctl PR_SET_NAME) pass one byte
  * back and forth N times over two pipes: ping writes, pong reads and
- * writes back, ping reads. Each round trip blocks each thread once, so
- * each thread is switched in at least N times and woken at least N times
- * (minus one for the first read of pong if it started blocked).
+ * writes back, ping reads. With --cpu K both threads run on CPU K only:
+ * then the byte can only pass if the two take turns on that CPU, so each
+ * is switched in at least N times, and each turn ends with a thread that
+ * blocks (and is later woken) or is preempted.
  *
  * The main thread (still named "pingpong") only starts and joins them.
  * It prints "pid=P ping=T1 pong=T2" on stdout once both threads exist.
@@ -17,6 +18,8 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,11 +38,26 @@ static void die(const char *what)
 	exit(1);
 }
 
+static int pin_cpu = -1;
+
+static void pin(void)
+{
+	cpu_set_t set;
+
+	if (pin_cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(pin_cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity");
+}
+
 static void *pong(void *arg)
 {
 	char b;
 
 	(void)arg;
+	pin();
 	prctl(PR_SET_NAME, "pong");
 	pong_tid = (pid_t)syscall(SYS_gettid);
 	pthread_barrier_wait(&ready);
@@ -58,6 +76,7 @@ static void *ping(void *arg)
 	char b = 'x';
 
 	(void)arg;
+	pin();
 	prctl(PR_SET_NAME, "ping");
 	ping_tid = (pid_t)syscall(SYS_gettid);
 	pthread_barrier_wait(&ready);
@@ -76,9 +95,21 @@ int main(int argc, char **argv)
 	pthread_t t1, t2;
 	char line[16];
 
+	bool wait = false;
+
 	if (argc < 2 || (rounds = atol(argv[1])) <= 0) {
-		fprintf(stderr, "usage: pingpong N [--wait]\n");
+		fprintf(stderr, "usage: pingpong N [--wait] [--cpu K]\n");
 		return 2;
+	}
+	for (int i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "--wait") == 0)
+			wait = true;
+		else if (strcmp(argv[i], "--cpu") == 0 && i + 1 < argc)
+			pin_cpu = atoi(argv[++i]);
+		else {
+			fprintf(stderr, "pingpong: unknown argument %s\n", argv[i]);
+			return 2;
+		}
 	}
 	if (pipe(to_pong) || pipe(to_ping))
 		die("pipe");
@@ -90,7 +121,7 @@ int main(int argc, char **argv)
 	pthread_barrier_wait(&ready);
 	printf("pid=%d ping=%d pong=%d\n", getpid(), ping_tid, pong_tid);
 	fflush(stdout);
-	if (argc > 2 && strcmp(argv[2], "--wait") == 0) {
+	if (wait) {
 		if (!fgets(line, sizeof(line), stdin)) {
 			/* EOF also means go */
 		}

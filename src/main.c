@@ -1,0 +1,758 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * main.c - ftf-bpf: load, attach, drain, translate, stop, summarize.
+ *
+ * The lifecycle: parse options; check privileges, BTF, the target and the
+ * output before anything is loaded; open the trace file; load and attach
+ * the BPF programs; name every task already alive (/proc); let a -- CMD
+ * exec; then drain the ring buffer(s) with epoll into the translator until
+ * Ctrl-C, SIGTERM, -d, the target's exit or an output error; drain what is
+ * left, record the loss, close every open slice, close the file and print
+ * a summary.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/capability.h>
+
+#include "ftf/destination.h"
+#include "ftf/writer.h"
+#include "bpf_loader.h"
+#include "cli.h"
+#include "events.h"
+#include "probespec.h"
+#include "procfs.h"
+#include "target.h"
+#include "translate.h"
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON 38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
+
+#define STATUS_INTERVAL_NS 1000000000ull
+#define POLL_MS 100
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void die_line(const char *msg)
+{
+	fprintf(stderr, "ftf-bpf: %s\n", msg);
+}
+
+/* Root, or CAP_BPF and CAP_PERFMON in the effective set. */
+static int check_privileges(char *err, size_t errlen)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+	uint64_t eff;
+	const char *missing;
+
+	if (geteuid() == 0)
+		return 0;
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capget, &hdr, data)) {
+		snprintf(err, errlen,
+			 "cannot read this process's capabilities (%s): run ftf-bpf with sudo",
+			 strerror(errno));
+		return -EPERM;
+	}
+	eff = (uint64_t)data[0].effective | ((uint64_t)data[1].effective << 32);
+	if ((eff & (1ull << CAP_BPF)) && (eff & (1ull << CAP_PERFMON)))
+		return 0;
+	if (!(eff & (1ull << CAP_BPF)) && !(eff & (1ull << CAP_PERFMON)))
+		missing = "CAP_BPF and CAP_PERFMON";
+	else if (!(eff & (1ull << CAP_BPF)))
+		missing = "CAP_BPF";
+	else
+		missing = "CAP_PERFMON";
+	snprintf(err, errlen,
+		 "not permitted: loading BPF programs needs root or %s (missing %s); run it with sudo",
+		 "CAP_BPF and CAP_PERFMON", missing);
+	return -EPERM;
+}
+
+static int check_kernel(char *err, size_t errlen)
+{
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		snprintf(err, errlen,
+			 "this kernel has no BTF (/sys/kernel/btf/vmlinux: %s): ftf-bpf needs a kernel built with CONFIG_DEBUG_INFO_BTF=y",
+			 strerror(errno));
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* uprobes: resolve every -u spec, give each function a cookie          */
+/* ------------------------------------------------------------------ */
+
+struct probes {
+	struct ftfb_symlist *lists; /* one per spec */
+	int nlists;
+	struct ftfb_func *funcs;    /* cookie -> name, category */
+	char **categories;
+	size_t nfuncs;
+};
+
+static const char *short_binary_name(const char *path, char *buf,
+				      size_t len)
+{
+	const char *base = strrchr(path, '/');
+	char *dot;
+
+	snprintf(buf, len, "%s", base ? base + 1 : path);
+	/* libc.so.6 -> libc, libssl.so.3 -> libssl */
+	dot = strstr(buf, ".so");
+	if (dot && dot != buf)
+		*dot = '\0';
+	return buf;
+}
+
+static void probes_free(struct probes *p)
+{
+	for (int i = 0; i < p->nlists; i++)
+		ftfb_symlist_free(&p->lists[i]);
+	free(p->lists);
+	for (size_t i = 0; i < p->nfuncs; i++)
+		free(p->categories[i]);
+	free(p->categories);
+	free(p->funcs);
+	memset(p, 0, sizeof(*p));
+}
+
+static int probes_resolve(struct probes *p, const struct cli_opts *o, int pid,
+			  const char *main_binary, char *err, size_t errlen)
+{
+	size_t total = 0, k = 0;
+
+	memset(p, 0, sizeof(*p));
+	if (!o->nuprobes)
+		return 0;
+	p->lists = calloc((size_t)o->nuprobes, sizeof(*p->lists));
+	if (!p->lists)
+		return -ENOMEM;
+	for (int i = 0; i < o->nuprobes; i++) {
+		int r = ftfb_probespec_resolve(o->uprobes[i], pid, main_binary,
+					       &p->lists[i], err, errlen);
+		p->nlists = i + 1;
+		if (r)
+			return r;
+		total += p->lists[i].n;
+	}
+	p->funcs = calloc(total ? total : 1, sizeof(*p->funcs));
+	p->categories = calloc(total ? total : 1, sizeof(*p->categories));
+	if (!p->funcs || !p->categories)
+		return -ENOMEM;
+	for (int i = 0; i < p->nlists; i++) {
+		for (size_t j = 0; j < p->lists[i].n; j++, k++) {
+			struct ftfb_sym *s = &p->lists[i].v[j];
+			char cat[256];
+
+			short_binary_name(s->binary, cat, sizeof(cat));
+			p->categories[k] = strdup(cat);
+			if (!p->categories[k])
+				return -ENOMEM;
+			p->funcs[k].name = s->demangled ? s->demangled : s->name;
+			p->funcs[k].category = p->categories[k];
+		}
+	}
+	p->nfuncs = k;
+	return 0;
+}
+
+/* Attaches every resolved function, one call per (spec, binary) group. */
+static int probes_attach(struct probes *p, struct ftfb_loader *l, int pid,
+			 bool verbose, char *err, size_t errlen)
+{
+	uint64_t cookie = 0;
+	uint64_t t0 = mono_ns();
+
+	for (int i = 0; i < p->nlists; i++) {
+		struct ftfb_symlist *sl = &p->lists[i];
+		size_t j = 0;
+
+		while (j < sl->n) {
+			size_t n = 0;
+			uint64_t *offs, *cookies;
+			const char *bin = sl->v[j].binary;
+			int r;
+
+			while (j + n < sl->n && !strcmp(sl->v[j + n].binary, bin))
+				n++;
+			offs = calloc(n, sizeof(*offs));
+			cookies = calloc(n, sizeof(*cookies));
+			if (!offs || !cookies) {
+				free(offs);
+				free(cookies);
+				return -ENOMEM;
+			}
+			for (size_t q = 0; q < n; q++) {
+				offs[q] = sl->v[j + q].offset;
+				cookies[q] = cookie + q;
+			}
+			r = ftfb_loader_attach_uprobes(l, bin, offs, cookies,
+						       n, pid > 0 ? pid : -1,
+						       err, errlen);
+			free(offs);
+			free(cookies);
+			if (r)
+				return r;
+			cookie += n;
+			j += n;
+		}
+	}
+	if (verbose)
+		fprintf(stderr, "ftf-bpf: attached %zu uprobes in %.3f s\n",
+			p->nfuncs, (double)(mono_ns() - t0) / 1e9);
+	return 0;
+}
+
+static int list_probes(const struct cli_opts *o)
+{
+	char err[512], main_bin[PATH_MAX];
+	const char *mb = NULL;
+	int rc = 0;
+
+	if (o->pid) {
+		if (target_check_pid(o->pid, err, sizeof(err))) {
+			die_line(err);
+			return 1;
+		}
+	} else if (o->cmd) {
+		if (target_resolve_cmd(o->cmd[0], main_bin, sizeof(main_bin),
+				       err, sizeof(err))) {
+			die_line(err);
+			return 1;
+		}
+		mb = main_bin;
+	}
+	printf("%-40s %-40s %12s %8s\n", "FUNCTION", "BINARY", "OFFSET",
+	       "SIZE");
+	for (int i = 0; i < o->nuprobes; i++) {
+		struct ftfb_symlist sl = { 0 };
+
+		if (ftfb_probespec_resolve(o->uprobes[i], o->pid, mb, &sl, err,
+					   sizeof(err))) {
+			die_line(err);
+			rc = 1;
+			continue;
+		}
+		for (size_t j = 0; j < sl.n; j++)
+			printf("%-40s %-40s %#12llx %8llu\n",
+			       sl.v[j].demangled ? sl.v[j].demangled
+						 : sl.v[j].name,
+			       sl.v[j].binary,
+			       (unsigned long long)sl.v[j].offset,
+			       (unsigned long long)sl.v[j].size);
+		ftfb_symlist_free(&sl);
+	}
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* The trace session                                                    */
+/* ------------------------------------------------------------------ */
+
+struct session {
+	struct cli_opts *o;
+	struct ftf_clock clock;
+	struct ftf_dest_file dest;
+	struct ftf_writer w;
+	struct ftfb_translator *tr;
+	struct ftfb_loader *loader;
+	struct probes probes;
+	struct target_child child;
+	bool have_child;
+	bool writer_open;
+	int out_err; /* first output error (a full disk, ...) */
+	char out_errmsg[512];
+	uint64_t events;
+	uint64_t drops[FTFB_EV_KIND_MAX];
+	uint64_t fired[FTFB_EV_KIND_MAX];
+	uint64_t start_ns;
+	const char *stop_reason;
+};
+
+static int on_event(void *ctx, const void *data, size_t size)
+{
+	struct session *s = ctx;
+	int r;
+
+	s->events++;
+	r = ftfb_translator_event(s->tr, data, size);
+	if (r) {
+		s->out_err = r;
+		snprintf(s->out_errmsg, sizeof(s->out_errmsg),
+			 "writing %s failed: %s", s->o->output,
+			 ftf_writer_error(&s->w));
+		return r;
+	}
+	return 0;
+}
+
+static int scan_cb(void *ctx, const struct ftfb_task_info *ti)
+{
+	struct session *s = ctx;
+
+	return ftfb_translator_add_task(s->tr, ti);
+}
+
+/* The calls per function, top 10 by count and by total time. */
+static void print_func_stats(const struct session *s)
+{
+	const struct ftfb_translator *t = s->tr;
+	size_t idx[10], n;
+
+	if (!s->probes.nfuncs)
+		return;
+	for (int by_time = 0; by_time < 2; by_time++) {
+		n = ftfb_translator_top(t, by_time, idx, 10);
+		if (!n)
+			continue;
+		fprintf(stderr, "  top functions by %s:\n",
+			by_time ? "total time" : "calls");
+		for (size_t i = 0; i < n; i++) {
+			const struct ftfb_func_stats *fs = &t->fstats[idx[i]];
+
+			fprintf(stderr, "    %10llu calls %12.3f ms  %s:%s\n",
+				(unsigned long long)fs->calls,
+				(double)fs->total_ns / 1e6,
+				s->probes.funcs[idx[i]].category,
+				s->probes.funcs[idx[i]].name);
+		}
+	}
+}
+
+static uint64_t sum(const uint64_t *v)
+{
+	uint64_t t = 0;
+
+	for (int i = 0; i < FTFB_EV_KIND_MAX; i++)
+		t += v[i];
+	return t;
+}
+
+static void record_drops(struct session *s)
+{
+	if (ftfb_loader_counters(s->loader, s->drops, s->fired) == 0 &&
+	    !s->out_err) {
+		int r = ftfb_translator_drops(s->tr, mono_ns(), s->drops);
+
+		if (r && !s->out_err) {
+			s->out_err = r;
+			snprintf(s->out_errmsg, sizeof(s->out_errmsg),
+				 "writing %s failed: %s", s->o->output,
+				 ftf_writer_error(&s->w));
+		}
+	}
+}
+
+static void status_line(struct session *s, uint64_t now, uint64_t *last_events,
+			uint64_t *last_ns)
+{
+	double el = (double)(now - s->start_ns) / 1e9;
+	double dt = (double)(now - *last_ns) / 1e9;
+	double rate = dt > 0 ? (double)(s->events - *last_events) / dt : 0;
+	double mb = (double)(s->dest.bytes_written + s->w.pos) / 1e6;
+
+	fprintf(stderr,
+		"\r\033[Kftf-bpf: %6.1fs  %9.0f events/s  %llu dropped  %.1f MB",
+		el, rate, (unsigned long long)sum(s->drops), mb);
+	fflush(stderr);
+	*last_events = s->events;
+	*last_ns = now;
+}
+
+static const char *kind_name(int k)
+{
+	switch (k) {
+	case FTFB_EV_SWITCH: return "context switches";
+	case FTFB_EV_WAKEUP: return "wakeups";
+	case FTFB_EV_WAKEUP_NEW: return "new-task wakeups";
+	case FTFB_EV_FORK: return "forks";
+	case FTFB_EV_EXEC: return "execs";
+	case FTFB_EV_EXIT: return "exits";
+	case FTFB_EV_RENAME: return "renames";
+	case FTFB_EV_UENTRY: return "function entries";
+	case FTFB_EV_URET: return "function returns";
+	default: return "other";
+	}
+}
+
+static void summary(struct session *s, uint64_t end_ns)
+{
+	const struct ftfb_translator_stats *st = &s->tr->st;
+	struct stat sb;
+	long long bytes = -1;
+
+	if (stat(s->o->output, &sb) == 0)
+		bytes = (long long)sb.st_size;
+	fprintf(stderr, "ftf-bpf: stopped (%s) after %.2f s\n", s->stop_reason,
+		(double)(end_ns - s->start_ns) / 1e9);
+	fprintf(stderr, "  events:");
+	for (int k = 1; k < FTFB_EV_KIND_MAX; k++)
+		if (st->by_kind[k])
+			fprintf(stderr, " %llu %s,",
+				(unsigned long long)st->by_kind[k],
+				kind_name(k));
+	fprintf(stderr, " %llu in all\n", (unsigned long long)s->events);
+	if (sum(s->drops)) {
+		fprintf(stderr, "  LOST: %llu events (ring buffer full:",
+			(unsigned long long)sum(s->drops));
+		for (int k = 1; k < FTFB_EV_KIND_MAX; k++)
+			if (s->drops[k])
+				fprintf(stderr, " %llu %s",
+					(unsigned long long)s->drops[k],
+					kind_name(k));
+		fprintf(stderr,
+			"); the trace holds a \"dropped events\" counter; try a larger --buffer-size\n");
+	} else {
+		fprintf(stderr, "  lost: 0 events\n");
+	}
+	print_func_stats(s);
+	fprintf(stderr, "  wrote %s (%lld bytes)\n", s->o->output, bytes);
+	fprintf(stderr,
+		"  open it in Perfetto: https://ui.perfetto.dev -> Open trace file -> %s\n",
+		s->o->output);
+}
+
+static int run_trace(struct cli_opts *o)
+{
+	struct session s;
+	struct ftfb_loader_opts lo;
+	struct ftfb_translator_opts to;
+	struct ftf_writer_options wo;
+	char err[1024], main_bin[PATH_MAX];
+	const char *mb = NULL;
+	uint64_t deadline = 0, last_status = 0, last_events = 0, last_drops = 0;
+	bool tty, exit_code_err = false;
+	int fd, r, rc = 0;
+	struct sigaction sa;
+
+	memset(&s, 0, sizeof(s));
+	s.o = o;
+	s.stop_reason = "Ctrl-C";
+
+	if (check_privileges(err, sizeof(err)) ||
+	    check_kernel(err, sizeof(err))) {
+		die_line(err);
+		return 1;
+	}
+	if (o->pid) {
+		if (target_check_pid(o->pid, err, sizeof(err))) {
+			die_line(err);
+			return 1;
+		}
+	} else if (o->cmd) {
+		if (target_resolve_cmd(o->cmd[0], main_bin, sizeof(main_bin),
+				       err, sizeof(err))) {
+			die_line(err);
+			return 1;
+		}
+		mb = main_bin;
+	}
+	/* Resolve probes before touching the output or the kernel, so a spec
+	 * that matches nothing costs nothing. */
+	if (probes_resolve(&s.probes, o, o->pid, mb, err, sizeof(err))) {
+		die_line(err);
+		probes_free(&s.probes);
+		return 1;
+	}
+
+	fd = target_open_output(o->output, err, sizeof(err));
+	if (fd < 0) {
+		die_line(err);
+		probes_free(&s.probes);
+		return 1;
+	}
+	if (ftf_dest_file_init_fd(&s.dest, fd, 1, 0)) {
+		snprintf(err, sizeof(err), "cannot set up output %s: %s",
+			 o->output, s.dest.errmsg);
+		die_line(err);
+		close(fd);
+		probes_free(&s.probes);
+		return 1;
+	}
+	ftf_clock_init(&s.clock, o->clock_mono ? FTF_CLOCK_MONO : FTF_CLOCK_TSC);
+	if (o->verbose) {
+		if (s.clock.source == FTF_CLOCK_TSC)
+			fprintf(stderr, "ftf-bpf: clock: TSC at %.6f GHz\n",
+				(double)s.clock.ticks_per_second / 1e9);
+		else
+			fprintf(stderr, "ftf-bpf: clock: CLOCK_MONOTONIC ns%s%s\n",
+				s.clock.fallback_reason[0] ? " (TSC not used: " : "",
+				s.clock.fallback_reason[0] ? s.clock.fallback_reason : "");
+	}
+	memset(&wo, 0, sizeof(wo));
+	wo.provider_name = "ftf-bpf";
+	wo.num_temp_strs = -1;
+	wo.clock = &s.clock;
+	if (ftf_writer_init(&s.w, &s.dest.base, &wo)) {
+		snprintf(err, sizeof(err), "cannot write %s: %s", o->output,
+			 ftf_writer_error(&s.w));
+		die_line(err);
+		ftf_writer_close(&s.w);
+		probes_free(&s.probes);
+		return 1;
+	}
+	s.writer_open = true;
+
+	if (o->cmd && target_spawn(&s.child, o->cmd, err, sizeof(err)) == 0)
+		s.have_child = true;
+	else if (o->cmd) {
+		die_line(err);
+		rc = 1;
+		goto out;
+	}
+
+	memset(&lo, 0, sizeof(lo));
+	lo.filter_tgids = !o->all;
+	lo.ring_bytes = o->ring_bytes;
+	lo.nr_rings = o->nr_rings;
+	lo.sched = !o->no_sched;
+	lo.uprobe_nargs = o->nargs;
+	if (o->verbose)
+		fprintf(stderr, "ftf-bpf: loading BPF programs\n");
+	r = ftfb_loader_open(&s.loader, &lo, err, sizeof(err));
+	if (r) {
+		die_line(err);
+		rc = 1;
+		goto out;
+	}
+	if (o->pid && (r = ftfb_loader_trace_tgid(s.loader, (uint32_t)o->pid))) {
+		snprintf(err, sizeof(err), "cannot filter on pid %d: %s",
+			 o->pid, strerror(-r));
+		die_line(err);
+		rc = 1;
+		goto out;
+	}
+	if (s.have_child &&
+	    (r = ftfb_loader_trace_tgid(s.loader, (uint32_t)s.child.pid))) {
+		snprintf(err, sizeof(err), "cannot filter on pid %d: %s",
+			 s.child.pid, strerror(-r));
+		die_line(err);
+		rc = 1;
+		goto out;
+	}
+	if (probes_attach(&s.probes, s.loader,
+			  o->pid ? o->pid : (s.have_child ? s.child.pid : -1),
+			  o->verbose, err, sizeof(err))) {
+		die_line(err);
+		rc = 1;
+		goto out;
+	}
+
+	s.tr = calloc(1, sizeof(*s.tr));
+	if (!s.tr) {
+		die_line("out of memory");
+		rc = 1;
+		goto out;
+	}
+	memset(&to, 0, sizeof(to));
+	to.w = &s.w;
+	to.clock_mono = o->clock_mono;
+	to.lookup = ftfb_procfs_lookup;
+	to.lookup_ctx = NULL;
+	to.funcs = s.probes.funcs;
+	to.nfuncs = s.probes.nfuncs;
+	if (ftfb_translator_init(s.tr, &to)) {
+		snprintf(err, sizeof(err), "cannot write %s: %s", o->output,
+			 ftf_writer_error(&s.w));
+		die_line(err);
+		rc = 1;
+		goto out;
+	}
+	/* Name what is already alive. Attached first, scanned second: a task
+	 * born in between is both scanned and seen forking. */
+	if (o->all)
+		r = ftfb_procfs_scan(scan_cb, &s);
+	else
+		r = ftfb_procfs_scan_pid((uint32_t)(o->pid ? o->pid
+							   : s.child.pid),
+					 scan_cb, &s);
+	if (r && !o->all && o->pid) {
+		snprintf(err, sizeof(err), "pid %d exited before tracing began",
+			 o->pid);
+		die_line(err);
+		rc = 1;
+		goto out;
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	s.start_ns = mono_ns();
+	if (o->duration_ns)
+		deadline = s.start_ns + o->duration_ns;
+	if (s.have_child &&
+	    target_release(&s.child, o->cmd[0], err, sizeof(err))) {
+		die_line(err);
+		rc = 1;
+		goto out;
+	}
+	if (!o->quiet)
+		fprintf(stderr,
+			"ftf-bpf: tracing %s%s%s into %s; Ctrl-C to stop\n",
+			o->all ? "all processes" : (o->pid ? "pid " : "'"),
+			o->all ? "" : (o->pid ? "" : o->cmd[0]),
+			o->all ? "" : (o->pid ? "" : "'"), o->output);
+	if (o->pid && !o->quiet)
+		fprintf(stderr, "ftf-bpf: (pid %d)\n", o->pid);
+	tty = !o->quiet && (o->force_status || isatty(STDERR_FILENO));
+	last_status = s.start_ns;
+
+	for (;;) {
+		uint64_t now;
+
+		r = ftfb_loader_poll(s.loader, POLL_MS, on_event, &s);
+		if (s.out_err) {
+			s.stop_reason = "output error";
+			break;
+		}
+		if (r < 0 && r != -EINTR) {
+			snprintf(err, sizeof(err),
+				 "reading the BPF ring buffer failed: %s",
+				 strerror(-r));
+			die_line(err);
+			rc = 1;
+			s.stop_reason = "ring buffer error";
+			break;
+		}
+		if (stop_signal) {
+			s.stop_reason = stop_signal == SIGINT ? "Ctrl-C"
+				      : stop_signal == SIGTERM ? "SIGTERM"
+							      : "SIGHUP";
+			break;
+		}
+		now = mono_ns();
+		if (deadline && now >= deadline) {
+			s.stop_reason = "duration reached";
+			break;
+		}
+		if (s.have_child && target_child_exited(&s.child)) {
+			s.stop_reason = "command exited";
+			break;
+		}
+		if (o->pid && target_pid_gone(o->pid)) {
+			s.stop_reason = "traced process exited";
+			break;
+		}
+		if (now - last_status >= STATUS_INTERVAL_NS) {
+			record_drops(&s);
+			if (tty)
+				status_line(&s, now, &last_events,
+					    &last_status);
+			else
+				last_status = now;
+			last_drops = sum(s.drops);
+		}
+	}
+	(void)last_drops;
+	/* Whatever is still in the rings belongs to the trace. */
+	if (!s.out_err)
+		ftfb_loader_drain(s.loader, on_event, &s);
+	record_drops(&s);
+	if (tty)
+		fprintf(stderr, "\r\033[K");
+	if (!s.out_err && ftfb_translator_finish(s.tr, mono_ns())) {
+		s.out_err = -EIO;
+		snprintf(s.out_errmsg, sizeof(s.out_errmsg),
+			 "writing %s failed: %s", o->output,
+			 ftf_writer_error(&s.w));
+	}
+	if (s.have_child && s.child.exited && WIFEXITED(s.child.status) &&
+	    WEXITSTATUS(s.child.status) != 0 && !o->quiet)
+		fprintf(stderr, "ftf-bpf: '%s' exited with status %d\n",
+			o->cmd[0], WEXITSTATUS(s.child.status));
+	else if (s.have_child && s.child.exited &&
+		 WIFSIGNALED(s.child.status) && !o->quiet)
+		fprintf(stderr, "ftf-bpf: '%s' was killed by signal %d (%s)\n",
+			o->cmd[0], WTERMSIG(s.child.status),
+			strsignal(WTERMSIG(s.child.status)));
+	(void)exit_code_err;
+
+out:
+	if (s.loader)
+		ftfb_loader_close(s.loader);
+	if (s.have_child && !s.child.exited && s.child.go_fd > 0)
+		target_abort(&s.child);
+	if (s.writer_open) {
+		r = ftf_writer_close(&s.w);
+		if (r && !s.out_err) {
+			s.out_err = r;
+			snprintf(s.out_errmsg, sizeof(s.out_errmsg),
+				 "writing %s failed: %s", o->output,
+				 ftf_writer_error(&s.w));
+		}
+	}
+	if (s.out_err) {
+		fprintf(stderr,
+			"ftf-bpf: %s; the trace holds the whole records written before the error\n",
+			s.out_errmsg);
+		rc = 1;
+	}
+	if (s.tr && s.start_ns && !o->quiet)
+		summary(&s, mono_ns());
+	if (s.tr)
+		ftfb_translator_free(s.tr);
+	free(s.tr);
+	probes_free(&s.probes);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli_opts o;
+	char err[512];
+
+	if (cli_parse(argc, argv, &o, err, sizeof(err))) {
+		die_line(err);
+		return 2;
+	}
+	switch (o.action) {
+	case CLI_HELP:
+		cli_usage(stdout, "ftf-bpf");
+		return 0;
+	case CLI_VERSION:
+		printf("ftf-bpf %s\n", FTFB_VERSION);
+		return 0;
+	case CLI_LIST:
+		return list_probes(&o);
+	case CLI_TRACE:
+		break;
+	}
+	return run_trace(&o);
+}

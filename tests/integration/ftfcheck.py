@@ -1,0 +1,177 @@
+# SPDX-License-Identifier: MIT
+"""Helpers for the integration tests: run ftf-bpf, read traces back.
+
+Traces are read through the project's reader (ftf-dump), whose line format
+follows Fuchsia's trace-reader (Record::ToString). Only the standard library
+is used.
+"""
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Fail(what)
+    print(f"  ok: {what}")
+
+
+def skip_unless_root():
+    if os.geteuid() != 0:
+        print("SKIP: the BPF integration tests need root (run sudo meson test)")
+        sys.exit(77)
+
+
+def dump(ftf_dump, path, *flags):
+    """Runs ftf-dump; returns (exit code, stdout lines, stderr)."""
+    p = subprocess.run([ftf_dump, *flags, path], capture_output=True, text=True)
+    return p.returncode, p.stdout.splitlines(), p.stderr
+
+
+RE_CS = re.compile(r"^ContextSwitch\(ts: (\d+), cpu: (\d+), os: (\w+), ot: (\d+), it: (\d+)(.*)\)$")
+RE_WAKE = re.compile(r"^ThreadWakeup\(ts: (\d+), cpu: (\d+), it: (\d+)(.*)\)$")
+RE_KOBJ = re.compile(r'^KernelObject\(koid: (\d+), type: (\w+), name: "(.*)", \{(.*)\}\)$')
+RE_EVENT = re.compile(r'^Event\(ts: (\d+), pt: (\d+)/(\d+), category: "(.*?)", name: "(.*?)", (\w+)(?:\([^)]*\))?, \{(.*)\}\)$')
+RE_COUNTER = re.compile(r'^Event\(ts: (\d+), pt: (\d+)/(\d+), category: "(.*?)", name: "(.*?)", Counter\(id: (\d+)\), \{(.*)\}\)$')
+
+
+class Trace:
+    """The records of a trace, as ftf-dump prints them."""
+
+    def __init__(self, ftf_dump, path):
+        self.path = path
+        code, lines, err = dump(ftf_dump, path, "--check")
+        self.check_code = code
+        self.check_out = "\n".join(lines) + err
+        code, self.lines, err = dump(ftf_dump, path)
+        self.dump_code = code
+        self.dump_err = err
+        self.switches = []  # (ts, cpu, out_state, out_tid, in_tid, rest)
+        self.wakeups = []   # (ts, cpu, tid, rest)
+        self.kobjs = []     # (koid, type, name, args)
+        self.events = []    # (ts, pid, tid, category, name, kind, args)
+        self.counters = []  # (ts, name, args)
+        for line in self.lines:
+            m = RE_CS.match(line)
+            if m:
+                self.switches.append((int(m[1]), int(m[2]), m[3], int(m[4]), int(m[5]), m[6]))
+                continue
+            m = RE_WAKE.match(line)
+            if m:
+                self.wakeups.append((int(m[1]), int(m[2]), int(m[3]), m[4]))
+                continue
+            m = RE_KOBJ.match(line)
+            if m:
+                self.kobjs.append((int(m[1]), m[2], m[3], m[4]))
+                continue
+            m = RE_COUNTER.match(line)
+            if m:
+                self.counters.append((int(m[1]), m[5], m[7]))
+                continue
+            m = RE_EVENT.match(line)
+            if m:
+                self.events.append((int(m[1]), int(m[2]), int(m[3]), m[4], m[5], m[6], m[7]))
+
+    def thread_names(self, tid):
+        return [k[2] for k in self.kobjs if k[1] == "thread" and k[0] == tid]
+
+    def thread_process(self, tid):
+        out = []
+        for k in self.kobjs:
+            if k[1] == "thread" and k[0] == tid:
+                m = re.search(r"process: koid\((\d+)\)", k[3])
+                if m:
+                    out.append(int(m[1]))
+        return out
+
+    def process_names(self, pid):
+        return [k[2] for k in self.kobjs if k[1] == "process" and k[0] == pid]
+
+    def switches_into(self, tid):
+        return sum(1 for s in self.switches if s[4] == tid)
+
+    def wakeups_of(self, tid):
+        return sum(1 for w in self.wakeups if w[2] == tid)
+
+    def dropped_total(self):
+        """The last value of the trace's dropped-events counter, 0 if none."""
+        total = 0
+        for ts, name, args in self.counters:
+            if "drop" in name:
+                vals = [int(v) for v in re.findall(r"int64\((-?\d+)\)", args)]
+                vals += [int(v) for v in re.findall(r"uint64\((\d+)\)", args)]
+                if vals:
+                    total = max(total, max(vals))
+        return total
+
+
+def ends_on_record_boundary(path):
+    """Walks the record headers of the file from the start; True if the last
+    record ends exactly at the end of the file (independent of our reader)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    off = 0
+    while off + 8 <= len(data):
+        hdr = int.from_bytes(data[off:off + 8], "little")
+        rtype = hdr & 0xF
+        if rtype == 15:
+            size = (hdr >> 4) & 0xFFFFFFFF
+        else:
+            size = (hdr >> 4) & 0xFFF
+        if size == 0:
+            return False
+        off += size * 8
+    return off == len(data)
+
+
+class Tracer:
+    """ftf-bpf running in the background; waits until it is attached."""
+
+    def __init__(self, tool, args, ready_timeout=30.0):
+        self.cmdline = [tool, *args]
+        print("  run:", " ".join(self.cmdline))
+        self.p = subprocess.Popen(self.cmdline, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+        self.err_lines = []
+        deadline = time.time() + ready_timeout
+        while time.time() < deadline:
+            r, _, _ = select.select([self.p.stderr], [], [], 0.5)
+            if r:
+                line = self.p.stderr.readline()
+                if not line:
+                    break
+                self.err_lines.append(line)
+                if "tracing" in line and "Ctrl-C" in line:
+                    return
+            elif self.p.poll() is not None:
+                break
+        out, err = self.p.communicate(timeout=30)
+        raise Fail("ftf-bpf did not start tracing: " + "".join(self.err_lines) + err)
+
+    def signal(self, sig):
+        self.p.send_signal(sig)
+
+    def wait(self, timeout=120):
+        out, err = self.p.communicate(timeout=timeout)
+        self.stdout = out
+        self.stderr = "".join(self.err_lines) + err
+        print("  ftf-bpf said:\n    " + self.stderr.strip().replace("\n", "\n    "))
+        return self.p.returncode
+
+
+def run_main(fn):
+    try:
+        fn()
+    except Fail as e:
+        print(f"FAIL: {e}")
+        sys.exit(1)
+    print("PASS")
+    sys.exit(0)

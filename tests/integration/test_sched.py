@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Real-BPF integration tests of scheduling traces (run as root).
+
+usage: test_sched.py MODE FTF_BPF FTF_DUMP PINGPONG OUTDIR
+MODE: pid | cmd | all | sigint
+
+The ping-pong workload's two threads ("ping", "pong") pass a byte N times
+over pipes, both pinned to one CPU, so each is switched in at least N
+times (they must take turns on that CPU), and each turn but the first ends
+with a thread that blocks and is woken or is preempted: those counts, the
+tids and names the workload prints are the independent expectations.
+"""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ftfcheck import Fail, Trace, Tracer, check, ends_on_record_boundary, run_main, skip_unless_root  # noqa: E402
+
+N = 3000
+
+
+def parse_ids(line):
+    ids = dict(kv.split("=") for kv in line.split())
+    return int(ids["pid"]), int(ids["ping"]), int(ids["pong"])
+
+
+def check_pingpong_trace(t, pid, ping, pong, stderr):
+    check(t.check_code == 0, f"ftf-dump --check accepts the trace ({t.check_out.strip()})")
+    check(ends_on_record_boundary(t.path), "the file ends on a record boundary")
+    for name, tid in (("ping", ping), ("pong", pong)):
+        n = t.switches_into(tid)
+        check(n >= N, f"at least {N} context switches into {name} (tid {tid}): {n}")
+        w = t.wakeups_of(tid)
+        check(w >= 1, f"{name} (tid {tid}) is woken: {w} wakeups")
+        check(name in t.thread_names(tid), f"thread {tid} is named {name!r}: {t.thread_names(tid)}")
+        check(pid in t.thread_process(tid), f"thread {tid} belongs to process {pid}")
+    woken = t.wakeups_of(ping) + t.wakeups_of(pong)
+    preempted = sum(1 for s in t.switches if s[3] in (ping, pong) and s[2] == "running")
+    check(woken + preempted >= N - 1,
+          f"every turn but the first ends in a wakeup or a preemption: {woken} + {preempted} >= {N - 1}")
+    check("pingpong" in t.process_names(pid), f"process {pid} is named 'pingpong': {t.process_names(pid)}")
+    check(t.dropped_total() == 0, "the trace records no dropped events")
+    check("lost: 0 events" in stderr, "the summary reports 0 lost events")
+
+
+def mode_pid(tool, ftf_dump, pingpong, outdir):
+    out = os.path.join(outdir, "sched-pid.fxt")
+    wl = subprocess.Popen([pingpong, str(N), "--wait", "--cpu", "0"], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, text=True)
+    pid, ping, pong = parse_ids(wl.stdout.readline())
+    print(f"  workload pid={pid} ping={ping} pong={pong}")
+    tr = Tracer(tool, ["-p", str(pid), "-o", out])
+    wl.stdin.write("go\n")
+    wl.stdin.close()
+    check(wl.wait(timeout=120) == 0, "the workload ran to completion")
+    rc = tr.wait()
+    check(rc == 0, f"ftf-bpf exited 0 when the traced process exited (got {rc})")
+    check("traced process exited" in tr.stderr, "ftf-bpf says it stopped because the process exited")
+    t = Trace(ftf_dump, out)
+    check_pingpong_trace(t, pid, ping, pong, tr.stderr)
+    # -p filters in the kernel: no switch between two tasks of other processes.
+    ours = {ping, pong, pid}
+    foreign = [s for s in t.switches if s[3] not in ours and s[4] not in ours]
+    check(not foreign, f"no context switch without a task of pid {pid} ({len(foreign)} found)")
+
+
+def mode_cmd(tool, ftf_dump, pingpong, outdir):
+    out = os.path.join(outdir, "sched-cmd.fxt")
+    p = subprocess.run([tool, "-o", out, "--", pingpong, str(N), "--cpu", "0"],
+                       capture_output=True, text=True, timeout=120)
+    print("  ftf-bpf said:\n    " + p.stderr.strip().replace("\n", "\n    "))
+    check(p.returncode == 0, f"ftf-bpf -- pingpong exited 0 (got {p.returncode})")
+    pid, ping, pong = parse_ids(p.stdout.strip().splitlines()[0])
+    check("command exited" in p.stderr, "ftf-bpf says it stopped because the command exited")
+    t = Trace(ftf_dump, out)
+    check_pingpong_trace(t, pid, ping, pong, p.stderr)
+
+
+def mode_all(tool, ftf_dump, pingpong, outdir):
+    out = os.path.join(outdir, "sched-all.fxt")
+    # A busy process on CPU 0 for part of the trace; CPU 1 goes idle.
+    busy = [subprocess.Popen([pingpong, "30000", "--cpu", "0"], stdout=subprocess.DEVNULL)]
+    try:
+        p = subprocess.run([tool, "-a", "-d", "1500ms", "-o", out],
+                           capture_output=True, text=True, timeout=120)
+    finally:
+        for b in busy:
+            b.kill()
+            b.wait()
+    print("  ftf-bpf said:\n    " + p.stderr.strip().replace("\n", "\n    "))
+    check(p.returncode == 0, f"ftf-bpf -a -d 1500ms exited 0 (got {p.returncode})")
+    check("duration reached" in p.stderr, "ftf-bpf stopped because the duration was reached")
+    t = Trace(ftf_dump, out)
+    check(t.check_code == 0, f"ftf-dump --check accepts the trace ({t.check_out.strip()})")
+    cpus = {s[1] for s in t.switches}
+    check(len(cpus) > 1 and len(cpus) <= os.cpu_count(),
+          f"context switches on more than one CPU, at most {os.cpu_count()}: {sorted(cpus)}")
+    pids = {k[0] for k in t.kobjs if k[1] == "process"}
+    check(len(pids) > 1, f"more than one named process: {len(pids)}")
+    check(1 in pids, "init (pid 1) is among the named processes")
+    # The idle task (tid 0) runs only when a CPU has nothing to do, which a
+    # loaded machine may never reach in 1.5 s; when it appears, it must be
+    # marked idle the way Perfetto expects.
+    into_idle = [s for s in t.switches if s[4] == 0]
+    marked = [s for s in into_idle if "incoming_weight: int32(-2147483648)" in s[5]]
+    check(len(marked) == len(into_idle),
+          f"all {len(into_idle)} switches into the idle task carry weight INT32_MIN")
+    # every tid switched in has a thread name and a process
+    named = {k[0] for k in t.kobjs if k[1] == "thread"}
+    unnamed = {s[4] for s in t.switches if s[4] != 0 and s[4] not in named}
+    check(not unnamed, f"every thread switched in has a name ({len(unnamed)} without: {sorted(unnamed)[:10]})")
+
+
+def mode_sigint(tool, ftf_dump, pingpong, outdir):
+    out = os.path.join(outdir, "sched-sigint.fxt")
+    busy = subprocess.Popen([pingpong, "100000000"], stdout=subprocess.DEVNULL)
+    try:
+        tr = Tracer(tool, ["-a", "-o", out])
+        time.sleep(1.0)
+        tr.signal(signal.SIGINT)
+        rc = tr.wait()
+    finally:
+        busy.kill()
+        busy.wait()
+    check(rc == 0, f"ftf-bpf exited 0 after SIGINT (got {rc})")
+    check("Ctrl-C" in tr.stderr, "ftf-bpf says it stopped on Ctrl-C")
+    t = Trace(ftf_dump, out)
+    check(t.check_code == 0, f"ftf-dump --check accepts the trace ({t.check_out.strip()})")
+    check(ends_on_record_boundary(out), "the file ends on a record boundary")
+    check(len(t.switches) > 1000, f"the trace holds the switches of the busy second: {len(t.switches)}")
+
+
+def main():
+    skip_unless_root()
+    mode, tool, ftf_dump, pingpong, outdir = sys.argv[1:6]
+    os.makedirs(outdir, exist_ok=True)
+    fn = {"pid": mode_pid, "cmd": mode_cmd, "all": mode_all, "sigint": mode_sigint}[mode]
+    run_main(lambda: fn(tool, ftf_dump, pingpong, outdir))
+
+
+if __name__ == "__main__":
+    main()
