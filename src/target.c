@@ -2,6 +2,7 @@
 /*
  * target.c - the traced process or command, and the output file.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
