@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Sets up, builds, and traces the bundled demo workload (demo/demo.c):
+# scheduling of all its threads plus every call of its stage_* functions,
+# into demo.fxt; then prints the trace's summary. Run as root (BPF).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "demo.sh: tracing with BPF needs root: run sudo $0" >&2
+	exit 1
+fi
+bash scripts/setup.sh
+[ -f build/build.ninja ] || meson setup build >/dev/null
+ninja -C build >/dev/null
+
+build/src/ftf-bpf -u 'stage_*' --args 1 -o demo.fxt -- build/demo/demo
+echo
+build/tools/ftf-dump --summary demo.fxt
+echo
+echo "Open demo.fxt at https://ui.perfetto.dev (Open trace file): each demo"
+echo "thread has a track with its stage_parse/stage_checksum slices and its"
+echo "scheduling states; the CPU tracks show what ran where."
