@@ -429,7 +429,9 @@ int ftfb_loader_attach_uprobes(struct ftfb_loader *l, const char *binary_path,
 	if (!n)
 		return 0;
 	if (!l->up) {
-		err = load_uprobe(l, true);
+		err = -EOPNOTSUPP;
+		if (!l->opts.uprobe_no_multi)
+			err = load_uprobe(l, true);
 		if (err) /* no uprobe_multi in this kernel? */
 			err = load_uprobe(l, false);
 		if (err) {

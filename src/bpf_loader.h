@@ -30,6 +30,8 @@ struct ftfb_loader_opts {
 	bool sched;        /* attach the sched programs */
 	int uprobe_nargs;  /* 0..6 */
 	bool verbose;      /* let libbpf's warnings through to stderr */
+	bool uprobe_no_multi; /* one link per function even where the
+			       * kernel has uprobe_multi (tests, debugging) */
 };
 
 struct ftfb_loader; /* opaque */
