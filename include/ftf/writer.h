@@ -405,15 +405,17 @@ int ftf_header_update_size_for_name(uint64_t *header, size_t len);
 int ftf__switch_buffers(struct ftf_writer *w, size_t ensure_capacity);
 int ftf__refresh_and_write_tick_init(struct ftf_writer *w, uint64_t now);
 
+static inline void ftf__store64(uint8_t *p, uint64_t v)
+{
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	__builtin_memcpy(p, &v, 8);
+}
+
 static inline void ftf__put64(struct ftf_writer *w, uint64_t v)
 {
-	uint8_t *p = w->buf + w->pos;
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	__builtin_memcpy(p, &v, 8);
-#else
-	v = __builtin_bswap64(v);
-	__builtin_memcpy(p, &v, 8);
-#endif
+	ftf__store64(w->buf + w->pos, v);
 	w->pos += 8;
 }
 
@@ -451,9 +453,15 @@ static inline int ftf_write_from_header_and_get_tsc(struct ftf_writer *w,
 		if (err)
 			return err;
 	}
-	w->record_start = w->pos;
-	ftf__put64(w, header);
-	ftf__put64(w, now);
+	{
+		/* one position update: byte stores may alias w->pos */
+		uint8_t *p = w->buf + w->pos;
+
+		w->record_start = w->pos;
+		w->pos += 16;
+		ftf__store64(p, header);
+		ftf__store64(p + 8, now);
+	}
 	if (ticks_out)
 		*ticks_out = now;
 	return 0;

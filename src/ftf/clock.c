@@ -138,7 +138,7 @@ int ftf_clock_init(struct ftf_clock *c, enum ftf_clock_source want)
 	}
 #if defined(__x86_64__)
 	{
-		uint64_t t0, m0, t1, m1, w0, w1;
+		uint64_t t0 = 0, m0 = 0, t1 = 0, m1 = 0, w0, w1;
 		struct timespec sl = { 0, (long)CALIB_SLEEP_NS };
 		unsigned __int128 tps;
 

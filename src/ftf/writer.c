@@ -730,10 +730,16 @@ static int write_event(struct ftf_writer *w, int event_type, int extra_words,
 	err = ensure_capacity(w, ftf_arg_types_byte_size(counts));
 	if (err)
 		return err;
-	w->record_start = w->pos;
-	w->pending_args = arg_types;
-	ftf__put64(w, event_header(counts, event_type, thread, category, name));
-	ftf__put64(w, ticks);
+	{
+		uint8_t *p = w->buf + w->pos;
+
+		w->record_start = w->pos;
+		w->pos += 16;
+		w->pending_args = arg_types;
+		ftf__store64(p, event_header(counts, event_type, thread,
+					     category, name));
+		ftf__store64(p + 8, ticks);
+	}
 	return 0;
 }
 
@@ -950,12 +956,12 @@ static inline uint64_t arg_word(int type, int size, int name)
 	       ((uint64_t)(uint16_t)name << 16);
 }
 
-void ftf_arg_unchecked_int32(struct ftf_writer *w, int name, int32_t value)
+static inline void u_int32(struct ftf_writer *w, int name, int32_t value)
 {
 	ftf__put64(w, arg_word(1, 1, name) | ((uint64_t)(uint32_t)value << 32));
 }
 
-static void arg_unchecked_uint32(struct ftf_writer *w, int name,
+static inline void u_uint32(struct ftf_writer *w, int name,
 				 uint32_t value)
 {
 	ftf__put64(w, arg_word(2, 1, name) | ((uint64_t)value << 32));
@@ -964,21 +970,24 @@ static void arg_unchecked_uint32(struct ftf_writer *w, int name,
 static inline void arg_word2(struct ftf_writer *w, int type, int name,
 			     uint64_t value)
 {
-	ftf__put64(w, arg_word(type, 2, name));
-	ftf__put64(w, value);
+	uint8_t *p = w->buf + w->pos;
+
+	w->pos += 16;
+	ftf__store64(p, arg_word(type, 2, name));
+	ftf__store64(p + 8, value);
 }
 
-void ftf_arg_unchecked_int64(struct ftf_writer *w, int name, int64_t value)
+static inline void u_int64(struct ftf_writer *w, int name, int64_t value)
 {
 	arg_word2(w, 3, name, (uint64_t)value);
 }
 
-void ftf_arg_unchecked_uint64(struct ftf_writer *w, int name, uint64_t value)
+static inline void u_uint64(struct ftf_writer *w, int name, uint64_t value)
 {
 	arg_word2(w, 4, name, value);
 }
 
-void ftf_arg_unchecked_float(struct ftf_writer *w, int name, double value)
+static inline void u_float(struct ftf_writer *w, int name, double value)
 {
 	uint64_t bits;
 
@@ -986,25 +995,65 @@ void ftf_arg_unchecked_float(struct ftf_writer *w, int name, double value)
 	arg_word2(w, 5, name, bits);
 }
 
-void ftf_arg_unchecked_string(struct ftf_writer *w, int name, int value)
+static inline void u_string(struct ftf_writer *w, int name, int value)
 {
 	ftf__put64(w, arg_word(6, 1, name) |
 			      ((uint64_t)(uint16_t)value << 32));
 }
 
-void ftf_arg_unchecked_pointer(struct ftf_writer *w, int name, uint64_t value)
+static inline void u_pointer(struct ftf_writer *w, int name, uint64_t value)
 {
 	arg_word2(w, 7, name, value);
 }
 
-void ftf_arg_unchecked_koid(struct ftf_writer *w, int name, uint64_t value)
+static inline void u_koid(struct ftf_writer *w, int name, uint64_t value)
 {
 	arg_word2(w, 8, name, value);
 }
 
-void ftf_arg_unchecked_bool(struct ftf_writer *w, int name, bool value)
+static inline void u_bool(struct ftf_writer *w, int name, bool value)
 {
 	ftf__put64(w, arg_word(9, 1, name) | ((uint64_t)!!value << 32));
+}
+
+void ftf_arg_unchecked_int32(struct ftf_writer *w, int name, int32_t value)
+{
+	u_int32(w, name, value);
+}
+
+void ftf_arg_unchecked_int64(struct ftf_writer *w, int name, int64_t value)
+{
+	u_int64(w, name, value);
+}
+
+void ftf_arg_unchecked_uint64(struct ftf_writer *w, int name, uint64_t value)
+{
+	u_uint64(w, name, value);
+}
+
+void ftf_arg_unchecked_float(struct ftf_writer *w, int name, double value)
+{
+	u_float(w, name, value);
+}
+
+void ftf_arg_unchecked_string(struct ftf_writer *w, int name, int value)
+{
+	u_string(w, name, value);
+}
+
+void ftf_arg_unchecked_pointer(struct ftf_writer *w, int name, uint64_t value)
+{
+	u_pointer(w, name, value);
+}
+
+void ftf_arg_unchecked_koid(struct ftf_writer *w, int name, uint64_t value)
+{
+	u_koid(w, name, value);
+}
+
+void ftf_arg_unchecked_bool(struct ftf_writer *w, int name, bool value)
+{
+	u_bool(w, name, value);
 }
 
 int ftf_arg_unchecked_inline_string(struct ftf_writer *w, int name,
@@ -1049,7 +1098,7 @@ int ftf_arg_int32(struct ftf_writer *w, int name, int32_t value)
 	int err = take_arg(w, name, 1, ONE_WORD_ARG);
 
 	if (!err)
-		ftf_arg_unchecked_int32(w, name, value);
+		u_int32(w, name, value);
 	return err;
 }
 
@@ -1058,7 +1107,7 @@ int ftf_arg_uint32(struct ftf_writer *w, int name, uint32_t value)
 	int err = take_arg(w, name, 1, ONE_WORD_ARG);
 
 	if (!err)
-		arg_unchecked_uint32(w, name, value);
+		u_uint32(w, name, value);
 	return err;
 }
 
@@ -1067,7 +1116,7 @@ int ftf_arg_int64(struct ftf_writer *w, int name, int64_t value)
 	int err = take_arg(w, name, 2, TWO_WORD_ARG);
 
 	if (!err)
-		ftf_arg_unchecked_int64(w, name, value);
+		u_int64(w, name, value);
 	return err;
 }
 
@@ -1076,7 +1125,7 @@ int ftf_arg_uint64(struct ftf_writer *w, int name, uint64_t value)
 	int err = take_arg(w, name, 2, TWO_WORD_ARG);
 
 	if (!err)
-		ftf_arg_unchecked_uint64(w, name, value);
+		u_uint64(w, name, value);
 	return err;
 }
 
@@ -1085,7 +1134,7 @@ int ftf_arg_pointer(struct ftf_writer *w, int name, uint64_t value)
 	int err = take_arg(w, name, 2, TWO_WORD_ARG);
 
 	if (!err)
-		ftf_arg_unchecked_pointer(w, name, value);
+		u_pointer(w, name, value);
 	return err;
 }
 
@@ -1094,7 +1143,7 @@ int ftf_arg_koid(struct ftf_writer *w, int name, uint64_t value)
 	int err = take_arg(w, name, 2, TWO_WORD_ARG);
 
 	if (!err)
-		ftf_arg_unchecked_koid(w, name, value);
+		u_koid(w, name, value);
 	return err;
 }
 
@@ -1103,7 +1152,7 @@ int ftf_arg_float(struct ftf_writer *w, int name, double value)
 	int err = take_arg(w, name, 2, TWO_WORD_ARG);
 
 	if (!err)
-		ftf_arg_unchecked_float(w, name, value);
+		u_float(w, name, value);
 	return err;
 }
 
@@ -1112,7 +1161,7 @@ int ftf_arg_bool(struct ftf_writer *w, int name, bool value)
 	int err = take_arg(w, name, 1, ONE_WORD_ARG);
 
 	if (!err)
-		ftf_arg_unchecked_bool(w, name, value);
+		u_bool(w, name, value);
 	return err;
 }
 
@@ -1125,7 +1174,7 @@ int ftf_arg_string(struct ftf_writer *w, int name, int value)
 			    value);
 	err = take_arg(w, name, 1, ONE_WORD_ARG);
 	if (!err)
-		ftf_arg_unchecked_string(w, name, value);
+		u_string(w, name, value);
 	return err;
 }
 
