@@ -40,7 +40,7 @@ struct setup {
 
 static void setup(struct setup *s)
 {
-	struct ftf_writer_options o = { .num_temp_strs = -1, .clock = &clk };
+	struct ftf_writer_options o = {.num_temp_strs = -1, .clock = &clk};
 
 	ftf_dest_mem_init_fixed(&s->mem, arena, arena_size);
 	if (ftf_writer_init_no_header(&s->w, &s->mem.base, &o)) {
@@ -54,7 +54,8 @@ static void finish(struct setup *s, size_t expect_bytes)
 	size_t got = (size_t)(s->w.buf - arena) + s->w.pos;
 
 	if (s->w.err || got < expect_bytes) {
-		fprintf(stderr, "bench-writer: wrote %zu bytes, expected %zu: %s\n",
+		fprintf(stderr,
+			"bench-writer: wrote %zu bytes, expected %zu: %s\n",
 			got, expect_bytes, ftf_writer_error(&s->w));
 		exit(1);
 	}
@@ -159,8 +160,8 @@ static double best(double (*f)(size_t), size_t n)
 }
 
 static size_t bench_n;
-static const uint64_t pre[7] = { 0x1234, 0x5678, 0x9abc, 0xdef0, 0x1111,
-				 0x2222, 0x3333 };
+static const uint64_t pre[7] = {0x1234, 0x5678, 0x9abc, 0xdef0,
+				0x1111, 0x2222, 0x3333};
 
 static double floor2(size_t n)
 {
@@ -204,12 +205,12 @@ int main(int argc, char **argv)
 	ck = best(run_clock, bench_n);
 
 	printf("%-44s %8s %8s %7s\n", "case", "ns/event", "floor", "ratio");
-	printf("%-44s %8.2f %8.2f %6.2fx\n", "(a) duration begin, 0 args",
-	       a, f2, a / f2);
+	printf("%-44s %8.2f %8.2f %6.2fx\n", "(a) duration begin, 0 args", a,
+	       f2, a / f2);
 	printf("%-44s %8.2f %8.2f %6.2fx\n",
 	       "(b) instant, 2 int64 + 1 interned string", b, f7, b / f7);
-	printf("%-44s %8.2f %8.2f %6.2fx\n", "(c) fast path (header + TSC read)",
-	       c, f2, c / f2);
+	printf("%-44s %8.2f %8.2f %6.2fx\n",
+	       "(c) fast path (header + TSC read)", c, f2, c / f2);
 	printf("%-44s %8.2f\n", "    clock read alone (ftf_clock_now)", ck);
 	printf("%-44s %8.2f %8.2f %6.2fx\n", "    (c) minus the clock read",
 	       c - ck, f2, (c - ck) / f2);

@@ -139,7 +139,7 @@ int ftf_clock_init(struct ftf_clock *c, enum ftf_clock_source want)
 #if defined(__x86_64__)
 	{
 		uint64_t t0 = 0, m0 = 0, t1 = 0, m1 = 0, w0, w1;
-		struct timespec sl = { 0, (long)CALIB_SLEEP_NS };
+		struct timespec sl = {0, (long)CALIB_SLEEP_NS};
 		unsigned __int128 tps;
 
 		if (!tsc_is_invariant(c->fallback_reason,
@@ -150,17 +150,16 @@ int ftf_clock_init(struct ftf_clock *c, enum ftf_clock_source want)
 			;
 		w1 = bracket(&t1, &m1);
 		if (m1 <= m0 || t1 <= t0 || w0 > 100000 || w1 > 100000) {
-			snprintf(c->fallback_reason,
-				 sizeof(c->fallback_reason),
-				 "TSC calibration failed (brackets %llu/%llu ns)",
+			snprintf(c->fallback_reason, sizeof(c->fallback_reason),
+				 "TSC calibration failed (brackets %llu/%llu "
+				 "ns)",
 				 (unsigned long long)w0,
 				 (unsigned long long)w1);
 			goto fallback;
 		}
 		tps = (unsigned __int128)(t1 - t0) * NS_PER_SEC / (m1 - m0);
 		if (tps < 1000000 || tps > 100000000000ull) {
-			snprintf(c->fallback_reason,
-				 sizeof(c->fallback_reason),
+			snprintf(c->fallback_reason, sizeof(c->fallback_reason),
 				 "TSC calibration implausible: %llu Hz",
 				 (unsigned long long)tps);
 			goto fallback;
@@ -206,8 +205,8 @@ uint64_t ftf_clock_mono_to_ticks(const struct ftf_clock *c, uint64_t mono_ns)
 
 	if (c->source == FTF_CLOCK_MONO && c->ticks_per_second == NS_PER_SEC)
 		return c->ref_ticks + (uint64_t)d;
-	return c->ref_ticks + (uint64_t)scale(d, c->ticks_per_second,
-					      NS_PER_SEC);
+	return c->ref_ticks +
+	       (uint64_t)scale(d, c->ticks_per_second, NS_PER_SEC);
 }
 
 void ftf_clock_translation(const struct ftf_clock *c, uint64_t ticks,

@@ -72,19 +72,22 @@ static int write_records(struct ftf_dest_file *f, const uint8_t *p, size_t n)
 	}
 	{
 		size_t whole = ftf_whole_records_prefix(p, done);
-		int64_t end = f->base_offset + (int64_t)(f->bytes_written + whole);
+		int64_t end =
+			f->base_offset + (int64_t)(f->bytes_written + whole);
 		const char *cut = "";
 
 		f->bytes_written += whole;
 		if (done != whole) {
 			if (ftruncate(f->fd, end) == 0 &&
 			    lseek(f->fd, end, SEEK_SET) == end)
-				cut = ", file cut back to the last whole record";
+				cut = ", file cut back to the last whole "
+				      "record";
 			else
 				cut = ", and the file could not be cut back";
 		}
 		snprintf(f->errmsg, sizeof(f->errmsg),
-			 "trace file write failed: %s (%zu of %zu bytes written; %llu bytes of whole records in the file%s)",
+			 "trace file write failed: %s (%zu of %zu bytes "
+			 "written; %llu bytes of whole records in the file%s)",
 			 strerror(err), done, n,
 			 (unsigned long long)f->bytes_written, cut);
 	}
@@ -109,7 +112,8 @@ static int file_next_buf(struct ftf_destination *d, size_t used,
 	tail = total - whole;
 	if (tail > f->buf_size / 2) {
 		snprintf(f->errmsg, sizeof(f->errmsg),
-			 "unfinished record of %zu bytes does not fit a buffer of %zu",
+			 "unfinished record of %zu bytes does not fit a buffer "
+			 "of %zu",
 			 tail, f->buf_size);
 		f->failed = -E2BIG;
 		return f->failed;
@@ -144,7 +148,8 @@ static int file_close(struct ftf_destination *d, size_t used)
 		err = write_records(f, f->bufs[f->cur], whole);
 		if (!err && whole != total) {
 			snprintf(f->errmsg, sizeof(f->errmsg),
-				 "dropped %zu trailing bytes that are not a whole record",
+				 "dropped %zu trailing bytes that are not a "
+				 "whole record",
 				 total - whole);
 			err = -EPROTO;
 		}
@@ -187,7 +192,8 @@ int ftf_dest_file_init_fd(struct ftf_dest_file *f, int fd, int own_fd,
 int ftf_dest_file_open(struct ftf_dest_file *f, const char *path,
 		       size_t buf_size)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+	int fd = open(path,
+		      O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
 		      0644);
 	int err;
 

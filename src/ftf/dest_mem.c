@@ -79,8 +79,7 @@ void ftf_dest_mem_init(struct ftf_dest_mem *m, size_t chunk)
 	m->chunk = chunk ? chunk : DEFAULT_CHUNK;
 }
 
-void ftf_dest_mem_init_fixed(struct ftf_dest_mem *m, uint8_t *array,
-			     size_t cap)
+void ftf_dest_mem_init_fixed(struct ftf_dest_mem *m, uint8_t *array, size_t cap)
 {
 	mem_base(m);
 	m->fixed = 1;

@@ -24,9 +24,8 @@
 /* helpers                                                             */
 /* ------------------------------------------------------------------ */
 
-__attribute__((format(printf, 3, 4))) static int fail(struct ftf_writer *w,
-						      int err,
-						      const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int
+fail(struct ftf_writer *w, int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -79,9 +78,8 @@ static inline int64_t tmpl_words(ftf_arg_types t)
 	return (t >> 4) & 0xffff;
 }
 
-int ftf_arg_types_create(ftf_arg_types *out, int int64s, int int32s,
-			 int bools, int floats, int interned_strings,
-			 int inlined_strings)
+int ftf_arg_types_create(ftf_arg_types *out, int int64s, int int32s, int bools,
+			 int floats, int interned_strings, int inlined_strings)
 {
 	long n;
 
@@ -108,8 +106,8 @@ int ftf_arg_types_add_inline_string(ftf_arg_types *t, size_t len)
 	return 0;
 }
 
-ftf_arg_types ftf_arg_types_remove_args(ftf_arg_types t, int int64s,
-					int int32s, int bools, int floats,
+ftf_arg_types ftf_arg_types_remove_args(ftf_arg_types t, int int64s, int int32s,
+					int bools, int floats,
 					int interned_strings,
 					int inlined_strings)
 {
@@ -172,8 +170,7 @@ int ftf__switch_buffers(struct ftf_writer *w, size_t ensure_capacity)
 	if (err) {
 		const char *m = w->dest->errmsg ? w->dest->errmsg(w->dest) : "";
 
-		return fail(w, err < 0 ? err : -EIO,
-			    "destination failed: %s",
+		return fail(w, err < 0 ? err : -EIO, "destination failed: %s",
 			    m && *m ? m : strerror(err < 0 ? -err : EIO));
 	}
 	w->buf = buf;
@@ -187,8 +184,7 @@ int ftf__switch_buffers(struct ftf_writer *w, size_t ensure_capacity)
 	return 0;
 }
 
-static inline int ensure_capacity_no_flush(struct ftf_writer *w,
-					   size_t amount)
+static inline int ensure_capacity_no_flush(struct ftf_writer *w, size_t amount)
 {
 	if (__builtin_expect(w->cap - w->pos < amount, 0))
 		return ftf__switch_buffers(w, amount);
@@ -260,8 +256,7 @@ int ftf_writer_init_no_header(struct ftf_writer *w,
 	return 0;
 }
 
-static int string_slot(struct ftf_writer *w, int id, const char *s,
-		       size_t len);
+static int string_slot(struct ftf_writer *w, int id, const char *s, size_t len);
 
 static int write_header(struct ftf_writer *w, const char *provider)
 {
@@ -271,7 +266,8 @@ static int write_header(struct ftf_writer *w, const char *provider)
 
 	if (name_len > 0xff)
 		return fail(w, -E2BIG,
-			    "provider name too long: %zu bytes > 255", name_len);
+			    "provider name too long: %zu bytes > 255",
+			    name_len);
 	/* magic + provider info + provider section, reserved at once */
 	err = ensure_capacity(w, 8 + rsize * 8 + 8);
 	if (err)
@@ -323,7 +319,8 @@ int ftf_writer_close(struct ftf_writer *w)
 		if (!err)
 			err = fail(w, cerr < 0 ? cerr : -EIO,
 				   "destination close failed: %s",
-				   m && *m ? m : strerror(cerr < 0 ? -cerr : EIO));
+				   m && *m ? m
+					   : strerror(cerr < 0 ? -cerr : EIO));
 	}
 	w->closed = true;
 	w->buf = NULL;
@@ -341,7 +338,8 @@ static int check_string_length(struct ftf_writer *w, size_t len)
 {
 	if (len > FTF_MAX_STRING_LEN)
 		return fail(w, -E2BIG,
-			    "string too long for FTF trace: %zu is over the limit of 32kb",
+			    "string too long for FTF trace: %zu is over the "
+			    "limit of 32kb",
 			    len);
 	return 0;
 }
@@ -364,8 +362,7 @@ static int map_set(struct ftf_writer *w, int id, const void *s, size_t len)
 }
 
 /* A string record: header, stream. Checks first, then writes. */
-static int string_slot(struct ftf_writer *w, int id, const char *s,
-		       size_t len)
+static int string_slot(struct ftf_writer *w, int id, const char *s, size_t len)
 {
 	size_t rsize = 1 + round_words(len);
 	int err;
@@ -385,8 +382,8 @@ static int string_slot(struct ftf_writer *w, int id, const char *s,
 	return 0;
 }
 
-static int get_slot(struct ftf_writer *w, const char *name, int slot,
-		    int first, int max_num)
+static int get_slot(struct ftf_writer *w, const char *name, int slot, int first,
+		    int max_num)
 {
 	if (slot >= max_num)
 		return fail(w, -EINVAL, "%s over the limit: %d >= %d", name,
@@ -397,8 +394,8 @@ static int get_slot(struct ftf_writer *w, const char *name, int slot,
 	return slot + first;
 }
 
-int ftf_set_temp_string_slot_len(struct ftf_writer *w, int slot,
-				 const char *s, size_t len)
+int ftf_set_temp_string_slot_len(struct ftf_writer *w, int slot, const char *s,
+				 size_t len)
 {
 	int id = get_slot(w, "temp string slot", slot, FTF_STRING_FIRST_TEMP,
 			  w->num_temp_strs);
@@ -430,7 +427,8 @@ int ftf_intern_string_len(struct ftf_writer *w, const char *s, size_t len)
 	/* An easy mistake to make, so a specific message. */
 	if (w->pending_args != FTF_ARG_TYPES_NONE)
 		return fail(w, -EPROTO,
-			    "can't intern strings while you still need to write arguments");
+			    "can't intern strings while you still need to "
+			    "write arguments");
 	id = w->next_string_id;
 	if (id > FTF_STRING_MAX_ID)
 		return fail(w, -ENOSPC, "ran out of FTF string IDs");
@@ -463,7 +461,7 @@ int ftf_set_dyn_slot_2_int64s(struct ftf_writer *w, int slot, uint64_t word1,
 {
 	int id = get_slot(w, "dynamic string slot", slot, FTF_STRING_FIRST_DYN,
 			  FTF_STRING_NUM_DYN);
-	uint64_t words[2] = { word1, word2 };
+	uint64_t words[2] = {word1, word2};
 	int err;
 
 	if (id < 0)
@@ -485,15 +483,16 @@ int ftf_set_string_slot(struct ftf_writer *w, int slot, const char *s)
 	int err;
 
 	if (slot <= 0)
-		return fail(w, -EINVAL, "string slot must be positive: slot %d <= 0",
-			    slot);
+		return fail(w, -EINVAL,
+			    "string slot must be positive: slot %d <= 0", slot);
 	if (slot > FTF_STRING_MAX_ID)
 		return fail(w, -EINVAL, "string slot over the limit: %d > %d",
 			    slot, FTF_STRING_MAX_ID);
 	if (slot == FTF_STRING_PROCESS) {
 		if (strcmp(s, "process") != 0)
 			return fail(w, -EINVAL,
-				    "tried to overwrite the slot for the process string");
+				    "tried to overwrite the slot for the "
+				    "process string");
 		return slot;
 	}
 	err = string_slot(w, slot, s, strlen(s));
@@ -687,8 +686,7 @@ static int check_template(struct ftf_writer *w, ftf_arg_types t,
 		return fail(w, -EINVAL, "invalid arg types 0x%llx",
 			    (unsigned long long)t);
 	if (tmpl_words(t) + fixed_words > MAX_RECORD_WORDS)
-		return fail(w, -E2BIG,
-			    "record too large: %lld words > %d",
+		return fail(w, -E2BIG, "record too large: %lld words > %d",
 			    (long long)(tmpl_words(t) + fixed_words),
 			    MAX_RECORD_WORDS);
 	return 0;
@@ -757,15 +755,15 @@ static int write_event_word(struct ftf_writer *w, int event_type,
 	return 0;
 }
 
-int ftf_write_instant(struct ftf_writer *w, ftf_arg_types arg_types,
-		      int thread, int category, int name, uint64_t ticks)
+int ftf_write_instant(struct ftf_writer *w, ftf_arg_types arg_types, int thread,
+		      int category, int name, uint64_t ticks)
 {
-	return write_event(w, FTF_EVENT_INSTANT, 0, arg_types, thread,
-			   category, name, ticks);
+	return write_event(w, FTF_EVENT_INSTANT, 0, arg_types, thread, category,
+			   name, ticks);
 }
 
-int ftf_write_counter(struct ftf_writer *w, ftf_arg_types arg_types,
-		      int thread, int category, int name, uint64_t ticks,
+int ftf_write_counter(struct ftf_writer *w, ftf_arg_types arg_types, int thread,
+		      int category, int name, uint64_t ticks,
 		      uint64_t counter_id)
 {
 	return write_event_word(w, FTF_EVENT_COUNTER, arg_types, thread,
@@ -773,8 +771,7 @@ int ftf_write_counter(struct ftf_writer *w, ftf_arg_types arg_types,
 }
 
 int ftf_write_duration_begin(struct ftf_writer *w, ftf_arg_types arg_types,
-			     int thread, int category, int name,
-			     uint64_t ticks)
+			     int thread, int category, int name, uint64_t ticks)
 {
 	return write_event(w, FTF_EVENT_DURATION_BEGIN, 0, arg_types, thread,
 			   category, name, ticks);
@@ -793,7 +790,8 @@ int ftf_write_duration_complete(struct ftf_writer *w, ftf_arg_types arg_types,
 {
 	if (ticks_end < ticks)
 		return fail(w, -EINVAL,
-			    "duration_complete event must have end tick (%llu) >= start tick (%llu)",
+			    "duration_complete event must have end tick (%llu) "
+			    ">= start tick (%llu)",
 			    (unsigned long long)ticks_end,
 			    (unsigned long long)ticks);
 	return write_event_word(w, FTF_EVENT_DURATION_COMPLETE, arg_types,
@@ -809,8 +807,8 @@ int ftf_write_async_begin(struct ftf_writer *w, ftf_arg_types arg_types,
 }
 
 int ftf_write_async_instant(struct ftf_writer *w, ftf_arg_types arg_types,
-			    int thread, int category, int name,
-			    uint64_t ticks, uint64_t async_id)
+			    int thread, int category, int name, uint64_t ticks,
+			    uint64_t async_id)
 {
 	return write_event_word(w, FTF_EVENT_ASYNC_INSTANT, arg_types, thread,
 				category, name, ticks, async_id);
@@ -892,29 +890,27 @@ int ftf_write_context_switch(struct ftf_writer *w, ftf_arg_types arg_types,
 			     uint64_t out_koid, uint64_t in_koid,
 			     uint64_t ticks)
 {
-	uint64_t words[3] = { ticks, out_koid, in_koid };
+	uint64_t words[3] = {ticks, out_koid, in_koid};
 
 	if ((unsigned)out_state > 0xf)
 		return fail(w, -EINVAL, "thread state out of range: %d",
 			    (int)out_state);
 	return write_sched(w, arg_types, 4,
-			   ((uint64_t)cpu << 20) |
-				   ((uint64_t)out_state << 36) | (1ull << 60),
+			   ((uint64_t)cpu << 20) | ((uint64_t)out_state << 36) |
+				   (1ull << 60),
 			   words, 3);
 }
 
 int ftf_write_thread_wakeup(struct ftf_writer *w, ftf_arg_types arg_types,
-			    uint16_t cpu, uint64_t waking_koid,
-			    uint64_t ticks)
+			    uint16_t cpu, uint64_t waking_koid, uint64_t ticks)
 {
-	uint64_t words[2] = { ticks, waking_koid };
+	uint64_t words[2] = {ticks, waking_koid};
 
 	return write_sched(w, arg_types, 3,
 			   ((uint64_t)cpu << 20) | (2ull << 60), words, 2);
 }
 
-int ftf_write_provider_event_dropped(struct ftf_writer *w,
-				     uint32_t provider_id)
+int ftf_write_provider_event_dropped(struct ftf_writer *w, uint32_t provider_id)
 {
 	int err = ensure_capacity(w, 8);
 
@@ -961,8 +957,7 @@ static inline void u_int32(struct ftf_writer *w, int name, int32_t value)
 	ftf__put64(w, arg_word(1, 1, name) | ((uint64_t)(uint32_t)value << 32));
 }
 
-static inline void u_uint32(struct ftf_writer *w, int name,
-				 uint32_t value)
+static inline void u_uint32(struct ftf_writer *w, int name, uint32_t value)
 {
 	ftf__put64(w, arg_word(2, 1, name) | ((uint64_t)value << 32));
 }
@@ -997,8 +992,7 @@ static inline void u_float(struct ftf_writer *w, int name, double value)
 
 static inline void u_string(struct ftf_writer *w, int name, int value)
 {
-	ftf__put64(w, arg_word(6, 1, name) |
-			      ((uint64_t)(uint16_t)value << 32));
+	ftf__put64(w, arg_word(6, 1, name) | ((uint64_t)(uint16_t)value << 32));
 }
 
 static inline void u_pointer(struct ftf_writer *w, int name, uint64_t value)
@@ -1013,7 +1007,7 @@ static inline void u_koid(struct ftf_writer *w, int name, uint64_t value)
 
 static inline void u_bool(struct ftf_writer *w, int name, bool value)
 {
-	ftf__put64(w, arg_word(9, 1, name) | ((uint64_t)!!value << 32));
+	ftf__put64(w, arg_word(9, 1, name) | ((uint64_t) !!value << 32));
 }
 
 void ftf_arg_unchecked_int32(struct ftf_writer *w, int name, int32_t value)

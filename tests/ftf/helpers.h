@@ -20,9 +20,9 @@
 
 /* A string's bytes as little-endian words, the way a string stream
  * looks in the trace: "abc" -> 0x636261. Up to 8 bytes per word. */
-#define W8(a, b, c, d, e, f, g, h)                                            \
-	((uint64_t)(a) | (uint64_t)(b) << 8 | (uint64_t)(c) << 16 |          \
-	 (uint64_t)(d) << 24 | (uint64_t)(e) << 32 | (uint64_t)(f) << 40 |   \
+#define W8(a, b, c, d, e, f, g, h)                                             \
+	((uint64_t)(a) | (uint64_t)(b) << 8 | (uint64_t)(c) << 16 |            \
+	 (uint64_t)(d) << 24 | (uint64_t)(e) << 32 | (uint64_t)(f) << 40 |     \
 	 (uint64_t)(g) << 48 | (uint64_t)(h) << 56)
 
 struct fake_time {
@@ -75,7 +75,7 @@ static inline uint64_t fx_word(struct fixture *f, size_t byte_off)
 static inline struct fixture *fx_new(int with_header, int refresh)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
-	struct ftf_writer_options o = { .num_temp_strs = -1 };
+	struct ftf_writer_options o = {.num_temp_strs = -1};
 
 	assert_non_null(f);
 	f->time.now = 6000;
@@ -119,10 +119,10 @@ static inline void fx_expect(struct fixture *f, size_t from,
 	}
 }
 
-#define EXPECT_WORDS(f, from, ...)                                            \
-	do {                                                                  \
-		const uint64_t exp_[] = { __VA_ARGS__ };                      \
-		fx_expect(f, from, exp_, sizeof(exp_) / sizeof(exp_[0]));     \
+#define EXPECT_WORDS(f, from, ...)                                             \
+	do {                                                                   \
+		const uint64_t exp_[] = {__VA_ARGS__};                         \
+		fx_expect(f, from, exp_, sizeof(exp_) / sizeof(exp_[0]));      \
 	} while (0)
 
 /* Snapshot of every byte written so far, for "nothing was written". */
@@ -142,16 +142,16 @@ static inline void fx_unchanged(struct fixture *f)
 }
 
 /* rc and message of a failed call, and that it wrote nothing. */
-#define EXPECT_FAIL(f, call, code, msg_part)                                  \
-	do {                                                                  \
-		fx_snap(f);                                                   \
-		int rc_ = (call);                                             \
-		assert_int_equal(rc_, (code));                                \
-		if (!strstr(ftf_writer_error(&(f)->w), (msg_part)))           \
-			fail_msg("message '%s' lacks '%s'",                   \
-				 ftf_writer_error(&(f)->w), (msg_part));      \
-		assert_int_equal((f)->w.err, (code));                         \
-		fx_unchanged(f);                                              \
+#define EXPECT_FAIL(f, call, code, msg_part)                                   \
+	do {                                                                   \
+		fx_snap(f);                                                    \
+		int rc_ = (call);                                              \
+		assert_int_equal(rc_, (code));                                 \
+		if (!strstr(ftf_writer_error(&(f)->w), (msg_part)))            \
+			fail_msg("message '%s' lacks '%s'",                    \
+				 ftf_writer_error(&(f)->w), (msg_part));       \
+		assert_int_equal((f)->w.err, (code));                          \
+		fx_unchanged(f);                                               \
 	} while (0)
 
 #endif

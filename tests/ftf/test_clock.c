@@ -34,8 +34,8 @@ static void arithmetic_uses_128_bits(void **state)
 	(void)state;
 	hand_built(&c, 3000000000ull);
 	/* 1e18 ns * 3e9 overflows 64 bits; the answer 3e18 does not */
-	assert_int_equal(ftf_clock_mono_to_ticks(&c, 2000000000ull +
-							    1000000000000000000ull),
+	assert_int_equal(ftf_clock_mono_to_ticks(
+				 &c, 2000000000ull + 1000000000000000000ull),
 			 10000000000ull + 3000000000000000000ull);
 	/* before the reference moment */
 	assert_int_equal(ftf_clock_mono_to_ticks(&c, 1000000000ull),
@@ -46,7 +46,8 @@ static void arithmetic_uses_128_bits(void **state)
 			 3000000000ull);
 	ftf_clock_translation(&c, 10000000000ull + 3000000000000000000ull, &tt);
 	assert_int_equal(tt.ticks_per_second, 3000000000ull);
-	assert_int_equal(tt.base_ticks, 10000000000ull + 3000000000000000000ull);
+	assert_int_equal(tt.base_ticks,
+			 10000000000ull + 3000000000000000000ull);
 	assert_int_equal(tt.base_time_ns, 5 + 1000000000000000000ll);
 	/* a rate that does not divide 1e9 evenly */
 	hand_built(&c, 2999999999ull);
@@ -59,7 +60,7 @@ static void arithmetic_uses_128_bits(void **state)
 static void fake_clock_hook(void **state)
 {
 	struct ftf_clock c;
-	struct fake_time t = { 424242 };
+	struct fake_time t = {424242};
 
 	(void)state;
 	fake_clock_init(&c, &t);
@@ -108,7 +109,7 @@ static int cpuinfo_has_invariant_tsc(void)
 static void tsc_calibration(void **state)
 {
 	struct ftf_clock c;
-	struct timespec sl = { 0, 100000000 };
+	struct timespec sl = {0, 100000000};
 	uint64_t t0, m0, t1, m1, mono, real;
 	double rate, err;
 	int64_t d;

@@ -62,12 +62,12 @@ static void put(uint8_t *p, uint64_t v)
 
 static void whole_records_prefix(void **state)
 {
-	uint8_t b[128] = { 0 };
+	uint8_t b[128] = {0};
 
 	(void)state;
-	put(b, 4 | (2ull << 4));            /* 2-word record */
-	put(b + 16, 15 | (3ull << 4));      /* large record, size in 4..35 */
-	put(b + 40, 2 | (2ull << 4));       /* 2-word record */
+	put(b, 4 | (2ull << 4));       /* 2-word record */
+	put(b + 16, 15 | (3ull << 4)); /* large record, size in 4..35 */
+	put(b + 40, 2 | (2ull << 4));  /* 2-word record */
 	assert_int_equal(ftf_whole_records_prefix(b, 56), 56);
 	assert_int_equal(ftf_whole_records_prefix(b, 55), 40);
 	assert_int_equal(ftf_whole_records_prefix(b, 39), 16);
@@ -88,8 +88,8 @@ static void whole_records_only_and_read_back(void **state)
 	struct ftf_dest_file df;
 	struct ftf_writer w;
 	struct ftf_clock c;
-	struct fake_time ft = { 0 };
-	struct ftf_writer_options o = { .num_temp_strs = -1, .clock = &c };
+	struct fake_time ft = {0};
+	struct ftf_writer_options o = {.num_temp_strs = -1, .clock = &c};
 	struct tmp t;
 	uint8_t *data;
 	size_t len;
@@ -102,9 +102,10 @@ static void whole_records_only_and_read_back(void **state)
 	for (int i = 0; i < 100; i++) {
 		size_t sz;
 
-		assert_int_equal(ftf_write_instant(&w, FTF_ARG_TYPES(1, 0, 0, 0,
-								     0, 0),
-						   3, 0, 0, (uint64_t)i), 0);
+		assert_int_equal(
+			ftf_write_instant(&w, FTF_ARG_TYPES(1, 0, 0, 0, 0, 0),
+					  3, 0, 0, (uint64_t)i),
+			0);
 		assert_int_equal(ftf_arg_int64(&w, 5, -i), 0);
 		sz = fd_size(df.fd);
 		assert_true(sz == 0 || (sz >= 56 && (sz - 56) % 32 == 0));
@@ -118,8 +119,8 @@ static void whole_records_only_and_read_back(void **state)
 	for (int i = 0; i < 100; i++) {
 		uint64_t *r = (uint64_t *)(data + 56 + 32 * i);
 
-		assert_int_equal(r[0], 4 | (4ull << 4) | (1ull << 20) |
-					       (3ull << 24));
+		assert_int_equal(r[0],
+				 4 | (4ull << 4) | (1ull << 20) | (3ull << 24));
 		assert_int_equal(r[1], (uint64_t)i);
 		assert_int_equal(r[2], 3 | (2ull << 4) | (5ull << 16));
 		assert_int_equal(r[3], (uint64_t)-i);
@@ -135,8 +136,8 @@ static void write_bytes_cut_record_is_held_back(void **state)
 	struct ftf_dest_file df;
 	struct ftf_writer w;
 	struct ftf_clock c;
-	struct fake_time ft = { 0 };
-	struct ftf_writer_options o = { .num_temp_strs = -1, .clock = &c };
+	struct fake_time ft = {0};
+	struct ftf_writer_options o = {.num_temp_strs = -1, .clock = &c};
 	struct tmp t;
 	uint8_t *raw = calloc(1, 5000), *data;
 	size_t len;
@@ -173,8 +174,8 @@ static void dev_full_reports_enospc(void **state)
 	struct ftf_dest_file df;
 	struct ftf_writer w;
 	struct ftf_clock c;
-	struct fake_time ft = { 0 };
-	struct ftf_writer_options o = { .num_temp_strs = -1, .clock = &c };
+	struct fake_time ft = {0};
+	struct ftf_writer_options o = {.num_temp_strs = -1, .clock = &c};
 	int fd = open("/dev/full", O_WRONLY | O_CLOEXEC), rc = 0, n = 0;
 
 	(void)state;
@@ -190,7 +191,8 @@ static void dev_full_reports_enospc(void **state)
 	assert_int_equal(rc, -ENOSPC);
 	/* 4096 - 56 header bytes = 252 instants fitted, the 253rd failed */
 	assert_int_equal(n, 253);
-	assert_non_null(strstr(ftf_writer_error(&w), "No space left on device"));
+	assert_non_null(
+		strstr(ftf_writer_error(&w), "No space left on device"));
 	assert_non_null(strstr(ftf_writer_error(&w), "destination failed"));
 	/* the failure is sticky and close reports it */
 	assert_int_equal(ftf_write_instant(&w, NONE, 1, 0, 0, 1), -ENOSPC);
@@ -222,8 +224,8 @@ static void short_write_truncates_to_record_boundary(void **state)
 	struct ftf_dest_mem ref;
 	struct ftf_writer w, rw;
 	struct ftf_clock c;
-	struct fake_time ft = { 0 };
-	struct ftf_writer_options o = { .num_temp_strs = -1, .clock = &c };
+	struct fake_time ft = {0};
+	struct ftf_writer_options o = {.num_temp_strs = -1, .clock = &c};
 	struct tmp t;
 	uint8_t *data;
 	size_t len, off;
@@ -247,8 +249,8 @@ static void short_write_truncates_to_record_boundary(void **state)
 
 	data = slurp(t.path, &len);
 	printf("# tmpfs full after %d records: file %zu bytes, "
-	       "destination says %llu\n# %s\n", i, len,
-	       (unsigned long long)df.bytes_written, df.errmsg);
+	       "destination says %llu\n# %s\n",
+	       i, len, (unsigned long long)df.bytes_written, df.errmsg);
 	assert_int_equal(len, df.bytes_written);
 	assert_true(len > 10000 && len < 16384);
 	/* walk the file by the header size fields: it ends exactly on a

@@ -31,8 +31,8 @@ static void too_many_args_refused(void **state)
 	/* no event pending at all */
 	EXPECT_FAIL(f, ftf_arg_int32(&f->w, 1, 1), -EPROTO,
 		    "too many args written for arg type signature");
-	assert_int_equal(ftf_write_instant(&f->w, T(0, 1, 0, 0, 0, 0), 1, 0, 0, 1),
-			 0);
+	assert_int_equal(
+		ftf_write_instant(&f->w, T(0, 1, 0, 0, 0, 0), 1, 0, 0, 1), 0);
 	assert_int_equal(ftf_arg_int32(&f->w, 1, 1), 0);
 	EXPECT_FAIL(f, ftf_arg_int32(&f->w, 1, 1), -EPROTO, "too many args");
 	EXPECT_FAIL(f, ftf_arg_bool(&f->w, 1, 1), -EPROTO, "too many args");
@@ -53,8 +53,8 @@ static void wrong_size_arg_refused(void **state)
 	struct fixture *f = fx_new(0, 0);
 
 	(void)state;
-	assert_int_equal(ftf_write_instant(&f->w, T(0, 1, 0, 0, 0, 0), 1, 0, 0, 1),
-			 0);
+	assert_int_equal(
+		ftf_write_instant(&f->w, T(0, 1, 0, 0, 0, 0), 1, 0, 0, 1), 0);
 	EXPECT_FAIL(f, ftf_arg_int64(&f->w, 1, 1), -EPROTO, "too many args");
 	EXPECT_FAIL(f, ftf_arg_uint64(&f->w, 1, 1), -EPROTO, "too many args");
 	EXPECT_FAIL(f, ftf_arg_pointer(&f->w, 1, 1), -EPROTO, "too many args");
@@ -75,8 +75,9 @@ static void too_few_args_next_record(void **state)
 
 	(void)state;
 	assert_int_equal(ftf_write_instant(&f->w, NONE, 1, 0, 0, 1), 0);
-	assert_int_equal(ftf_write_counter(&f->w, T(2, 0, 0, 0, 0, 0), 1, 0, 0,
-					   2, 3), 0);
+	assert_int_equal(
+		ftf_write_counter(&f->w, T(2, 0, 0, 0, 0, 0), 1, 0, 0, 2, 3),
+		0);
 	assert_int_equal(ftf_arg_int64(&f->w, 1, 5), 0);
 	assert_int_equal(ftf_write_duration_begin(&f->w, NONE, 1, 0, 0, 9),
 			 -EPROTO);
@@ -97,12 +98,13 @@ static void too_few_args_flush_and_close(void **state)
 	struct fixture *f = fx_new(0, 0);
 
 	(void)state;
-	assert_int_equal(ftf_write_instant(&f->w, T(0, 0, 1, 0, 0, 0), 1, 0, 0, 1),
-			 0);
+	assert_int_equal(
+		ftf_write_instant(&f->w, T(0, 0, 1, 0, 0, 0), 1, 0, 0, 1), 0);
 	assert_int_equal(ftf_flush(&f->w), -EPROTO);
 	assert_int_equal(fx_len(f), 0);
 	assert_int_equal(ftf_write_context_switch(&f->w, T(0, 2, 0, 0, 0, 0), 0,
-						  FTF_THREAD_RUNNING, 1, 2, 3), 0);
+						  FTF_THREAD_RUNNING, 1, 2, 3),
+			 0);
 	assert_int_equal(ftf_arg_int32(&f->w, 1, 1), 0);
 	assert_int_equal(ftf_writer_close(&f->w), -EPROTO);
 	assert_non_null(strstr(ftf_writer_error(&f->w), "not enough args"));
@@ -111,8 +113,9 @@ static void too_few_args_flush_and_close(void **state)
 	/* other record kinds check too */
 	fx_free(f);
 	f = fx_new(0, 0);
-	assert_int_equal(ftf_write_thread_wakeup(&f->w, T(1, 0, 0, 0, 0, 0), 0,
-						 1, 3), 0);
+	assert_int_equal(
+		ftf_write_thread_wakeup(&f->w, T(1, 0, 0, 0, 0, 0), 0, 1, 3),
+		0);
 	assert_int_equal(ftf_set_thread_slot(&f->w, 0, 1, 2), -EPROTO);
 	assert_int_equal(fx_len(f), 0);
 	fx_free(f);
@@ -123,10 +126,11 @@ static void intern_while_args_pending(void **state)
 	struct fixture *f = fx_new(0, 0);
 
 	(void)state;
-	assert_int_equal(ftf_write_instant(&f->w, T(0, 0, 0, 0, 1, 0), 1, 0, 0, 1),
-			 0);
-	EXPECT_FAIL(f, ftf_intern_string(&f->w, "x"), -EPROTO,
-		    "can't intern strings while you still need to write arguments");
+	assert_int_equal(
+		ftf_write_instant(&f->w, T(0, 0, 0, 0, 1, 0), 1, 0, 0, 1), 0);
+	EXPECT_FAIL(
+		f, ftf_intern_string(&f->w, "x"), -EPROTO,
+		"can't intern strings while you still need to write arguments");
 	/* still pending: the argument can be written */
 	assert_int_equal(ftf_arg_string(&f->w, 3, 4), 0);
 	assert_int_equal(ftf_intern_string(&f->w, "x"), 120);
@@ -171,15 +175,16 @@ static void num_temp_strs_too_large(void **state)
 	struct ftf_dest_mem m;
 	struct ftf_writer w;
 	struct ftf_clock c;
-	struct fake_time t = { 0 };
+	struct fake_time t = {0};
 	struct ftf_writer_options o = {
-		.num_temp_strs = FTF_MAX_TEMP_STRING_SLOTS + 1, .clock = &c };
+		.num_temp_strs = FTF_MAX_TEMP_STRING_SLOTS + 1, .clock = &c};
 
 	(void)state;
 	fake_clock_init(&c, &t);
 	ftf_dest_mem_init(&m, 0);
 	assert_int_equal(ftf_writer_init(&w, &m.base, &o), -EINVAL);
-	assert_non_null(strstr(ftf_writer_error(&w), "num_temp_strs too large"));
+	assert_non_null(
+		strstr(ftf_writer_error(&w), "num_temp_strs too large"));
 	assert_null(m.data); /* the destination was never asked */
 	assert_int_equal(ftf_writer_init(&w, NULL, NULL), -EINVAL);
 }
@@ -192,7 +197,8 @@ static void string_too_long(void **state)
 	(void)state;
 	memset(s, 'a', 40000);
 	EXPECT_FAIL(f, ftf_intern_string_len(&f->w, s, 32000), -E2BIG,
-		    "string too long for FTF trace: 32000 is over the limit of 32kb");
+		    "string too long for FTF trace: 32000 is over the limit of "
+		    "32kb");
 	EXPECT_FAIL(f, ftf_set_temp_string_slot_len(&f->w, 0, s, 32000), -E2BIG,
 		    "string too long");
 	EXPECT_FAIL(f, ftf_write_string_stream(&f->w, s, 32000), -E2BIG,
@@ -203,8 +209,8 @@ static void string_too_long(void **state)
 	assert_int_equal(ftf_intern_string_len(&f->w, s, 31999), 120);
 	assert_int_equal(fx_len(f), 8 + 4000 * 8);
 	/* checked and unchecked inline-string args */
-	assert_int_equal(ftf_write_instant(&f->w, T(0, 0, 0, 0, 0, 1), 1, 0, 0, 1),
-			 0);
+	assert_int_equal(
+		ftf_write_instant(&f->w, T(0, 0, 0, 0, 0, 1), 1, 0, 0, 1), 0);
 	EXPECT_FAIL(f, ftf_arg_inline_string(&f->w, 2, s, 32000), -E2BIG,
 		    "string too long");
 	EXPECT_FAIL(f, ftf_arg_unchecked_inline_string(&f->w, 2, s, 32000),
@@ -264,22 +270,24 @@ static void bad_event_fields(void **state)
 	EXPECT_FAIL(f, ftf_write_async_begin(&f->w, NONE, 1, 0, 0x8000, 1, 1),
 		    -EINVAL, "name string id out of range: 32768");
 	/* 16 arguments do not fit the 4-bit count: not a valid template */
-	EXPECT_FAIL(f, ftf_write_instant(&f->w, T(0, 16, 0, 0, 0, 0), 1, 0, 0, 1),
+	EXPECT_FAIL(f,
+		    ftf_write_instant(&f->w, T(0, 16, 0, 0, 0, 0), 1, 0, 0, 1),
 		    -EINVAL, "invalid arg types");
 	EXPECT_FAIL(f, ftf_write_duration_end(&f->w, -16, 1, 0, 0, 1), -EINVAL,
 		    "invalid arg types");
 	/* 4094 words of arguments + header + timestamp + id > 4095 */
-	EXPECT_FAIL(f, ftf_write_async_end(&f->w,
-					   ftf_arg_types_add_size(
-						   T(0, 0, 0, 0, 0, 1), 4093),
-					   1, 0, 0, 1, 1),
+	EXPECT_FAIL(f,
+		    ftf_write_async_end(
+			    &f->w,
+			    ftf_arg_types_add_size(T(0, 0, 0, 0, 0, 1), 4093),
+			    1, 0, 0, 1, 1),
 		    -E2BIG, "record too large: 4097 words > 4095");
 	EXPECT_FAIL(f, ftf_write_context_switch(&f->w, NONE, 0, 16, 1, 2, 3),
 		    -EINVAL, "thread state out of range: 16");
 	EXPECT_FAIL(f, ftf_write_log(&f->w, 0, 1, "x", 1), -EINVAL,
 		    "thread ref outside of valid range");
-	assert_int_equal(ftf_write_instant(&f->w, T(0, 2, 0, 0, 0, 0), 1, 0, 0, 1),
-			 0);
+	assert_int_equal(
+		ftf_write_instant(&f->w, T(0, 2, 0, 0, 0, 0), 1, 0, 0, 1), 0);
 	EXPECT_FAIL(f, ftf_arg_int32(&f->w, -1, 1), -EINVAL,
 		    "arg name string id out of range: -1");
 	EXPECT_FAIL(f, ftf_arg_string(&f->w, 1, 32768), -EINVAL,
@@ -294,9 +302,10 @@ static void duration_complete_end_before_start(void **state)
 	(void)state;
 	EXPECT_FAIL(f, ftf_write_duration_complete(&f->w, NONE, 1, 0, 0, 10, 9),
 		    -EINVAL,
-		    "duration_complete event must have end tick (9) >= start tick (10)");
-	assert_int_equal(ftf_write_duration_complete(&f->w, NONE, 1, 0, 0, 10, 10),
-			 0);
+		    "duration_complete event must have end tick (9) >= start "
+		    "tick (10)");
+	assert_int_equal(
+		ftf_write_duration_complete(&f->w, NONE, 1, 0, 0, 10, 10), 0);
 	fx_free(f);
 }
 
@@ -307,7 +316,8 @@ static void header_size_overflow(void **state)
 	(void)state;
 	/* 4000 + 95 words = 4095: too big (must stay below 4096 words... the
 	 * seed's limit is new size >= 4096) */
-	assert_int_equal(ftf_header_update_size_for_inline_string(&h, 95 * 8), 0);
+	assert_int_equal(ftf_header_update_size_for_inline_string(&h, 95 * 8),
+			 0);
 	assert_int_equal(h, 4 | (4095ull << 4) | (7ull << 48));
 	h = before;
 	assert_int_equal(ftf_header_update_size_for_inline_string(&h, 96 * 8),
@@ -316,21 +326,23 @@ static void header_size_overflow(void **state)
 	assert_int_equal(ftf_header_update_size_for_name(&h, 96 * 8), -E2BIG);
 	assert_int_equal(h, before);
 	/* precompute: invalid input gives 0 */
-	assert_int_equal(ftf_precompute_header(FTF_EVENT_INSTANT, 0, -1, 1, 0, 0),
-			 0);
-	assert_int_equal(ftf_precompute_header(FTF_EVENT_INSTANT, 0, NONE, 256,
-					       0, 0), 0);
-	assert_int_equal(ftf_precompute_header(FTF_EVENT_INSTANT, 4094, NONE, 1,
-					       0, 0), 0);
+	assert_int_equal(
+		ftf_precompute_header(FTF_EVENT_INSTANT, 0, -1, 1, 0, 0), 0);
+	assert_int_equal(
+		ftf_precompute_header(FTF_EVENT_INSTANT, 0, NONE, 256, 0, 0),
+		0);
+	assert_int_equal(
+		ftf_precompute_header(FTF_EVENT_INSTANT, 4094, NONE, 1, 0, 0),
+		0);
 }
 
 static void new_buffer_too_small(void **state)
 {
 	uint8_t arr[64];
 	struct fixture *f = calloc(1, sizeof(*f));
-	struct ftf_writer_options o = { .num_temp_strs = -1,
-					.no_refresh_buf_at_intervals = true,
-					.clock = &f->clock };
+	struct ftf_writer_options o = {.num_temp_strs = -1,
+				       .no_refresh_buf_at_intervals = true,
+				       .clock = &f->clock};
 
 	(void)state;
 	fake_clock_init(&f->clock, &f->time);
@@ -383,8 +395,8 @@ static void closed_writer(void **state)
 		    "closed");
 	EXPECT_FAIL(f, ftf_make_and_write_tick_translation(&f->w), -EBADF,
 		    "closed");
-	EXPECT_FAIL(f, ftf_write_from_header_and_get_tsc(&f->w, h, NULL), -EBADF,
-		    "closed");
+	EXPECT_FAIL(f, ftf_write_from_header_and_get_tsc(&f->w, h, NULL),
+		    -EBADF, "closed");
 	f->time.now = 1000000;
 	EXPECT_FAIL(f, ftf_refresh_buf_if_stale(&f->w, 1000000), -EBADF,
 		    "closed");
@@ -427,11 +439,11 @@ static void destination_errors(void **state)
 	struct {
 		struct ftf_destination d;
 		int calls;
-	} dest = { { failing_next_buf, noop_close, failing_msg }, 0 };
+	} dest = {{failing_next_buf, noop_close, failing_msg}, 0};
 	struct ftf_writer w;
 	struct ftf_clock c;
-	struct fake_time t = { 0 };
-	struct ftf_writer_options o = { .num_temp_strs = -1, .clock = &c };
+	struct fake_time t = {0};
+	struct ftf_writer_options o = {.num_temp_strs = -1, .clock = &c};
 
 	(void)state;
 	fake_clock_init(&c, &t);

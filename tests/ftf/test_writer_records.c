@@ -12,8 +12,8 @@
 static void header_with_provider_name(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
-	struct ftf_writer_options o = { .num_temp_strs = -1,
-					.provider_name = "prov" };
+	struct ftf_writer_options o = {.num_temp_strs = -1,
+				       .provider_name = "prov"};
 
 	(void)state;
 	f->time.now = 1;
@@ -38,8 +38,7 @@ static void header_default_provider(void **state)
 	struct fixture *f = fx_new(1, 0);
 
 	(void)state;
-	EXPECT_WORDS(f, 0, MAGIC,
-		     (3ull << 4) | (1ull << 16) | (12ull << 52),
+	EXPECT_WORDS(f, 0, MAGIC, (3ull << 4) | (1ull << 16) | (12ull << 52),
 		     W8('j', 'a', 'n', 'e', '_', 't', 'r', 'a'),
 		     W8('c', 'i', 'n', 'g', 0, 0, 0, 0),
 		     (1ull << 4) | (2ull << 16),
@@ -68,8 +67,7 @@ static void strings(void **state)
 	assert_int_equal(ftf_set_dyn_slot(&f->w, 17, "e"), 19);
 	assert_int_equal(ftf_set_dyn_slot_2_int64s(&f->w, 5, w1, w2), 7);
 	assert_int_equal(ftf_set_string_slot(&f->w, 500, "s"), 500);
-	EXPECT_WORDS(f, 0,
-		     2 | (2ull << 4) | (120ull << 16) | (3ull << 32),
+	EXPECT_WORDS(f, 0, 2 | (2ull << 4) | (120ull << 16) | (3ull << 32),
 		     W8('a', 'b', 'c', 0, 0, 0, 0, 0),
 		     /* exactly 8 bytes: one word, no padding */
 		     2 | (2ull << 4) | (121ull << 16) | (8ull << 32),
@@ -92,8 +90,8 @@ static void num_temp_strs_option(void **state)
 	struct ftf_dest_mem m;
 	struct ftf_writer w;
 	struct ftf_clock c;
-	struct fake_time t = { 0 };
-	struct ftf_writer_options o = { .num_temp_strs = 3, .clock = &c };
+	struct fake_time t = {0};
+	struct ftf_writer_options o = {.num_temp_strs = 3, .clock = &c};
 
 	(void)state;
 	fake_clock_init(&c, &t);
@@ -122,8 +120,10 @@ static void string_map(void **state)
 	assert_non_null(s);
 	assert_int_equal(len, 5);
 	assert_memory_equal(s, "hello", 5);
-	assert_int_equal(ftf_set_dyn_slot_2_int64s(&f->w, 0, 0x4847464544434241ull,
-						   0x5057565554535251ull), 2);
+	assert_int_equal(ftf_set_dyn_slot_2_int64s(&f->w, 0,
+						   0x4847464544434241ull,
+						   0x5057565554535251ull),
+			 2);
 	s = ftf_string_of_string_id(&f->w, 2, &len);
 	assert_int_equal(len, 16);
 	assert_memory_equal(s, "ABCDEFGHQRSTUVWP", 16);
@@ -144,8 +144,7 @@ static void threads_and_kernel_objects(void **state)
 	assert_int_equal(ftf_set_thread_slot(&f->w, 254, 7, 8), 255);
 	assert_int_equal(ftf_set_process_name(&f->w, 100, 300), 0);
 	assert_int_equal(ftf_set_thread_name(&f->w, 100, 101, 301), 0);
-	EXPECT_WORDS(f, 0,
-		     3 | (3ull << 4) | (1ull << 16), 100, 101,
+	EXPECT_WORDS(f, 0, 3 | (3ull << 4) | (1ull << 16), 100, 101,
 		     3 | (3ull << 4) | (255ull << 16), 7, 8,
 		     /* kernel object: type 7, 2 words, obj 1, name, 0 args */
 		     7 | (2ull << 4) | (1ull << 16) | (300ull << 24), 100,
@@ -159,7 +158,7 @@ static void threads_and_kernel_objects(void **state)
 static void tick_initialization(void **state)
 {
 	struct fixture *f = fx_new(0, 0);
-	struct ftf_tick_translation tt = { 123456789, 42, -5 };
+	struct ftf_tick_translation tt = {123456789, 42, -5};
 
 	(void)state;
 	assert_int_equal(ftf_write_tick_initialization(&f->w, &tt), 0);
@@ -184,35 +183,31 @@ static void events_without_args(void **state)
 	assert_int_equal(ftf_write_instant(&f->w, none, 1, 2, 3, 10), 0);
 	assert_int_equal(ftf_write_counter(&f->w, none, 4, 5, 6, 11, 77), 0);
 	assert_int_equal(ftf_write_duration_begin(&f->w, none, 7, 8, 9, 12), 0);
-	assert_int_equal(ftf_write_duration_end(&f->w, none, 10, 11, 12, 13), 0);
-	assert_int_equal(ftf_write_duration_complete(&f->w, none, 13, 14, 15,
-						     14, 20), 0);
-	assert_int_equal(ftf_write_async_begin(&f->w, none, 16, 17, 18, 15, 1001),
+	assert_int_equal(ftf_write_duration_end(&f->w, none, 10, 11, 12, 13),
 			 0);
-	assert_int_equal(ftf_write_async_instant(&f->w, none, 19, 20, 21, 16,
-						 1002), 0);
+	assert_int_equal(
+		ftf_write_duration_complete(&f->w, none, 13, 14, 15, 14, 20),
+		0);
+	assert_int_equal(
+		ftf_write_async_begin(&f->w, none, 16, 17, 18, 15, 1001), 0);
+	assert_int_equal(
+		ftf_write_async_instant(&f->w, none, 19, 20, 21, 16, 1002), 0);
 	assert_int_equal(ftf_write_async_end(&f->w, none, 22, 23, 24, 17, 1003),
 			 0);
 	assert_int_equal(ftf_write_flow_begin(&f->w, 25, 18, 2001), 0);
 	assert_int_equal(ftf_write_flow_step(&f->w, 26, 19, 2002), 0);
 	assert_int_equal(ftf_write_flow_end(&f->w, 255, 20, 2003), 0);
 	assert_int_equal(ftf_flush(&f->w), 0);
-#define EV(type, words, th, cat, nm)                                          \
-	(4 | ((uint64_t)(words) << 4) | ((uint64_t)(type) << 16) |            \
-	 ((uint64_t)(th) << 24) | ((uint64_t)(cat) << 32) |                   \
+#define EV(type, words, th, cat, nm)                                           \
+	(4 | ((uint64_t)(words) << 4) | ((uint64_t)(type) << 16) |             \
+	 ((uint64_t)(th) << 24) | ((uint64_t)(cat) << 32) |                    \
 	 ((uint64_t)(nm) << 48))
-	EXPECT_WORDS(f, 0,
-		     EV(0, 2, 1, 2, 3), 10,
-		     EV(1, 3, 4, 5, 6), 11, 77,
-		     EV(2, 2, 7, 8, 9), 12,
-		     EV(3, 2, 10, 11, 12), 13,
-		     EV(4, 3, 13, 14, 15), 14, 20,
-		     EV(5, 3, 16, 17, 18), 15, 1001,
-		     EV(6, 3, 19, 20, 21), 16, 1002,
-		     EV(7, 3, 22, 23, 24), 17, 1003,
-		     EV(8, 3, 25, 0, 0), 18, 2001,
-		     EV(9, 3, 26, 0, 0), 19, 2002,
-		     EV(10, 3, 255, 0, 0), 20, 2003);
+	EXPECT_WORDS(f, 0, EV(0, 2, 1, 2, 3), 10, EV(1, 3, 4, 5, 6), 11, 77,
+		     EV(2, 2, 7, 8, 9), 12, EV(3, 2, 10, 11, 12), 13,
+		     EV(4, 3, 13, 14, 15), 14, 20, EV(5, 3, 16, 17, 18), 15,
+		     1001, EV(6, 3, 19, 20, 21), 16, 1002, EV(7, 3, 22, 23, 24),
+		     17, 1003, EV(8, 3, 25, 0, 0), 18, 2001, EV(9, 3, 26, 0, 0),
+		     19, 2002, EV(10, 3, 255, 0, 0), 20, 2003);
 	fx_free(f);
 }
 
@@ -222,21 +217,20 @@ static void counter_with_args_puts_id_last(void **state)
 	struct fixture *f = fx_new(0, 0);
 
 	(void)state;
-	assert_int_equal(ftf_write_counter(&f->w, T(1, 1, 0, 0, 0, 0), 3, 0x7fff,
-					   0x7ffe, 99, 5), 0);
+	assert_int_equal(ftf_write_counter(&f->w, T(1, 1, 0, 0, 0, 0), 3,
+					   0x7fff, 0x7ffe, 99, 5),
+			 0);
 	assert_int_equal(ftf_arg_int64(&f->w, 40, -2), 0);
 	assert_int_equal(ftf_arg_int32(&f->w, 41, -3), 0);
-	assert_int_equal(ftf_write_instant(&f->w, FTF_ARG_TYPES_NONE, 1, 0, 0, 100),
-			 0);
+	assert_int_equal(
+		ftf_write_instant(&f->w, FTF_ARG_TYPES_NONE, 1, 0, 0, 100), 0);
 	EXPECT_WORDS(f, 0,
 		     /* 2 hdr/ts + 1 id + 2 int64 + 1 int32 = 6 words, 2 args */
 		     4 | (6ull << 4) | (2ull << 20) | (1ull << 16) |
 			     (3ull << 24) | (0x7fffull << 32) |
 			     (0x7ffeull << 48),
-		     99,
-		     3 | (2ull << 4) | (40ull << 16), (uint64_t)-2ll,
-		     1 | (1ull << 4) | (41ull << 16) | (0xfffffffdull << 32),
-		     5,
+		     99, 3 | (2ull << 4) | (40ull << 16), (uint64_t)-2ll,
+		     1 | (1ull << 4) | (41ull << 16) | (0xfffffffdull << 32), 5,
 		     4 | (2ull << 4) | (1ull << 24), 100);
 	fx_free(f);
 }
@@ -290,13 +284,15 @@ static void bool_false_and_int32_positive(void **state)
 	struct fixture *f = fx_new(0, 0);
 
 	(void)state;
-	assert_int_equal(ftf_write_duration_end(&f->w, T(0, 1, 1, 0, 0, 0), 1, 0,
-						0, 1), 0);
+	assert_int_equal(
+		ftf_write_duration_end(&f->w, T(0, 1, 1, 0, 0, 0), 1, 0, 0, 1),
+		0);
 	assert_int_equal(ftf_arg_bool(&f->w, 5, false), 0);
 	assert_int_equal(ftf_arg_int32(&f->w, 6, 0x12345678), 0);
 	assert_int_equal(ftf_flush(&f->w), 0);
-	EXPECT_WORDS(f, 0, 4 | (4ull << 4) | (2ull << 20) | (3ull << 16) |
-				   (1ull << 24),
+	EXPECT_WORDS(f, 0,
+		     4 | (4ull << 4) | (2ull << 20) | (3ull << 16) |
+			     (1ull << 24),
 		     1, 9 | (1ull << 4) | (5ull << 16),
 		     1 | (1ull << 4) | (6ull << 16) | (0x12345678ull << 32));
 	fx_free(f);
@@ -309,27 +305,31 @@ static void scheduling_records(void **state)
 	(void)state;
 	assert_int_equal(ftf_write_context_switch(&f->w, T(0, 2, 0, 0, 0, 0),
 						  0xabcd, FTF_THREAD_BLOCKED,
-						  1111, 2222, 900), 0);
+						  1111, 2222, 900),
+			 0);
 	assert_int_equal(ftf_arg_int32(&f->w, 50, INT32_MIN), 0);
 	assert_int_equal(ftf_arg_int32(&f->w, 51, 7), 0);
 	assert_int_equal(ftf_write_context_switch(&f->w, FTF_ARG_TYPES_NONE, 1,
-						  FTF_THREAD_DEAD, 3, 4, 901), 0);
+						  FTF_THREAD_DEAD, 3, 4, 901),
+			 0);
 	assert_int_equal(ftf_write_thread_wakeup(&f->w, T(1, 0, 0, 0, 0, 0), 3,
-						 3333, 902), 0);
+						 3333, 902),
+			 0);
 	assert_int_equal(ftf_arg_koid(&f->w, 52, 4444), 0);
 	assert_int_equal(ftf_flush(&f->w), 0);
-	EXPECT_WORDS(f, 0,
-		     /* type 8, 6 words, 2 args, cpu, state 3, subtype 1 */
-		     8 | (6ull << 4) | (2ull << 16) | (0xabcdull << 20) |
-			     (3ull << 36) | (1ull << 60),
-		     900, 1111, 2222,
-		     1 | (1ull << 4) | (50ull << 16) | (0x80000000ull << 32),
-		     1 | (1ull << 4) | (51ull << 16) | (7ull << 32),
-		     8 | (4ull << 4) | (1ull << 20) | (5ull << 36) | (1ull << 60),
-		     901, 3, 4,
-		     /* wakeup: 5 words, 1 arg, cpu 3, subtype 2 */
-		     8 | (5ull << 4) | (1ull << 16) | (3ull << 20) | (2ull << 60),
-		     902, 3333, 8 | (2ull << 4) | (52ull << 16), 4444);
+	EXPECT_WORDS(
+		f, 0,
+		/* type 8, 6 words, 2 args, cpu, state 3, subtype 1 */
+		8 | (6ull << 4) | (2ull << 16) | (0xabcdull << 20) |
+			(3ull << 36) | (1ull << 60),
+		900, 1111, 2222,
+		1 | (1ull << 4) | (50ull << 16) | (0x80000000ull << 32),
+		1 | (1ull << 4) | (51ull << 16) | (7ull << 32),
+		8 | (4ull << 4) | (1ull << 20) | (5ull << 36) | (1ull << 60),
+		901, 3, 4,
+		/* wakeup: 5 words, 1 arg, cpu 3, subtype 2 */
+		8 | (5ull << 4) | (1ull << 16) | (3ull << 20) | (2ull << 60),
+		902, 3333, 8 | (2ull << 4) | (52ull << 16), 4444);
 	fx_free(f);
 }
 
@@ -338,7 +338,8 @@ static void provider_event_and_log(void **state)
 	struct fixture *f = fx_new(0, 0);
 
 	(void)state;
-	assert_int_equal(ftf_write_provider_event_dropped(&f->w, 0xfedcba98u), 0);
+	assert_int_equal(ftf_write_provider_event_dropped(&f->w, 0xfedcba98u),
+			 0);
 	assert_int_equal(ftf_write_log(&f->w, 9, 1234, "log message", 11), 0);
 	assert_int_equal(ftf_write_log(&f->w, 1, 5, "", 0), 0);
 	EXPECT_WORDS(f, 0,
@@ -398,15 +399,18 @@ static void fast_path_after_pending_word(void **state)
 					   FTF_ARG_TYPES_NONE, 2, 0, 0);
 
 	(void)state;
-	assert_int_equal(ftf_write_async_end(&f->w, FTF_ARG_TYPES_NONE, 1, 0, 0,
-					     3, 99), 0);
+	assert_int_equal(
+		ftf_write_async_end(&f->w, FTF_ARG_TYPES_NONE, 1, 0, 0, 3, 99),
+		0);
 	f->time.now = 6001;
 	assert_int_equal(ftf_write_from_header_and_get_tsc(&f->w, h, NULL), 0);
 	EXPECT_WORDS(f, 0, 4 | (3ull << 4) | (7ull << 16) | (1ull << 24), 3, 99,
 		     4 | (2ull << 4) | (2ull << 24), 6001);
 	/* and a record missing its arguments is refused, then removed */
-	assert_int_equal(ftf_write_instant(&f->w, FTF_ARG_TYPES(0, 1, 0, 0, 0, 0),
-					   1, 0, 0, 4), 0);
+	assert_int_equal(ftf_write_instant(&f->w,
+					   FTF_ARG_TYPES(0, 1, 0, 0, 0, 0), 1,
+					   0, 0, 4),
+			 0);
 	assert_int_equal(ftf_write_from_header_and_get_tsc(&f->w, h, NULL),
 			 -EPROTO);
 	assert_int_equal(fx_len(f), 5 * 8);
@@ -494,8 +498,8 @@ static void set_destination_moves_output(void **state)
 
 	(void)state;
 	ftf_dest_mem_init(&m2, 0);
-	assert_int_equal(ftf_write_counter(&f->w, FTF_ARG_TYPES_NONE, 1, 0, 0,
-					   1, 2), 0);
+	assert_int_equal(
+		ftf_write_counter(&f->w, FTF_ARG_TYPES_NONE, 1, 0, 0, 1, 2), 0);
 	assert_int_equal(ftf_set_destination(&f->w, &m2.base), 0);
 	/* the old destination got the whole record, pending word included */
 	assert_int_equal(f->mem.len, 24);
@@ -504,11 +508,12 @@ static void set_destination_moves_output(void **state)
 	assert_int_equal(fx_word(f, 8), 1);
 	assert_int_equal(fx_word(f, 16), 2);
 	assert_int_equal(f->mem.base.close(&f->mem.base, 0), 0);
-	assert_int_equal(ftf_write_instant(&f->w, FTF_ARG_TYPES_NONE, 2, 0, 0,
-					   3), 0);
+	assert_int_equal(
+		ftf_write_instant(&f->w, FTF_ARG_TYPES_NONE, 2, 0, 0, 3), 0);
 	assert_int_equal(ftf_writer_close(&f->w), 0);
 	assert_int_equal(m2.len, 16);
-	assert_int_equal(((uint64_t *)m2.data)[0], 4 | (2ull << 4) | (2ull << 24));
+	assert_int_equal(((uint64_t *)m2.data)[0],
+			 4 | (2ull << 4) | (2ull << 24));
 	assert_int_equal(((uint64_t *)m2.data)[1], 3);
 	assert_int_equal(f->mem.len, 24);
 	ftf_dest_mem_free(&m2);
@@ -531,9 +536,11 @@ static void template_arithmetic(void **state)
 	assert_int_equal(ftf_arg_types_check_none(t, &why), 0);
 	assert_int_equal(ftf_arg_types_check_none((1 << 4) | (1 << 20), &why),
 			 -EPROTO);
-	assert_string_equal(why, "not enough args written for arg type signature");
+	assert_string_equal(why,
+			    "not enough args written for arg type signature");
 	assert_int_equal(ftf_arg_types_check_none(-16, &why), -EPROTO);
-	assert_string_equal(why, "too many args written for arg type signature");
+	assert_string_equal(why,
+			    "too many args written for arg type signature");
 }
 
 int main(void)
