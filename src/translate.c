@@ -389,16 +389,15 @@ static int on_wakeup(struct ftfb_translator *t, const struct ftfb_wakeup *e)
 	err = ensure_task(t, e->hdr.tid, e->hdr.tgid, &waker);
 	if (!err)
 		err = ensure_task(t, e->target_tid, e->target_tgid, &target);
+	/* No `weight` arg: Perfetto reads it only to skip wakeups of the
+	 * idle task, which never happen; 8 bytes saved per wakeup. */
 	if (!err)
 		err = ftf_write_thread_wakeup(t->w,
-					      FTF_ARG_TYPES(1, 1, 0, 0, 0, 0),
+					      FTF_ARG_TYPES(1, 0, 0, 0, 0, 0),
 					      e->hdr.cpu, e->target_tid,
 					      to_ticks(t, e->hdr.ts));
 	if (!err)
 		err = ftf_arg_koid(t->w, t->s_waker, e->hdr.tid);
-	if (!err)
-		err = ftf_arg_int32(t->w, t->s_weight,
-				    ftfb_weight_of(e->target_tid, e->target_prio));
 	if (!err)
 		t->st.records++;
 	return err;
@@ -621,7 +620,6 @@ int ftfb_translator_init(struct ftfb_translator *t,
 	INTERN(s_incoming_weight, "incoming_weight");
 	INTERN(s_outgoing_weight, "outgoing_weight");
 	INTERN(s_waker, "waker");
-	INTERN(s_weight, "weight");
 	INTERN(s_unfinished, "unfinished");
 	INTERN(s_ret, "ret");
 	for (int i = 0; i < FTFB_MAX_ARGS; i++) {

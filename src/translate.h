@@ -10,7 +10,7 @@
  *     prev_state (ftfb_state_of()), outgoing/incoming tids as koids, int32
  *     args incoming_weight and outgoing_weight = ftfb_weight_of(prio);
  *   - wakeups (subtype 2): cpu, woken tid, koid arg `waker` (the waker's
- *     tid) and int32 `weight`;
+ *     tid); 40 bytes, and a context switch 48;
  *   - process (type 1) and thread (type 2, `process` koid arg) kernel
  *     objects: for tasks added at start, on fork, exec and rename, and for
  *     any tid first seen in the stream (resolved through opts.lookup);
@@ -101,7 +101,7 @@ struct ftfb_translator {
 	int temp_next;
 	bool ids_exhausted;     /* the writer ran out of string ids */
 	/* argument and event names, interned at init */
-	int s_incoming_weight, s_outgoing_weight, s_waker, s_weight;
+	int s_incoming_weight, s_outgoing_weight, s_waker;
 	int s_unfinished, s_ret, s_arg[FTFB_MAX_ARGS];
 	int s_drop_name, s_drop_cat, s_total, s_kind[FTFB_EV_KIND_MAX];
 	bool drops_written;
