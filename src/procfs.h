@@ -32,7 +32,7 @@ int ftfb_procfs_lookup(void *ctx, uint32_t tid, struct ftfb_task_info *out);
 
 /* The process name from a raw cmdline (NUL-separated): the basename of
  * the first word. out gets "" if there is none. */
-void ftfb_procfs_name_from_cmdline(const char *cmdline, size_t len,
-				   char *out, size_t outlen);
+void ftfb_procfs_name_from_cmdline(const char *cmdline, size_t len, char *out,
+				   size_t outlen);
 
 #endif

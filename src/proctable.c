@@ -250,9 +250,10 @@ static void keep_stack(struct ftfb_proctable *pt, struct ftfb_task *t)
 	if (!t->stack)
 		return;
 	if (pt->nfree_stacks == pt->free_stacks_cap) {
-		size_t ncap = pt->free_stacks_cap ? pt->free_stacks_cap * 2 : 64;
-		struct ftfb_frame **n = realloc(pt->free_stacks,
-						ncap * sizeof(*n));
+		size_t ncap =
+			pt->free_stacks_cap ? pt->free_stacks_cap * 2 : 64;
+		struct ftfb_frame **n =
+			realloc(pt->free_stacks, ncap * sizeof(*n));
 		uint32_t *nc;
 
 		if (!n)
@@ -324,7 +325,7 @@ void ftfb_pt_mark_exited(struct ftfb_proctable *pt, struct ftfb_task *t)
 			ftfb_pt_remove(pt, z.tid);
 	}
 	pt->zombies[(pt->zhead + pt->zcount) % FTFB_PT_ZOMBIES] =
-		(struct ftfb_zombie){ .tid = t->tid, .gen = t->gen };
+		(struct ftfb_zombie){.tid = t->tid, .gen = t->gen};
 	pt->zcount++;
 }
 

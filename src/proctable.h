@@ -39,10 +39,10 @@ struct ftfb_frame {
 struct ftfb_task {
 	uint32_t tid;
 	uint32_t tgid;
-	uint32_t gen;       /* bumped when the entry is reused */
-	int16_t slot;       /* writer thread slot, -1 if none */
+	uint32_t gen; /* bumped when the entry is reused */
+	int16_t slot; /* writer thread slot, -1 if none */
 	bool exited;
-	bool named;         /* kernel objects written */
+	bool named; /* kernel objects written */
 	char comm[FTFB_PT_COMM_LEN];
 	char pname[FTFB_PT_PNAME_LEN]; /* process name (leaders) */
 	/* uprobe stack: depth frames in stack[0..depth), overflow calls past
@@ -67,7 +67,7 @@ struct ftfb_strmap_ent {
 };
 
 struct ftfb_slot {
-	uint32_t tid;  /* owner; valid if used */
+	uint32_t tid; /* owner; valid if used */
 	bool used;
 	uint8_t prev, next; /* LRU list (index FTFB_PT_NSLOTS = head) */
 };

@@ -323,12 +323,14 @@ static int end_frame(struct ftfb_translator *t, struct ftfb_task *k,
 	if (err)
 		return err;
 	if (has_ret) {
-		err = ftf_write_duration_end(t->w, FTF_ARG_TYPES(1, 0, 0, 0, 0, 0),
+		err = ftf_write_duration_end(t->w,
+					     FTF_ARG_TYPES(1, 0, 0, 0, 0, 0),
 					     ref, cat, name, to_ticks(t, ns));
 		if (!err)
 			err = ftf_arg_int64(t->w, t->s_ret, (int64_t)ret);
 	} else {
-		err = ftf_write_duration_end(t->w, FTF_ARG_TYPES(0, 0, 1, 0, 0, 0),
+		err = ftf_write_duration_end(t->w,
+					     FTF_ARG_TYPES(0, 0, 1, 0, 0, 0),
 					     ref, cat, name, to_ticks(t, ns));
 		if (!err)
 			err = ftf_arg_bool(t->w, t->s_unfinished, true);
@@ -392,10 +394,9 @@ static int on_wakeup(struct ftfb_translator *t, const struct ftfb_wakeup *e)
 	/* No `weight` arg: Perfetto reads it only to skip wakeups of the
 	 * idle task, which never happen; 8 bytes saved per wakeup. */
 	if (!err)
-		err = ftf_write_thread_wakeup(t->w,
-					      FTF_ARG_TYPES(1, 0, 0, 0, 0, 0),
-					      e->hdr.cpu, e->target_tid,
-					      to_ticks(t, e->hdr.ts));
+		err = ftf_write_thread_wakeup(
+			t->w, FTF_ARG_TYPES(1, 0, 0, 0, 0, 0), e->hdr.cpu,
+			e->target_tid, to_ticks(t, e->hdr.ts));
 	if (!err)
 		err = ftf_arg_koid(t->w, t->s_waker, e->hdr.tid);
 	if (!err)
@@ -536,8 +537,8 @@ static int on_uentry(struct ftfb_translator *t, const struct ftfb_uentry *e)
 	if (err)
 		return err;
 	err = ftf_write_duration_begin(t->w,
-				       FTF_ARG_TYPES(nargs, 0, 0, 0, 0, 0),
-				       ref, cat, name, to_ticks(t, e->hdr.ts));
+				       FTF_ARG_TYPES(nargs, 0, 0, 0, 0, 0), ref,
+				       cat, name, to_ticks(t, e->hdr.ts));
 	for (unsigned i = 0; !err && i < nargs; i++)
 		err = ftf_arg_int64(t->w, t->s_arg[i], (int64_t)e->args[i]);
 	if (err)
@@ -769,10 +770,9 @@ int ftfb_translator_drops(struct ftfb_translator *t, uint64_t mono_ns,
 	ref = thread_ref(t, idle);
 	if (ref < 0)
 		return ref;
-	err = ftf_write_counter(t->w,
-				FTF_ARG_TYPES(1 + FTFB_EV_KIND_MAX, 0, 0, 0, 0, 0),
-				ref, t->s_drop_cat, t->s_drop_name,
-				to_ticks(t, mono_ns), 0);
+	err = ftf_write_counter(
+		t->w, FTF_ARG_TYPES(1 + FTFB_EV_KIND_MAX, 0, 0, 0, 0, 0), ref,
+		t->s_drop_cat, t->s_drop_name, to_ticks(t, mono_ns), 0);
 	if (!err)
 		err = ftf_arg_int64(t->w, t->s_total, (int64_t)total);
 	for (int i = 0; !err && i < FTFB_EV_KIND_MAX; i++)
@@ -808,7 +808,7 @@ static void finish_one(struct ftfb_task *k, void *arg)
 
 int ftfb_translator_finish(struct ftfb_translator *t, uint64_t mono_ns)
 {
-	struct finish_ctx c = { .t = t, .ns = mono_ns };
+	struct finish_ctx c = {.t = t, .ns = mono_ns};
 
 	if (c.ns < t->last_ts)
 		c.ns = t->last_ts;

@@ -73,15 +73,15 @@ struct ftfb_translator_opts {
 
 struct ftfb_translator_stats {
 	uint64_t by_kind[FTFB_EV_KIND_MAX]; /* events handled, by kind */
-	uint64_t events;         /* all events given */
-	uint64_t records;        /* FTF records written (events + objects) */
-	uint64_t skipped;        /* unknown kind, short size, bad cookie */
-	uint64_t dropped_total;  /* last total given to ..._drops() */
+	uint64_t events;		    /* all events given */
+	uint64_t records;	/* FTF records written (events + objects) */
+	uint64_t skipped;	/* unknown kind, short size, bad cookie */
+	uint64_t dropped_total; /* last total given to ..._drops() */
 	uint64_t slices_closed_early; /* ends written for missing returns */
-	uint64_t depth_capped;   /* calls past max_depth (not written) */
-	uint64_t unmatched_returns; /* returns with no open call */
-	uint64_t lookups_failed; /* tids first seen that lookup missed */
-	uint64_t temp_strings;   /* names written through temp slots */
+	uint64_t depth_capped;	      /* calls past max_depth (not written) */
+	uint64_t unmatched_returns;   /* returns with no open call */
+	uint64_t lookups_failed;      /* tids first seen that lookup missed */
+	uint64_t temp_strings;	      /* names written through temp slots */
 };
 
 /* Per-function call counts and inclusive time (for the summary). */
@@ -96,16 +96,16 @@ struct ftfb_translator {
 	struct ftfb_proctable pt;
 	struct ftfb_translator_stats st;
 	struct ftfb_func_stats *fstats; /* nfuncs */
-	int *func_name_id;      /* nfuncs; 0 unknown, -1 use temp slots */
+	int *func_name_id; /* nfuncs; 0 unknown, -1 use temp slots */
 	int *func_cat_id;
 	int temp_next;
-	bool ids_exhausted;     /* the writer ran out of string ids */
+	bool ids_exhausted; /* the writer ran out of string ids */
 	/* argument and event names, interned at init */
 	int s_incoming_weight, s_outgoing_weight, s_waker;
 	int s_unfinished, s_ret, s_arg[FTFB_MAX_ARGS];
 	int s_drop_name, s_drop_cat, s_total, s_kind[FTFB_EV_KIND_MAX];
 	bool drops_written;
-	uint64_t last_ts;       /* newest event timestamp seen (mono ns) */
+	uint64_t last_ts; /* newest event timestamp seen (mono ns) */
 };
 
 /* Writes the tick initialization. 0 or a negative errno. */

@@ -97,7 +97,7 @@ static void scan_self_finds_named_threads(void **state)
 	struct named_thread a, b;
 	struct collect c;
 	const struct ftfb_task_info *ti;
-	char self_comm[16] = { 0 };
+	char self_comm[16] = {0};
 
 	(void)state;
 	prctl(PR_GET_NAME, self_comm, 0, 0, 0);

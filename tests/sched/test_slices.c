@@ -9,9 +9,9 @@
 #include "tr_harness.h"
 
 static const struct ftfb_func funcs[] = {
-	{ "work_a", "app" },
-	{ "work_b", "app" },
-	{ "malloc", "libc" },
+	{"work_a", "app"},
+	{"work_b", "app"},
+	{"malloc", "libc"},
 };
 
 /* Per tid: begins minus ends never below 0 and 0 at the end. */
@@ -28,8 +28,7 @@ static void check_balanced(const struct tr *h)
 			continue;
 		if (r->sub == FTF_EVENT_DURATION_BEGIN)
 			depth[r->tid]++;
-		if (r->sub == FTF_EVENT_DURATION_END &&
-		    --depth[r->tid] < 0)
+		if (r->sub == FTF_EVENT_DURATION_END && --depth[r->tid] < 0)
 			fail_msg("tid %llu: end without begin (record %zu)",
 				 (unsigned long long)r->tid, i);
 	}
@@ -41,8 +40,8 @@ static void check_balanced(const struct tr *h)
 
 static void entry_and_return_become_a_slice(void **state)
 {
-	struct ftfb_translator_opts o = { .funcs = funcs, .nfuncs = 3 };
-	const uint64_t args[6] = { 1, (uint64_t)-2, 3, 4, 5, 6 };
+	struct ftfb_translator_opts o = {.funcs = funcs, .nfuncs = 3};
+	const uint64_t args[6] = {1, (uint64_t)-2, 3, 4, 5, 6};
 	const struct trec *b, *e;
 	struct tr h;
 
@@ -56,8 +55,10 @@ static void entry_and_return_become_a_slice(void **state)
 	ev_ret(&h, 2100, 100, 100, 0, (uint64_t)-1);
 	tr_finish(&h, 3000);
 
-	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_BEGIN), 2);
-	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END), 2);
+	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_BEGIN),
+			 2);
+	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END),
+			 2);
 	b = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_BEGIN, 0);
 	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 0);
 	assert_string_equal(b->name, "malloc");
@@ -96,7 +97,7 @@ static void entry_and_return_become_a_slice(void **state)
 
 static void exit_and_finish_close_open_slices(void **state)
 {
-	struct ftfb_translator_opts o = { .funcs = funcs, .nfuncs = 3 };
+	struct ftfb_translator_opts o = {.funcs = funcs, .nfuncs = 3};
 	const struct trec *e;
 	struct tr h;
 
@@ -111,7 +112,8 @@ static void exit_and_finish_close_open_slices(void **state)
 	ev_exit(&h, 50, 101, 100);
 	tr_finish(&h, 90);
 
-	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END), 3);
+	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END),
+			 3);
 	/* 101 at its exit, innermost first */
 	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 0);
 	assert_int_equal(e->tid, 101);
@@ -136,7 +138,7 @@ static void exit_and_finish_close_open_slices(void **state)
  * return closes them first. */
 static void skipped_returns_are_closed(void **state)
 {
-	struct ftfb_translator_opts o = { .funcs = funcs, .nfuncs = 3 };
+	struct ftfb_translator_opts o = {.funcs = funcs, .nfuncs = 3};
 	const struct trec *e;
 	struct tr h;
 
@@ -146,11 +148,12 @@ static void skipped_returns_are_closed(void **state)
 	ev_entry(&h, 10, 100, 100, 0, 0, NULL); /* work_a */
 	ev_entry(&h, 11, 100, 100, 1, 0, NULL); /* work_b */
 	ev_entry(&h, 12, 100, 100, 2, 0, NULL); /* malloc */
-	ev_ret(&h, 20, 100, 100, 0, 7);         /* work_a returns */
-	ev_ret(&h, 21, 100, 100, 1, 8);         /* nothing open: dropped */
+	ev_ret(&h, 20, 100, 100, 0, 7);		/* work_a returns */
+	ev_ret(&h, 21, 100, 100, 1, 8);		/* nothing open: dropped */
 	tr_finish(&h, 90);
 
-	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END), 3);
+	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END),
+			 3);
 	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 0);
 	assert_string_equal(e->name, "malloc");
 	assert_int_equal(e->ts, 20);
@@ -169,8 +172,8 @@ static void skipped_returns_are_closed(void **state)
 
 static void depth_cap_keeps_slices_balanced(void **state)
 {
-	struct ftfb_translator_opts o = { .funcs = funcs, .nfuncs = 3,
-					  .max_depth = 4 };
+	struct ftfb_translator_opts o = {
+		.funcs = funcs, .nfuncs = 3, .max_depth = 4};
 	const struct trec *e;
 	struct tr h;
 
@@ -187,8 +190,10 @@ static void depth_cap_keeps_slices_balanced(void **state)
 	ev_ret(&h, 51, 100, 100, 1, 99);
 	tr_finish(&h, 90);
 
-	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_BEGIN), 5);
-	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END), 5);
+	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_BEGIN),
+			 5);
+	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END),
+			 5);
 	assert_int_equal(h.t.st.depth_capped, 3);
 	/* the 3 innermost returns (ret 0,1,2) belong to the capped calls;
 	 * the first written end is the 4th-deepest call's, ret 3 */
@@ -211,7 +216,7 @@ static void depth_cap_keeps_slices_balanced(void **state)
 static void thread_slots_reused_beyond_255(void **state)
 {
 	enum { N = 600 };
-	struct ftfb_translator_opts o = { .funcs = funcs, .nfuncs = 3 };
+	struct ftfb_translator_opts o = {.funcs = funcs, .nfuncs = 3};
 	static uint8_t begun[N], ended[N];
 	size_t nthread_recs = 0;
 	struct tr h;
@@ -269,8 +274,8 @@ static void more_function_names_than_string_ids(void **state)
 {
 	enum { N = 40000 };
 	struct ftfb_func *many = calloc(N, sizeof(*many));
-	char (*names)[16] = calloc(N, 16);
-	struct ftfb_translator_opts o = { 0 };
+	char(*names)[16] = calloc(N, 16);
+	struct ftfb_translator_opts o = {0};
 	size_t checked = 0;
 	struct tr h;
 
@@ -319,7 +324,7 @@ static void more_function_names_than_string_ids(void **state)
 
 static void top_functions_by_count_and_time(void **state)
 {
-	struct ftfb_translator_opts o = { .funcs = funcs, .nfuncs = 3 };
+	struct ftfb_translator_opts o = {.funcs = funcs, .nfuncs = 3};
 	size_t top[10];
 	struct tr h;
 
@@ -348,7 +353,7 @@ static void top_functions_by_count_and_time(void **state)
 static void thread_churn_with_tid_reuse(void **state)
 {
 	enum { N = 6000, TIDS = 5000 };
-	struct ftfb_translator_opts o = { .funcs = funcs, .nfuncs = 3 };
+	struct ftfb_translator_opts o = {.funcs = funcs, .nfuncs = 3};
 	size_t begins = 0;
 	struct tr h;
 
@@ -360,7 +365,7 @@ static void thread_churn_with_tid_reuse(void **state)
 		uint64_t ts = 10 * (uint64_t)i;
 
 		ev_fork(&h, ts, 100, 100, tid, 100, "w");
-		ev_entry(&h, ts + 1, tid, 100, 0, 1, (const uint64_t[]){ i });
+		ev_entry(&h, ts + 1, tid, 100, 0, 1, (const uint64_t[]){i});
 		if (i % 2)
 			ev_ret(&h, ts + 2, tid, 100, 0, i);
 		ev_exit(&h, ts + 3, tid, 100);

@@ -18,22 +18,23 @@ static void state_maps_to_ftf_state(void **state)
 		uint32_t linux_state;
 		unsigned ftf; /* FTF thread state: 1 running .. 5 dead */
 	} cases[] = {
-		{ FTFB_TASK_RUNNING, 1 },
-		{ FTFB_PREEMPTED, 1 },
-		{ FTFB_PREEMPTED | FTFB_TASK_INTERRUPTIBLE, 1 },
-		{ FTFB_TASK_INTERRUPTIBLE, 3 },                   /* S */
-		{ FTFB_TASK_UNINTERRUPTIBLE, 3 },                 /* D */
-		{ FTFB_TASK_UNINTERRUPTIBLE | FTFB_TASK_NOLOAD, 3 }, /* I */
-		{ FTFB_TASK_UNINTERRUPTIBLE | FTFB_TASK_WAKEKILL, 3 }, /* killable */
-		{ FTFB_TASK_PARKED, 3 },
-		{ FTFB_TASK_STOPPED, 2 },                         /* T */
-		{ FTFB_TASK_TRACED, 2 },                          /* t */
-		{ FTFB_TASK_DEAD | FTFB_EXIT_ZOMBIE, 4 },         /* Z */
-		{ FTFB_TASK_DEAD | FTFB_EXIT_DEAD, 5 },           /* X */
-		{ FTFB_TASK_DEAD, 5 },
+		{FTFB_TASK_RUNNING, 1},
+		{FTFB_PREEMPTED, 1},
+		{FTFB_PREEMPTED | FTFB_TASK_INTERRUPTIBLE, 1},
+		{FTFB_TASK_INTERRUPTIBLE, 3},			   /* S */
+		{FTFB_TASK_UNINTERRUPTIBLE, 3},			   /* D */
+		{FTFB_TASK_UNINTERRUPTIBLE | FTFB_TASK_NOLOAD, 3}, /* I */
+		{FTFB_TASK_UNINTERRUPTIBLE | FTFB_TASK_WAKEKILL,
+		 3}, /* killable */
+		{FTFB_TASK_PARKED, 3},
+		{FTFB_TASK_STOPPED, 2},			/* T */
+		{FTFB_TASK_TRACED, 2},			/* t */
+		{FTFB_TASK_DEAD | FTFB_EXIT_ZOMBIE, 4}, /* Z */
+		{FTFB_TASK_DEAD | FTFB_EXIT_DEAD, 5},	/* X */
+		{FTFB_TASK_DEAD, 5},
 	};
 	size_t n = sizeof(cases) / sizeof(cases[0]);
-	struct ftfb_translator_opts o = { 0 };
+	struct ftfb_translator_opts o = {0};
 	struct tr h;
 
 	(void)state;
@@ -44,7 +45,8 @@ static void state_maps_to_ftf_state(void **state)
 		ev_switch(&h, 1000 + i, (uint16_t)(i % 2), 100, 100,
 			  cases[i].linux_state, 120, 101, 100, 120);
 	tr_finish(&h, 5000);
-	assert_int_equal(tr_count(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH), n);
+	assert_int_equal(tr_count(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH),
+			 n);
 	for (size_t i = 0; i < n; i++) {
 		const struct trec *r =
 			tr_nth(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH, i);
@@ -64,7 +66,7 @@ static void state_maps_to_ftf_state(void **state)
 
 static void switch_weights_and_idle(void **state)
 {
-	struct ftfb_translator_opts o = { 0 };
+	struct ftfb_translator_opts o = {0};
 	const struct trec *r;
 	const struct targ *in, *out;
 	struct tr h;
@@ -114,7 +116,7 @@ static void switch_weights_and_idle(void **state)
 
 static void wakeup_has_waker(void **state)
 {
-	struct ftfb_translator_opts o = { 0 };
+	struct ftfb_translator_opts o = {0};
 	const struct trec *r;
 	struct tr h;
 
@@ -179,21 +181,21 @@ static void check_kobjs(const struct tr *h, const struct kobj_exp *exp,
 static void names_from_start_fork_exec_rename(void **state)
 {
 	static const struct kobj_exp exp[] = {
-		{ 1, 100, "bash", 0 },                 /* add_task leader */
-		{ 2, 100, "bash", 100 },
-		{ 2, 101, "bash-helper", 100 },         /* add_task thread */
-		{ 1, 300, "verylongprogramname", 0 },   /* truncated comm */
-		{ 2, 300, "verylongprogram", 300 },
-		{ 1, 200, "bash", 0 },                 /* fork: new process */
-		{ 2, 200, "bash", 200 },
-		{ 1, 200, "ls", 0 },                   /* exec */
-		{ 2, 200, "ls", 200 },
-		{ 2, 201, "ls", 200 },                 /* fork: new thread */
-		{ 2, 201, "worker", 200 },             /* rename */
-		{ 1, 200, "main", 0 },                 /* leader rename */
-		{ 2, 200, "main", 200 },
+		{1, 100, "bash", 0}, /* add_task leader */
+		{2, 100, "bash", 100},
+		{2, 101, "bash-helper", 100},	    /* add_task thread */
+		{1, 300, "verylongprogramname", 0}, /* truncated comm */
+		{2, 300, "verylongprogram", 300},
+		{1, 200, "bash", 0}, /* fork: new process */
+		{2, 200, "bash", 200},
+		{1, 200, "ls", 0}, /* exec */
+		{2, 200, "ls", 200},
+		{2, 201, "ls", 200},	 /* fork: new thread */
+		{2, 201, "worker", 200}, /* rename */
+		{1, 200, "main", 0},	 /* leader rename */
+		{2, 200, "main", 200},
 	};
-	struct ftfb_translator_opts o = { 0 };
+	struct ftfb_translator_opts o = {0};
 	struct tr h;
 
 	(void)state;
@@ -214,14 +216,12 @@ static void names_from_start_fork_exec_rename(void **state)
 static void non_leader_exec_takes_leader_tid(void **state)
 {
 	static const struct kobj_exp exp[] = {
-		{ 1, 400, "app", 0 },
-		{ 2, 400, "app", 400 },
-		{ 2, 401, "app-worker", 400 },
-		{ 1, 400, "newprog", 0 },
-		{ 2, 400, "newprog", 400 },
+		{1, 400, "app", 0},	     {2, 400, "app", 400},
+		{2, 401, "app-worker", 400}, {1, 400, "newprog", 0},
+		{2, 400, "newprog", 400},
 	};
-	static const struct ftfb_func funcs[] = { { "f", "app" } };
-	struct ftfb_translator_opts o = { .funcs = funcs, .nfuncs = 1 };
+	static const struct ftfb_func funcs[] = {{"f", "app"}};
+	struct ftfb_translator_opts o = {.funcs = funcs, .nfuncs = 1};
 	struct tr h;
 
 	(void)state;
@@ -238,8 +238,8 @@ static void non_leader_exec_takes_leader_tid(void **state)
 	assert_int_equal(h.t.st.lookups_failed, 0);
 	/* the call open at exec ended at the exec, marked unfinished */
 	{
-		const struct trec *e = tr_nth(&h, FTF_REC_EVENT,
-					      FTF_EVENT_DURATION_END, 0);
+		const struct trec *e =
+			tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 0);
 
 		assert_non_null(e);
 		assert_int_equal(e->tid, 401);
@@ -252,16 +252,16 @@ static void non_leader_exec_takes_leader_tid(void **state)
 static void first_seen_tids_are_looked_up(void **state)
 {
 	static const struct tr_lookup_ent procs[] = {
-		{ 500, 499, "thr", "prog" },
-		{ 499, 499, "prog", "prog" },
+		{500, 499, "thr", "prog"},
+		{499, 499, "prog", "prog"},
 	};
 	static const struct kobj_exp exp[] = {
-		{ 1, 499, "prog", 0 },  /* the leader first */
-		{ 2, 499, "prog", 499 },
-		{ 2, 500, "thr", 499 },
-		{ 2, 600, "", 650 },    /* unknown to /proc: event's tgid */
+		{1, 499, "prog", 0}, /* the leader first */
+		{2, 499, "prog", 499},
+		{2, 500, "thr", 499},
+		{2, 600, "", 650}, /* unknown to /proc: event's tgid */
 	};
-	struct ftfb_translator_opts o = { 0 };
+	struct ftfb_translator_opts o = {0};
 	struct tr h;
 
 	(void)state;
@@ -284,7 +284,7 @@ static void first_seen_tids_are_looked_up(void **state)
 static void more_names_than_string_ids(void **state)
 {
 	enum { N = 40000 };
-	struct ftfb_translator_opts o = { .expected_tasks = N };
+	struct ftfb_translator_opts o = {.expected_tasks = N};
 	char name[16];
 	size_t seen = 0;
 	struct tr h;
@@ -316,8 +316,8 @@ static void more_names_than_string_ids(void **state)
 
 static void drops_become_a_counter(void **state)
 {
-	struct ftfb_translator_opts o = { 0 };
-	uint64_t d[FTFB_EV_KIND_MAX] = { 0 };
+	struct ftfb_translator_opts o = {0};
+	uint64_t d[FTFB_EV_KIND_MAX] = {0};
 	const struct trec *r;
 	struct tr h;
 
@@ -349,8 +349,8 @@ static void drops_become_a_counter(void **state)
 	assert_int_equal(tr_arg(r, "total")->i64, 11);
 	assert_int_equal(tr_arg(r, "switch")->i64, 9);
 	/* "records dropped" provider events: only when the total grew */
-	assert_int_equal(tr_count(&h, FTF_REC_METADATA, FTF_META_PROVIDER_EVENT),
-			 2);
+	assert_int_equal(
+		tr_count(&h, FTF_REC_METADATA, FTF_META_PROVIDER_EVENT), 2);
 	assert_int_equal(h.t.st.dropped_total, 11);
 	tr_free(&h);
 }
@@ -359,7 +359,7 @@ static void drops_become_a_counter(void **state)
 
 static void unknown_and_short_events_are_skipped(void **state)
 {
-	struct ftfb_translator_opts o = { 0 };
+	struct ftfb_translator_opts o = {0};
 	struct ftfb_switch sw;
 	struct ftfb_hdr hd;
 	size_t before;
@@ -384,7 +384,7 @@ static void unknown_and_short_events_are_skipped(void **state)
 
 static void mono_ns_map_to_ticks(void **state)
 {
-	struct ftfb_translator_opts o = { 0 };
+	struct ftfb_translator_opts o = {0};
 	const struct trec *r;
 	struct tr h;
 
@@ -413,7 +413,7 @@ static void mono_ns_map_to_ticks(void **state)
 
 static void tick_init_reemitted_each_second(void **state)
 {
-	struct ftfb_translator_opts o = { 0 };
+	struct ftfb_translator_opts o = {0};
 	struct tr h;
 
 	(void)state;

@@ -35,8 +35,8 @@ struct targ {
 };
 
 struct trec {
-	unsigned type;     /* record type */
-	unsigned sub;      /* event type / sched subtype / obj type / meta */
+	unsigned type; /* record type */
+	unsigned sub;  /* event type / sched subtype / obj type / meta */
 	uint64_t ts;
 	uint64_t pid, tid; /* event thread */
 	char name[80];
@@ -94,10 +94,10 @@ static inline int tr_lookup(void *ctx, uint32_t tid, struct ftfb_task_info *out)
  * mono `ref_mono`. Default harness: 1e9/s, 0 at 0, so ticks == ns.
  */
 static inline void tr_setup_ex(struct tr *h, struct ftfb_translator_opts *o,
-			uint64_t tps, uint64_t ref_ticks, uint64_t ref_mono,
-			bool refresh, int num_temp)
+			       uint64_t tps, uint64_t ref_ticks,
+			       uint64_t ref_mono, bool refresh, int num_temp)
 {
-	struct ftf_writer_options wo = { 0 };
+	struct ftf_writer_options wo = {0};
 
 	memset(h, 0, sizeof(*h));
 	h->clock.source = FTF_CLOCK_MONO;
@@ -232,8 +232,8 @@ static inline void tr_free(struct tr *h)
 }
 
 /* The i-th record (0-based) of a type/subtype; NULL if fewer. */
-static inline const struct trec *tr_nth(const struct tr *h, unsigned type, int sub,
-				 size_t n)
+static inline const struct trec *tr_nth(const struct tr *h, unsigned type,
+					int sub, size_t n)
 {
 	for (size_t i = 0; i < h->nrecs; i++)
 		if (h->recs[i].type == type &&
@@ -264,7 +264,7 @@ static inline const struct targ *tr_arg(const struct trec *r, const char *name)
 /* ---- raw event builders (fed straight to the translator) ---- */
 
 static inline void tr_hdr(struct ftfb_hdr *hd, uint16_t kind, uint64_t ts,
-		   uint16_t cpu, uint32_t tid, uint32_t tgid)
+			  uint16_t cpu, uint32_t tid, uint32_t tgid)
 {
 	memset(hd, 0, sizeof(*hd));
 	hd->kind = kind;
@@ -274,9 +274,10 @@ static inline void tr_hdr(struct ftfb_hdr *hd, uint16_t kind, uint64_t ts,
 	hd->tgid = tgid;
 }
 
-static inline void ev_switch(struct tr *h, uint64_t ts, uint16_t cpu, uint32_t prev,
-		      uint32_t prev_tgid, uint32_t state, int prev_prio,
-		      uint32_t next, uint32_t next_tgid, int next_prio)
+static inline void ev_switch(struct tr *h, uint64_t ts, uint16_t cpu,
+			     uint32_t prev, uint32_t prev_tgid, uint32_t state,
+			     int prev_prio, uint32_t next, uint32_t next_tgid,
+			     int next_prio)
 {
 	struct ftfb_switch e;
 
@@ -290,9 +291,9 @@ static inline void ev_switch(struct tr *h, uint64_t ts, uint16_t cpu, uint32_t p
 	assert_int_equal(ftfb_translator_event(&h->t, &e, sizeof(e)), 0);
 }
 
-static inline void ev_wakeup(struct tr *h, uint16_t kind, uint64_t ts, uint16_t cpu,
-		      uint32_t waker, uint32_t waker_tgid, uint32_t target,
-		      uint32_t target_tgid, int prio)
+static inline void ev_wakeup(struct tr *h, uint16_t kind, uint64_t ts,
+			     uint16_t cpu, uint32_t waker, uint32_t waker_tgid,
+			     uint32_t target, uint32_t target_tgid, int prio)
 {
 	struct ftfb_wakeup e;
 
@@ -305,8 +306,8 @@ static inline void ev_wakeup(struct tr *h, uint16_t kind, uint64_t ts, uint16_t 
 }
 
 static inline void ev_fork(struct tr *h, uint64_t ts, uint32_t parent,
-		    uint32_t parent_tgid, uint32_t child, uint32_t child_tgid,
-		    const char *comm)
+			   uint32_t parent_tgid, uint32_t child,
+			   uint32_t child_tgid, const char *comm)
 {
 	struct ftfb_fork e;
 
@@ -318,8 +319,9 @@ static inline void ev_fork(struct tr *h, uint64_t ts, uint32_t parent,
 	assert_int_equal(ftfb_translator_event(&h->t, &e, sizeof(e)), 0);
 }
 
-static inline void ev_comm(struct tr *h, uint16_t kind, uint64_t ts, uint32_t tid,
-		    uint32_t tgid, uint32_t old_tid, const char *comm)
+static inline void ev_comm(struct tr *h, uint16_t kind, uint64_t ts,
+			   uint32_t tid, uint32_t tgid, uint32_t old_tid,
+			   const char *comm)
 {
 	struct ftfb_comm_ev e;
 
@@ -330,7 +332,8 @@ static inline void ev_comm(struct tr *h, uint16_t kind, uint64_t ts, uint32_t ti
 	assert_int_equal(ftfb_translator_event(&h->t, &e, sizeof(e)), 0);
 }
 
-static inline void ev_exit(struct tr *h, uint64_t ts, uint32_t tid, uint32_t tgid)
+static inline void ev_exit(struct tr *h, uint64_t ts, uint32_t tid,
+			   uint32_t tgid)
 {
 	struct ftfb_exit e;
 
@@ -339,8 +342,9 @@ static inline void ev_exit(struct tr *h, uint64_t ts, uint32_t tid, uint32_t tgi
 	assert_int_equal(ftfb_translator_event(&h->t, &e, sizeof(e)), 0);
 }
 
-static inline void ev_entry(struct tr *h, uint64_t ts, uint32_t tid, uint32_t tgid,
-		     uint32_t cookie, uint32_t nargs, const uint64_t *args)
+static inline void ev_entry(struct tr *h, uint64_t ts, uint32_t tid,
+			    uint32_t tgid, uint32_t cookie, uint32_t nargs,
+			    const uint64_t *args)
 {
 	struct ftfb_uentry e;
 
@@ -353,8 +357,8 @@ static inline void ev_entry(struct tr *h, uint64_t ts, uint32_t tid, uint32_t tg
 	assert_int_equal(ftfb_translator_event(&h->t, &e, sizeof(e)), 0);
 }
 
-static inline void ev_ret(struct tr *h, uint64_t ts, uint32_t tid, uint32_t tgid,
-		   uint32_t cookie, uint64_t ret)
+static inline void ev_ret(struct tr *h, uint64_t ts, uint32_t tid,
+			  uint32_t tgid, uint32_t cookie, uint64_t ret)
 {
 	struct ftfb_uret e;
 
@@ -365,8 +369,8 @@ static inline void ev_ret(struct tr *h, uint64_t ts, uint32_t tid, uint32_t tgid
 	assert_int_equal(ftfb_translator_event(&h->t, &e, sizeof(e)), 0);
 }
 
-static inline void tr_add(struct tr *h, uint32_t tid, uint32_t tgid, const char *comm,
-		   const char *pname)
+static inline void tr_add(struct tr *h, uint32_t tid, uint32_t tgid,
+			  const char *comm, const char *pname)
 {
 	struct ftfb_task_info ti;
 
