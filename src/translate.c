@@ -472,6 +472,12 @@ static int on_exec(struct ftfb_translator *t, const struct ftfb_comm_ev *e)
 		    !strncmp(li.comm, ti.comm, FTFB_COMM_LEN))
 			set_pname(ti.process_name, li.process_name);
 	}
+	/* The rename that exec does came first: if it already said all this,
+	 * keep the entry (its thread slot too) and write nothing. */
+	k = ftfb_pt_find(&t->pt, ti.tid);
+	if (k && k->named && !k->exited && k->tgid == ti.tgid &&
+	    !strcmp(k->comm, ti.comm) && !strcmp(k->pname, ti.process_name))
+		return 0;
 	return new_task(t, &ti, NULL);
 }
 
@@ -483,6 +489,9 @@ static int on_rename(struct ftfb_translator *t, const struct ftfb_comm_ev *e)
 	err = ensure_task(t, e->hdr.tid, e->hdr.tgid, &k);
 	if (err)
 		return err;
+	/* exec renames too (same name as its exec event): write once */
+	if (k->named && !strncmp(k->comm, e->comm, FTFB_COMM_LEN - 1))
+		return 0;
 	set_comm(k->comm, e->comm);
 	if (k->tid == k->tgid) {
 		k->pname[0] = '\0';

@@ -249,6 +249,34 @@ static void non_leader_exec_takes_leader_tid(void **state)
 	tr_free(&h);
 }
 
+/* exec renames the task (task_rename) just before its exec event, and
+ * programs rename threads to the name they have: one write per change. */
+static void unchanged_names_are_not_rewritten(void **state)
+{
+	static const struct kobj_exp exp[] = {
+		{1, 700, "sh", 0},
+		{2, 700, "sh", 700},
+		{1, 700, "cat", 0}, /* the rename of exec */
+		{2, 700, "cat", 700},
+		{2, 701, "cat", 700}, /* fork of a thread */
+		{2, 701, "io", 700},
+	};
+	struct ftfb_translator_opts o = {0};
+	struct tr h;
+
+	(void)state;
+	tr_setup(&h, &o);
+	tr_add(&h, 700, 700, "sh", "sh");
+	ev_comm(&h, FTFB_EV_RENAME, 10, 700, 700, 700, "cat");
+	ev_comm(&h, FTFB_EV_EXEC, 11, 700, 700, 700, "cat");
+	ev_fork(&h, 12, 700, 700, 701, 700, "cat");
+	ev_comm(&h, FTFB_EV_RENAME, 13, 701, 700, 701, "io");
+	ev_comm(&h, FTFB_EV_RENAME, 14, 701, 700, 701, "io");
+	tr_finish(&h, 100);
+	check_kobjs(&h, exp, sizeof(exp) / sizeof(exp[0]));
+	tr_free(&h);
+}
+
 static void first_seen_tids_are_looked_up(void **state)
 {
 	static const struct tr_lookup_ent procs[] = {
@@ -443,6 +471,7 @@ int main(void)
 		cmocka_unit_test(wakeup_has_waker),
 		cmocka_unit_test(names_from_start_fork_exec_rename),
 		cmocka_unit_test(non_leader_exec_takes_leader_tid),
+		cmocka_unit_test(unchanged_names_are_not_rewritten),
 		cmocka_unit_test(first_seen_tids_are_looked_up),
 		cmocka_unit_test(more_names_than_string_ids),
 		cmocka_unit_test(drops_become_a_counter),
