@@ -171,7 +171,7 @@ static int find_in_maps(int pid, const char *name, char *out, size_t outlen)
 static int find_on_path(const char *name, char *out, size_t outlen)
 {
 	const char *path = getenv("PATH");
-	char *copy, *save = NULL;
+	char *copy, *save = NULL, first_other[PATH_MAX] = "";
 	int err = -ENOENT;
 
 	if (!path || !*path)
@@ -185,12 +185,21 @@ static int find_on_path(const char *name, char *out, size_t outlen)
 
 		if (n < 0 || (size_t)n >= outlen)
 			continue;
-		if (is_regular(out) && access(out, X_OK) == 0) {
+		if (!is_regular(out) || access(out, X_OK) != 0)
+			continue;
+		if (elf_for_us(out)) {
 			err = 0;
 			break;
 		}
+		/* a script (e.g. a pyenv shim): keep looking for an ELF
+		 * file, but report this one if there is none */
+		if (!first_other[0])
+			snprintf(first_other, sizeof(first_other), "%s", out);
 	}
 	free(copy);
+	if (err && first_other[0] &&
+	    snprintf(out, outlen, "%s", first_other) < (int)outlen)
+		err = 0;
 	return err;
 }
 
@@ -448,26 +457,31 @@ static char *strip_params(const char *dem)
 	return NULL;
 }
 
-/* Does @pat match @name, its demangled form, or that without params?
- * Sets *dem_out to the demangling (caller frees) when non-NULL. */
-static bool name_match(const char *pat, const char *name, char **dem_out)
+/* Does @pat match @name, its demangled form (@known_dem, or computed when
+ * NULL), or that without params? On a match, *dem_out gets a malloc'd copy
+ * of the demangled name (NULL if not mangled). */
+static bool name_match(const char *pat, const char *name,
+		       const char *known_dem, char **dem_out)
 {
-	char *dem = ftfb_demangle(name), *stripped = NULL;
+	char *own = known_dem ? NULL : ftfb_demangle(name);
+	const char *dem = known_dem ? known_dem : own;
 	bool m = fnmatch(pat, name, 0) == 0;
 
 	if (!m && dem) {
 		m = fnmatch(pat, dem, 0) == 0;
 		if (!m) {
-			stripped = strip_params(dem);
+			char *stripped = strip_params(dem);
+
 			m = stripped && fnmatch(pat, stripped, 0) == 0;
+			free(stripped);
 		}
 	}
-	free(stripped);
-	if (m && dem_out)
-		*dem_out = dem;
-	else
-		free(dem);
-	return m;
+	if (m) {
+		*dem_out = own ? own : dem ? strdup(dem) : NULL;
+		return true;
+	}
+	free(own);
+	return false;
 }
 
 int ftfb_glob_distance(const char *pattern, const char *name)
@@ -571,7 +585,8 @@ static void no_match_error(const char *pat, const char *bin,
 		const struct ftfb_sym *s = &all->v[i];
 		char *stripped = s->demangled ? strip_params(s->demangled)
 					      : NULL;
-		const char *forms[3] = { s->name, s->demangled, stripped };
+		/* on ties the first form is shown: prefer the short one */
+		const char *forms[3] = { s->name, stripped, s->demangled };
 		const char *which = NULL;
 		int d = INT_MAX;
 
@@ -748,10 +763,10 @@ int ftfb_probespec_resolve(const char *spec, int pid, const char *main_binary,
 		char *dem = NULL;
 		const char *hit = NULL;
 
-		if (name_match(func, s->name, &dem))
+		if (name_match(func, s->name, s->demangled, &dem))
 			hit = s->name;
 		for (size_t a = 0; !hit && a < s->naliases; a++)
-			if (name_match(func, s->aliases[a], &dem))
+			if (name_match(func, s->aliases[a], NULL, &dem))
 				hit = s->aliases[a];
 		if (!hit)
 			continue;

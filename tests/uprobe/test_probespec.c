@@ -790,6 +790,124 @@ static void test_workload(void **state)
 	}
 }
 
+static void copy_file(const char *from, const char *to)
+{
+	char cmd[2 * PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", from, to);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* BINARY names on PATH: scripts (pyenv-like shims) are skipped for a
+ * later ELF file of that name; a script alone is "not an ELF file". */
+static void test_path_lookup(void **state)
+{
+	char d1[] = "/tmp/ftfb-path1-XXXXXX", d2[] = "/tmp/ftfb-path2-XXXXXX";
+	char p1[256], p2[256], newpath[600], want[PATH_MAX];
+	char *old = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+	struct ftfb_symlist l;
+	char err[512];
+	struct target t;
+	uint64_t off;
+	FILE *f;
+
+	(void)state;
+	start_target(env("TGT_PIE"), &t);
+	off = target_offset(&t, "tgt_compute");
+	stop_target(&t);
+	assert_non_null(mkdtemp(d1));
+	assert_non_null(mkdtemp(d2));
+	snprintf(p1, sizeof(p1), "%s/ftfbprog", d1);
+	snprintf(p2, sizeof(p2), "%s/ftfbprog", d2);
+	f = fopen(p1, "w");
+	assert_non_null(f);
+	fputs("#!/bin/sh\nexec true\n", f);
+	fclose(f);
+	assert_int_equal(chmod(p1, 0755), 0);
+	copy_file(env("TGT_PIE"), p2);
+
+	snprintf(newpath, sizeof(newpath), "%s:%s", d1, d2);
+	setenv("PATH", newpath, 1);
+	assert_int_equal(ftfb_probespec_resolve("ftfbprog:tgt_compute", 0, NULL,
+						&l, err, sizeof(err)),
+			 0);
+	assert_int_equal(l.n, 1);
+	assert_string_equal(l.v[0].binary, p2);
+	assert_int_equal(l.v[0].offset, off);
+	ftfb_symlist_free(&l);
+	setenv("PATH", d1, 1);
+	snprintf(want, sizeof(want), "%s: not an ELF file", p1);
+	expect_error("ftfbprog:tgt_compute", 0, NULL, -ENOEXEC, want);
+	if (old)
+		setenv("PATH", old, 1);
+	free(old);
+	unlink(p1);
+	unlink(p2);
+	rmdir(d1);
+	rmdir(d2);
+}
+
+/* A target with its own root (as in a container): its paths are opened
+ * through /proc/PID/root. Needs CAP_SYS_CHROOT; skipped without. */
+static void test_container_root(void **state)
+{
+	char root[] = "/tmp/ftfb-root-XXXXXX", dir[PATH_MAX], bin[PATH_MAX];
+	char want[PATH_MAX], err[512];
+	int ready[2], hold[2];
+	struct ftfb_symlist l;
+	struct target t;
+	uint64_t off;
+	pid_t pid;
+	char c;
+
+	(void)state;
+	start_target(env("TGT_PIE"), &t);
+	off = target_offset(&t, "tgt_compute");
+	stop_target(&t);
+	assert_non_null(mkdtemp(root));
+	snprintf(dir, sizeof(dir), "%s/opt", root);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(bin, sizeof(bin), "%s/opt/ftfb-only-in-root", root);
+	copy_file(env("TGT_PIE"), bin);
+	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(pipe(hold), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(hold[1]);
+		c = chroot(root) == 0 ? 'y' : 'n';
+		(void)!write(ready[1], &c, 1);
+		(void)!read(hold[0], &c, 1);
+		_exit(0);
+	}
+	close(hold[0]);
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	if (c == 'y') {
+		assert_int_equal(ftfb_probespec_resolve(
+					 "/opt/ftfb-only-in-root:tgt_compute",
+					 pid, NULL, &l, err, sizeof(err)),
+				 0);
+		assert_int_equal(l.n, 1);
+		assert_int_equal(l.v[0].offset, off);
+		snprintf(want, sizeof(want),
+			 "/proc/%d/root/opt/ftfb-only-in-root", (int)pid);
+		assert_string_equal(l.v[0].binary, want);
+		ftfb_symlist_free(&l);
+		/* without the pid the path does not exist here */
+		expect_error("/opt/ftfb-only-in-root:tgt_compute", 0, NULL,
+			     -ENOENT, "No such file");
+	}
+	close(hold[1]);
+	waitpid(pid, NULL, 0);
+	close(ready[0]);
+	close(ready[1]);
+	unlink(bin);
+	rmdir(dir);
+	rmdir(root);
+	if (c != 'y')
+		skip();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -814,6 +932,8 @@ int main(void)
 		cmocka_unit_test(test_elf_functions),
 		cmocka_unit_test(test_glob_distance),
 		cmocka_unit_test(test_workload),
+		cmocka_unit_test(test_path_lookup),
+		cmocka_unit_test(test_container_root),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
