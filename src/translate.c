@@ -189,13 +189,22 @@ static void set_pname(char *dst, const char *src)
 	dst[n] = '\0';
 }
 
+static int close_all(struct ftfb_translator *t, struct ftfb_task *k,
+		     uint64_t ns);
+
 /* Creates the entry for a task and writes its kernel objects. */
 static int new_task(struct ftfb_translator *t, const struct ftfb_task_info *ti,
 		    struct ftfb_task **out)
 {
-	struct ftfb_task *k;
+	struct ftfb_task *k = ftfb_pt_find(&t->pt, ti->tid);
 	int err;
 
+	/* A task declared again: whatever it had open ends now. */
+	if (k) {
+		err = close_all(t, k, t->last_ts);
+		if (err)
+			return err;
+	}
 	ftfb_pt_remove(&t->pt, ti->tid);
 	k = ftfb_pt_insert(&t->pt, ti->tid);
 	if (!k)

@@ -393,6 +393,36 @@ static void thread_churn_with_tid_reuse(void **state)
 	tr_free(&h);
 }
 
+/* A tid reused without an exit seen (the exit event was lost): the old
+ * thread's open calls end when the new thread is born. */
+static void reused_tid_closes_old_slices(void **state)
+{
+	struct ftfb_translator_opts o = {.funcs = funcs, .nfuncs = 3};
+	const struct trec *e;
+	struct tr h;
+
+	(void)state;
+	tr_setup(&h, &o);
+	tr_add(&h, 100, 100, "app", NULL);
+	tr_add(&h, 900, 100, "old", NULL);
+	ev_entry(&h, 10, 900, 100, 0, 0, NULL);
+	ev_fork(&h, 20, 100, 100, 900, 900, "new");
+	ev_entry(&h, 30, 900, 900, 1, 0, NULL);
+	ev_ret(&h, 31, 900, 900, 1, 5);
+	tr_finish(&h, 90);
+	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END),
+			 2);
+	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 0);
+	assert_int_equal(e->ts, 20);
+	assert_int_equal(e->pid, 100);
+	assert_true(tr_arg(e, "unfinished")->b);
+	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 1);
+	assert_int_equal(e->pid, 900); /* the new process */
+	assert_int_equal(tr_arg(e, "ret")->i64, 5);
+	check_balanced(&h);
+	tr_free(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -404,6 +434,7 @@ int main(void)
 		cmocka_unit_test(more_function_names_than_string_ids),
 		cmocka_unit_test(top_functions_by_count_and_time),
 		cmocka_unit_test(thread_churn_with_tid_reuse),
+		cmocka_unit_test(reused_tid_closes_old_slices),
 	};
 
 	return cmocka_run_group_tests_name("slices", tests, NULL, NULL);
