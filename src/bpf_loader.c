@@ -455,9 +455,11 @@ int ftfb_loader_attach_uprobes(struct ftfb_loader *l, const char *binary_path,
 	err = attach_single(l, binary_path, offs, cookies, n, pid, &failed);
 	if (err) {
 		set_err(errmsg, errlen,
-			"attaching uprobe to %s at offset 0x%llx failed: %s%s",
+			"attaching uprobe to %s at offset 0x%llx failed: %s (error %d)%s%s%s%s",
 			binary_path, (unsigned long long)offs[failed],
-			errstr(err), err == -EPERM ? load_hint(err) : "");
+			errstr(err), -err, err == -EPERM ? load_hint(err) : "",
+			merr ? "; uprobe_multi: " : "",
+			merr ? errstr(merr) : "", "");
 		return err;
 	}
 	return 0;

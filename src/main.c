@@ -148,6 +148,108 @@ static void probes_free(struct probes *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/*
+ * x86 uprobes refuse a first instruction with a LOCK, CS, DS, ES or SS
+ * prefix (the kernel's is_prefix_bad()); for a probe with no pid filter it
+ * refuses silently when the binary is mapped, so no call would ever be
+ * seen. Read the legacy prefixes at the function's file offset and say so
+ * instead. Returns true if the function can be probed (or we can't tell).
+ */
+static bool first_insn_probeable(const char *path, uint64_t off)
+{
+	unsigned char b[4];
+	ssize_t n;
+	int fd;
+
+#if defined(__x86_64__) || defined(__i386__)
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	n = pread(fd, b, sizeof(b), (off_t)off);
+	close(fd);
+	for (ssize_t i = 0; i < n; i++) {
+		switch (b[i]) {
+		case 0xf0: /* lock */
+		case 0x26: /* es */
+		case 0x2e: /* cs */
+		case 0x36: /* ss */
+		case 0x3e: /* ds (also "notrack") */
+			return false;
+		case 0x64: case 0x65: case 0x66: case 0x67: case 0xf2:
+		case 0xf3:
+			continue; /* other legacy prefixes: look further */
+		default:
+			return true;
+		}
+	}
+#else
+	(void)path;
+	(void)off;
+	(void)b;
+	(void)n;
+	(void)fd;
+#endif
+	return true;
+}
+
+/* Drops the functions uprobes cannot probe, with one warning line per
+ * spec; an error if a spec keeps none. */
+static int drop_unprobeable(struct ftfb_symlist *sl, const char *spec,
+			    char *err, size_t errlen)
+{
+	char names[256] = "";
+	size_t kept = 0, dropped = 0;
+
+	for (size_t i = 0; i < sl->n; i++) {
+		struct ftfb_sym *s = &sl->v[i];
+
+		if (first_insn_probeable(s->binary, s->offset)) {
+			if (kept != i) {
+				struct ftfb_sym tmp = sl->v[kept];
+
+				sl->v[kept] = *s;
+				*s = tmp;
+			}
+			kept++;
+			continue;
+		}
+		if (dropped++ < 3) {
+			size_t len = strlen(names);
+
+			snprintf(names + len, sizeof(names) - len, "%s%s",
+				 len ? ", " : "",
+				 s->demangled ? s->demangled : s->name);
+		}
+	}
+	if (!dropped)
+		return 0;
+	if (!kept) {
+		snprintf(err, errlen,
+			 "-u '%s': %s starts with an instruction x86 uprobes cannot probe (LOCK or segment prefix); probe its caller instead",
+			 spec, names);
+		return -ENOTSUP;
+	}
+	fprintf(stderr,
+		"ftf-bpf: -u '%s': skipping %zu function%s whose first instruction x86 uprobes cannot probe (LOCK or segment prefix): %s%s\n",
+		spec, dropped, dropped > 1 ? "s" : "", names,
+		dropped > 3 ? ", ..." : "");
+	/* The dropped ones sit at the end now; free them there. */
+	{
+		struct ftfb_symlist tail = { .v = sl->v + kept, .n = sl->n - kept };
+
+		for (size_t i = 0; i < tail.n; i++) {
+			free(tail.v[i].name);
+			free(tail.v[i].demangled);
+			free(tail.v[i].binary);
+			for (size_t j = 0; j < tail.v[i].naliases; j++)
+				free(tail.v[i].aliases[j]);
+			free(tail.v[i].aliases);
+		}
+	}
+	sl->n = kept;
+	return 0;
+}
+
 static int probes_resolve(struct probes *p, const struct cli_opts *o, int pid,
 			  const char *main_binary, char *err, size_t errlen)
 {
@@ -163,6 +265,9 @@ static int probes_resolve(struct probes *p, const struct cli_opts *o, int pid,
 		int r = ftfb_probespec_resolve(o->uprobes[i], pid, main_binary,
 					       &p->lists[i], err, errlen);
 		p->nlists = i + 1;
+		if (!r)
+			r = drop_unprobeable(&p->lists[i], o->uprobes[i], err,
+					     errlen);
 		if (r)
 			return r;
 		total += p->lists[i].n;

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Real-BPF integration tests of uprobe slices (run as root).
+
+usage: test_uprobe.py MODE FTF_BPF FTF_DUMP WORKLOAD WORKLOAD_LIB OUTDIR
+MODE: pid | cmd
+
+The workload (tests/uprobe/workload.c) has exactly known behaviour: 3
+threads "wl-worker-0..2", each calling work_a 1000 times (returning 2i+1),
+work_b 500 times (3i), fib(10) once (177 nested calls, 10 deep, returning
+55), args6(11, 22, 33, 44, 55, 66) once (returning 1001) and wl_lib_add(i,
+1000) 100 times in libftfbwl.so (i + 1000). Those numbers, worked out from
+the source, are what the trace must hold.
+"""
+import collections
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ftfcheck import Trace, Tracer, check, ends_on_record_boundary, run_main, skip_unless_root  # noqa: E402
+
+PER_THREAD = {"work_a": 1000, "work_b": 500, "fib": 177, "args6": 1, "wl_lib_add": 100}
+THREADS = ["wl-worker-0", "wl-worker-1", "wl-worker-2"]
+
+
+def specs(lib):
+    return ["-u", "work_*", "-u", "fib", "-u", "args6", "-u", f"{lib}:wl_lib_add", "--args", "6"]
+
+
+def int_args(argtext):
+    return {k: int(v) for k, v in re.findall(r"(\w+): u?int64\((-?\d+)\)", argtext)}
+
+
+def check_trace(t, pid, stderr):
+    check(t.check_code == 0, f"ftf-dump --check accepts the trace ({t.check_out.strip()})")
+    check(ends_on_record_boundary(t.path), "the file ends on a record boundary")
+    check("lost: 0 events" in stderr, "the summary reports 0 lost events")
+    tids = {}
+    for name in THREADS:
+        ks = [k for k in t.kobjs if k[1] == "thread" and k[2] == name]
+        check(len(ks) >= 1, f"a thread named {name!r} is in the trace")
+        tids[name] = ks[-1][0]
+    by_tid = collections.defaultdict(list)
+    for e in t.events:
+        if e[5] in ("DurationBegin", "DurationEnd"):
+            by_tid[e[2]].append(e)
+    for name, tid in tids.items():
+        evs = by_tid[tid]
+        check(all(e[1] == pid for e in evs), f"{name}: every slice is on pid {pid}")
+        begins = collections.Counter(e[4] for e in evs if e[5] == "DurationBegin")
+        ends = collections.Counter(e[4] for e in evs if e[5] == "DurationEnd")
+        for fn, n in PER_THREAD.items():
+            check(begins[fn] == n and ends[fn] == n,
+                  f"{name}: {fn} has {n} begins and {n} ends (got {begins[fn]}, {ends[fn]})")
+        # Balanced and properly nested, in the order written.
+        stack, maxdepth, fib_depth, ok = [], 0, 0, True
+        work_a_rets, args6_begin, args6_ret, lib_rets = [], None, None, []
+        for e in evs:
+            fn, kind, args = e[4], e[5], e[6]
+            if kind == "DurationBegin":
+                stack.append(fn)
+                maxdepth = max(maxdepth, len(stack))
+                if fn == "fib":
+                    fib_depth = max(fib_depth, sum(1 for s in stack if s == "fib"))
+                if fn == "args6":
+                    args6_begin = int_args(args)
+            else:
+                if not stack or stack[-1] != fn:
+                    ok = False
+                    break
+                stack.pop()
+                r = int_args(args).get("ret")
+                if fn == "work_a":
+                    work_a_rets.append(r)
+                elif fn == "args6":
+                    args6_ret = r
+                elif fn == "wl_lib_add":
+                    lib_rets.append(r)
+        check(ok and not stack, f"{name}: begins and ends are balanced and nested")
+        check(fib_depth == 10, f"{name}: fib nests 10 deep (got {fib_depth})")
+        check(sorted(work_a_rets) == [2 * i + 1 for i in range(1000)],
+              f"{name}: work_a returned 2i+1 for i = 0..999")
+        check(args6_begin == {f"arg{i}": 11 * (i + 1) for i in range(6)},
+              f"{name}: args6 got arguments 11, 22, ..., 66 ({args6_begin})")
+        check(args6_ret == 1001, f"{name}: args6 returned 1001 (got {args6_ret})")
+        check(sorted(lib_rets) == [i + 1000 for i in range(100)],
+              f"{name}: wl_lib_add returned i + 1000 for i = 0..99")
+    cats = {e[3] for e in t.events if e[4] == "wl_lib_add"}
+    check(cats == {"libftfbwl"}, f"library calls have the library's category: {cats}")
+    cats = {e[3] for e in t.events if e[4] == "work_a"}
+    check(cats == {"workload"}, f"main-binary calls have the binary's category: {cats}")
+    # Scheduling is recorded too (the default for -p and --).
+    check(any(s[4] in tids.values() for s in t.switches), "the workers' context switches are in the same trace")
+
+
+def mode_pid(tool, ftf_dump, workload, lib, outdir):
+    out = os.path.join(outdir, "uprobe-pid.fxt")
+    wl = subprocess.Popen([workload, "--wait-stdin"], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, text=True)
+    line = wl.stdout.readline().split()
+    pid = int(line[1])
+    print(f"  workload pid={pid}")
+    # With -p, LIB:FUNC is found through the process's own maps.
+    tr = Tracer(tool, ["-p", str(pid), "-o", out] + specs("libftfbwl"))
+    wl.stdin.write("go\n")
+    wl.stdin.close()
+    check(wl.wait(timeout=120) == 0, "the workload ran to completion")
+    rc = tr.wait()
+    check(rc == 0, f"ftf-bpf exited 0 (got {rc})")
+    check_trace(Trace(ftf_dump, out), pid, tr.stderr)
+
+
+def mode_cmd(tool, ftf_dump, workload, lib, outdir):
+    out = os.path.join(outdir, "uprobe-cmd.fxt")
+    p = subprocess.run([tool, "-o", out] + specs(lib) + ["--", workload],
+                       capture_output=True, text=True, timeout=120)
+    print("  ftf-bpf said:\n    " + p.stderr.strip().replace("\n", "\n    "))
+    check(p.returncode == 0, f"ftf-bpf -- workload exited 0 (got {p.returncode})")
+    pid = int(p.stdout.split()[1])
+    check_trace(Trace(ftf_dump, out), pid, p.stderr)
+
+
+def main():
+    skip_unless_root()
+    mode, tool, ftf_dump, workload, lib, outdir = sys.argv[1:7]
+    os.makedirs(outdir, exist_ok=True)
+    fn = {"pid": mode_pid, "cmd": mode_cmd}[mode]
+    run_main(lambda: fn(tool, ftf_dump, workload, lib, outdir))
+
+
+if __name__ == "__main__":
+    main()
