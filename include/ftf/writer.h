@@ -216,7 +216,9 @@ int ftf_writer_init_no_header(struct ftf_writer *w,
 			      const struct ftf_writer_options *opts);
 
 /* create: set up a writer and write the header (magic, provider info,
- * provider section, the "process" string). */
+ * provider section, the "process" string). If either init fails, the
+ * writer is left closed (later calls: -EBADF) and the destination has
+ * been closed, with nothing of the header in it. */
 int ftf_writer_init(struct ftf_writer *w, struct ftf_destination *dest,
 		    const struct ftf_writer_options *opts);
 
@@ -378,7 +380,9 @@ int ftf_write_string_stream(struct ftf_writer *w, const char *s, size_t len);
  * check fails the incomplete record is removed from the buffer. */
 int ftf_flush(struct ftf_writer *w);
 /* If refresh is on and the current buffer is older than 1 s at `now`,
- * switch buffers and write a new tick initialization. */
+ * switch buffers and write a new tick initialization. As in the seed, only
+ * the fast path (ftf_write_from_header_and_get_tsc) does this by itself;
+ * users of the checked ftf_write_*() calls call this now and then. */
 int ftf_refresh_buf_if_stale(struct ftf_writer *w, uint64_t now);
 
 /* Header words for the fast path. Returns 0 (never a valid header) and

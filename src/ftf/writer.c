@@ -215,6 +215,30 @@ int ftf_flush(struct ftf_writer *w)
 /* creation, header, close                                             */
 /* ------------------------------------------------------------------ */
 
+static void free_string_map(struct ftf_writer *w);
+
+/*
+ * A failed set-up leaves the writer closed (later calls fail with -EBADF)
+ * and closes a usable destination, so the caller has nothing to release;
+ * the set-up error and its message are kept.
+ */
+static int init_failed(struct ftf_writer *w, struct ftf_destination *dest)
+{
+	int err = w->err;
+	char msg[sizeof(w->errmsg)];
+
+	memcpy(msg, w->errmsg, sizeof(msg));
+	if (dest)
+		dest->close(dest, 0); /* drop a partial header */
+	free_string_map(w);
+	w->closed = true;
+	w->buf = NULL;
+	w->pos = w->cap = w->record_start = 0;
+	w->err = err;
+	memcpy(w->errmsg, msg, sizeof(msg));
+	return err;
+}
+
 int ftf_writer_init_no_header(struct ftf_writer *w,
 			      struct ftf_destination *dest,
 			      const struct ftf_writer_options *opts)
@@ -227,13 +251,17 @@ int ftf_writer_init_no_header(struct ftf_writer *w,
 	memset(w, 0, sizeof(*w));
 	if (!opts)
 		opts = &defaults;
+	if (!dest || !dest->next_buf || !dest->close) {
+		fail(w, -EINVAL, "no destination");
+		return init_failed(w, NULL);
+	}
 	n = opts->num_temp_strs < 0 ? FTF_DEFAULT_NUM_TEMP_STRS
 				    : opts->num_temp_strs;
-	if (n > FTF_MAX_TEMP_STRING_SLOTS)
-		return fail(w, -EINVAL, "num_temp_strs too large: %d > %d", n,
-			    FTF_MAX_TEMP_STRING_SLOTS);
-	if (!dest || !dest->next_buf || !dest->close)
-		return fail(w, -EINVAL, "no destination");
+	if (n > FTF_MAX_TEMP_STRING_SLOTS) {
+		fail(w, -EINVAL, "num_temp_strs too large: %d > %d", n,
+		     FTF_MAX_TEMP_STRING_SLOTS);
+		return init_failed(w, dest);
+	}
 	w->dest = dest;
 	w->num_temp_strs = n;
 	/* With the maximum number of temp slots the first permanent id is
@@ -251,7 +279,7 @@ int ftf_writer_init_no_header(struct ftf_writer *w,
 	/* The first buffer: cap 0 makes switch_buffers call next_buf with
 	 * used == 0 and buf NULL. */
 	if (ftf__switch_buffers(w, 8))
-		return w->err;
+		return init_failed(w, dest);
 	w->cur_buf_ticks = ftf_clock_now(w->clock);
 	return 0;
 }
@@ -268,8 +296,9 @@ static int write_header(struct ftf_writer *w, const char *provider)
 		return fail(w, -E2BIG,
 			    "provider name too long: %zu bytes > 255",
 			    name_len);
-	/* magic + provider info + provider section, reserved at once */
-	err = ensure_capacity(w, 8 + rsize * 8 + 8);
+	/* magic, provider info, provider section and the "process" string,
+	 * reserved at once: the header is written whole or not at all */
+	err = ensure_capacity(w, 8 + rsize * 8 + 8 + 16);
 	if (err)
 		return err;
 	ftf__put64(w, MAGIC_WORD);
@@ -290,7 +319,10 @@ int ftf_writer_init(struct ftf_writer *w, struct ftf_destination *dest,
 
 	if (err)
 		return err;
-	return write_header(w, provider);
+	err = write_header(w, provider);
+	if (err)
+		return init_failed(w, w->dest);
+	return 0;
 }
 
 static void free_string_map(struct ftf_writer *w)

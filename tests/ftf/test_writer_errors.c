@@ -336,6 +336,40 @@ static void header_size_overflow(void **state)
 		0);
 }
 
+/* A failed set-up leaves the writer closed and nothing in the output. */
+static void init_failures(void **state)
+{
+	uint8_t arr[40];
+	char longname[300];
+	struct ftf_dest_mem m;
+	struct ftf_writer w;
+	struct ftf_clock c;
+	struct fake_time t = {0};
+	struct ftf_writer_options o = {.num_temp_strs = -1, .clock = &c};
+
+	(void)state;
+	fake_clock_init(&c, &t);
+	/* the 56-byte header does not fit 40 bytes */
+	ftf_dest_mem_init_fixed(&m, arr, sizeof(arr));
+	assert_int_equal(ftf_writer_init(&w, &m.base, &o), -ENOBUFS);
+	assert_string_equal(ftf_writer_error(&w),
+			    "new buffer too small: 40 bytes < 56 requested");
+	assert_int_equal(m.len, 0);
+	assert_int_equal(ftf_write_instant(&w, 0, 1, 0, 0, 1), -EBADF);
+	assert_int_equal(ftf_writer_close(&w), -EBADF);
+	/* provider names are at most 255 bytes (8-bit length field) */
+	memset(longname, 'p', 256);
+	longname[256] = '\0';
+	o.provider_name = longname;
+	ftf_dest_mem_init(&m, 0);
+	assert_int_equal(ftf_writer_init(&w, &m.base, &o), -E2BIG);
+	assert_string_equal(ftf_writer_error(&w),
+			    "provider name too long: 256 bytes > 255");
+	assert_int_equal(m.len, 0);
+	assert_int_equal(ftf_intern_string(&w, "x"), -EBADF);
+	ftf_dest_mem_free(&m);
+}
+
 static void new_buffer_too_small(void **state)
 {
 	uint8_t arr[64];
@@ -476,6 +510,7 @@ int main(void)
 		cmocka_unit_test(bad_event_fields),
 		cmocka_unit_test(duration_complete_end_before_start),
 		cmocka_unit_test(header_size_overflow),
+		cmocka_unit_test(init_failures),
 		cmocka_unit_test(new_buffer_too_small),
 		cmocka_unit_test(closed_writer),
 		cmocka_unit_test(destination_errors),

@@ -50,6 +50,28 @@ static void header_default_provider(void **state)
 	fx_free(f);
 }
 
+/* No options: default provider, 100 temp slots, the writer's own
+ * calibrated clock. */
+static void default_options(void **state)
+{
+	struct ftf_dest_mem m;
+	struct ftf_writer w;
+	uint64_t w3;
+
+	(void)state;
+	ftf_dest_mem_init(&m, 0);
+	assert_int_equal(ftf_writer_init(&w, &m.base, NULL), 0);
+	assert_ptr_equal(ftf_writer_clock(&w), &w.own_clock);
+	assert_true(w.own_clock.ticks_per_second > 0);
+	assert_true(w.refresh_buf_at_intervals);
+	assert_int_equal(ftf_num_temp_strs(&w), 100);
+	assert_int_equal(ftf_intern_string(&w, "x"), 120);
+	assert_int_equal(ftf_writer_close(&w), 0);
+	memcpy(&w3, m.data + 8, 8);
+	assert_int_equal(w3, (3ull << 4) | (1ull << 16) | (12ull << 52));
+	ftf_dest_mem_free(&m);
+}
+
 static void strings(void **state)
 {
 	struct fixture *f = fx_new(0, 0);
@@ -548,6 +570,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(header_with_provider_name),
 		cmocka_unit_test(header_default_provider),
+		cmocka_unit_test(default_options),
 		cmocka_unit_test(strings),
 		cmocka_unit_test(num_temp_strs_option),
 		cmocka_unit_test(string_map),
