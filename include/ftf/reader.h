@@ -261,6 +261,11 @@ struct ftf_reader {
  * Allocates the string table: 0 or -ENOMEM. */
 int ftf_reader_init(struct ftf_reader *r, const uint8_t *data, size_t len);
 
+/* Starts over on new data, keeping the string table's allocation (whose
+ * entries are cleared): for callers that read many buffers, like the
+ * fuzzer. r must have been initialised. 0 or -EINVAL. */
+int ftf_reader_reset(struct ftf_reader *r, const uint8_t *data, size_t len);
+
 /* Decodes the next record into *rec: 1 a record, 0 clean end of data,
  * negative (-EBADMSG) malformed input (see ftf_reader_error()). */
 int ftf_reader_next(struct ftf_reader *r, struct ftf_record *rec);

@@ -574,6 +574,20 @@ int ftf_reader_init(struct ftf_reader *r, const uint8_t *data, size_t len)
 	return 0;
 }
 
+int ftf_reader_reset(struct ftf_reader *r, const uint8_t *data, size_t len)
+{
+	struct ftf_reader_string *strings = r->strings;
+
+	if (!strings)
+		return -EINVAL;
+	memset(strings, 0, FTF_READER_MAX_STRINGS * sizeof(*strings));
+	memset(r, 0, sizeof(*r));
+	r->strings = strings;
+	r->data = data;
+	r->len = data ? len : 0;
+	return 0;
+}
+
 void ftf_reader_free(struct ftf_reader *r)
 {
 	free(r->strings);
