@@ -737,28 +737,27 @@ static void test_glob_distance(void **state)
 	assert_int_equal(ftfb_glob_distance("kitten", "sitting"), 3);
 }
 
-/* The workload does what its comment says (the integration tests rely on
- * these counts), and its traced functions exist under their own names
- * (no compiler clones such as fib.part.0 or fib.constprop.0). */
+/* The workload runs and its functions return what its comment says, and
+ * its traced functions exist under their own names (no compiler clones
+ * such as fib.part.0 or fib.constprop.0). The call counts are checked
+ * with kernel uprobes by tracefs_counts.sh (suite bpf). */
 static void test_workload(void **state)
 {
 	const char *wl = env("WORKLOAD");
 	char cmd[PATH_MAX + 32], line[256], spec[PATH_MAX + 64];
 	static const char *const funcs[] = { "work_a", "work_b", "fib",
 					     "args6" };
-	bool counted = false, done = false;
+	bool done = false;
 	FILE *p;
 
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "'%s' --check", wl);
+	snprintf(cmd, sizeof(cmd), "'%s'", wl);
 	p = popen(cmd, "r");
 	assert_non_null(p);
-	while (fgets(line, sizeof(line), p)) {
-		counted |= strcmp(line, "work_a=3000 work_b=1500 fib=531 args6=3 wl_lib_add=300\n") == 0;
+	while (fgets(line, sizeof(line), p))
 		done |= strcmp(line, "done\n") == 0;
-	}
+	/* exit 0: every traced function returned its documented value */
 	assert_int_equal(pclose(p), 0);
-	assert_true(counted);
 	assert_true(done);
 	for (size_t i = 0; i < 4; i++) {
 		struct ftfb_symlist l;

@@ -4,6 +4,6 @@
 
 __attribute__((noinline)) int wl_lib_add(int a, int b)
 {
-	__asm__ volatile("" ::: "memory");
+	__asm__ volatile("" : "+r"(a), "+r"(b));
 	return a + b;
 }
