@@ -463,6 +463,55 @@ static void tick_init_reemitted_each_second(void **state)
 	tr_free(&h);
 }
 
+/* A destination that fills up: the translator returns the writer's error
+ * (no crash, no partial record), and what was written reads back whole. */
+static void full_destination_is_an_error(void **state)
+{
+	static uint8_t array[4096];
+	struct ftf_writer_options wo = {0};
+	struct ftfb_translator_opts o = {0};
+	struct ftf_dest_mem m;
+	struct ftf_writer w;
+	struct ftfb_translator t;
+	struct ftf_clock c;
+	struct ftf_reader rd;
+	struct ftf_record rec;
+	struct ftfb_switch e;
+	int err = 0, rc, i, nsched = 0;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	c.source = FTF_CLOCK_MONO;
+	c.ticks_per_second = 1000000000ull;
+	ftf_dest_mem_init_fixed(&m, array, sizeof(array));
+	wo.clock = &c;
+	wo.no_refresh_buf_at_intervals = true;
+	assert_int_equal(ftf_writer_init(&w, &m.base, &wo), 0);
+	o.w = &w;
+	assert_int_equal(ftfb_translator_init(&t, &o), 0);
+	memset(&e, 0, sizeof(e));
+	e.hdr.kind = FTFB_EV_SWITCH;
+	e.hdr.tid = 0;
+	e.next_tid = 0;
+	for (i = 0; i < 200 && !err; i++) {
+		e.hdr.ts = 1000 + (uint64_t)i;
+		err = ftfb_translator_event(&t, &e, sizeof(e));
+	}
+	assert_true(err < 0);
+	assert_true(i > 10 && i < 4096 / 48 + 1);
+	/* later calls fail the same way, without writing */
+	assert_true(ftfb_translator_event(&t, &e, sizeof(e)) < 0);
+	ftf_writer_close(&w);
+	assert_int_equal(ftf_reader_init(&rd, array, m.len), 0);
+	while ((rc = ftf_reader_next(&rd, &rec)) == 1)
+		if (rec.type == FTF_REC_SCHED)
+			nsched++;
+	assert_int_equal(rc, 0);
+	assert_int_equal(nsched, i - 1);
+	ftf_reader_free(&rd);
+	ftfb_translator_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -478,6 +527,7 @@ int main(void)
 		cmocka_unit_test(unknown_and_short_events_are_skipped),
 		cmocka_unit_test(mono_ns_map_to_ticks),
 		cmocka_unit_test(tick_init_reemitted_each_second),
+		cmocka_unit_test(full_destination_is_an_error),
 	};
 
 	return cmocka_run_group_tests_name("translate", tests, NULL, NULL);
