@@ -465,7 +465,7 @@ static void unknown_types_are_skipped(void **state)
 	w[n++] = hdr(11, 2, 0);
 	w[n++] = 0;
 	run_words(&x, w, n);
-	assert_int_equal(ftf_reader_init(&x.r, x.data, x.len), 0);
+	assert_int_equal(ftf_reader_reset(&x.r, x.data, x.len), 0);
 	assert_int_equal(ftf_reader_next(&x.r, &rec), 1);
 	assert_true(rec.unknown);
 	assert_int_equal(rec.type, 11);
@@ -498,7 +498,7 @@ static void redefinitions_overwrite(void **state)
 	w[n++] = 2;
 	run_words(&x, w, n);
 	assert_int_equal(x.err, 0);
-	assert_int_equal(ftf_reader_init(&x.r, x.data, x.len), 0);
+	assert_int_equal(ftf_reader_reset(&x.r, x.data, x.len), 0);
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(ftf_reader_next(&x.r, &rec), 1);
 	assert_int_equal(rec.u.event.pt.pid, 10);

@@ -484,10 +484,16 @@ static void random_sequences(void **state)
 		e->thread_slot = rnd_below(N_THREADS);
 		e->cat = name_id[rnd_below(N_NAMES)];
 		e->name = name_id[rnd_below(N_NAMES)];
-		e->ts = rnd() >> rnd_below(64);
+		/* one rnd() per statement: the order of evaluation of
+		 * two calls in one expression is unspecified */
+		e->ts = rnd();
+		e->ts >>= rnd_below(64);
 		e->extra = rnd();
-		if (e->type == 4 && e->extra < e->ts)
-			e->extra = e->ts + (e->extra >> 4);
+		if (e->type == 4 && e->extra < e->ts) {
+			/* complete: end >= start, without overflow */
+			e->extra = (UINT64_MAX - e->ts) >> rnd_below(64);
+			e->extra += e->ts;
+		}
 		if (e->type < 8 && rnd_below(4) == 0) {
 			/* a temporary slot, redefined under the reader's
 			 * feet: the reader must resolve the newest text */
