@@ -1,0 +1,79 @@
+#!/bin/sh
+# ftf-dump's command line on the shared fixtures: the dump equals the text
+# of Fuchsia's reader (only "fxt-dump" -> "ftf-dump" on the last line),
+# bad files give exit 1 and an "ERROR @N" line at Fuchsia's offset,
+# --check and --summary say what the fixtures hold, usage and file errors
+# give exit 2.   Usage: ftf_dump_cli.sh FTF_DUMP FIXTURES_DIR
+set -u
+dump=$1
+fx=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+pass() { echo "ok: $*"; }
+
+for f in minimal full; do
+	"$dump" "$fx/$f.fxt" >"$tmp/$f.out" 2>"$tmp/$f.err"
+	rc=$?
+	[ $rc -eq 0 ] || fail "$f: exit $rc"
+	sed 's/^fxt-dump: /ftf-dump: /' "$fx/$f.decoded.txt" >"$tmp/$f.want"
+	if diff -u "$tmp/$f.want" "$tmp/$f.out"; then
+		pass "$f.fxt dump equals $f.decoded.txt"
+	else
+		fail "$f.fxt dump differs from $f.decoded.txt"
+	fi
+	[ -s "$tmp/$f.err" ] && fail "$f: stderr not empty: $(cat "$tmp/$f.err")"
+done
+
+for f in "$fx"/bad-*.fxt; do
+	b=$(basename "$f")
+	"$dump" "$f" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 1 ] || fail "$b: exit $rc, want 1"
+	want=$(sed -n '1s/^ERROR @\([0-9]*\):.*/\1/p' "$f.reader.txt")
+	got=$(sed -n '1s/^ERROR @\([0-9]*\):.*/\1/p' "$tmp/err")
+	if [ -n "$want" ] && [ "$want" = "$got" ]; then
+		pass "$b: ERROR @$got as Fuchsia's reader"
+	else
+		fail "$b: ERROR @$got, Fuchsia's reader @$want ($(cat "$tmp/err"))"
+	fi
+	"$dump" --check "$f" >"$tmp/out" 2>&1
+	rc=$?
+	{ [ $rc -eq 1 ] && grep -q '^FAILED ' "$tmp/out"; } ||
+		fail "$b: --check exit $rc: $(cat "$tmp/out")"
+done
+
+out=$("$dump" --check "$fx/full.fxt")
+rc=$?
+[ $rc -eq 0 ] && [ "$out" = "ok records=47 bytes=1424 events=11 threads=1 skipped=0" ] &&
+	pass "--check full.fxt: $out" || fail "--check full.fxt: exit $rc: $out"
+
+# the bad-undefined-string event is the begin of the duration whose end
+# comes later: --check reports the string ref and the unmatched end
+out=$("$dump" --check "$fx/bad-undefined-string.fxt")
+echo "$out" | grep -q 'string ref 28672 was never defined' &&
+	echo "$out" | grep -q 'has no open begin' &&
+	pass "--check bad-undefined-string.fxt names both problems" ||
+	fail "--check bad-undefined-string.fxt: $out"
+
+"$dump" --summary "$fx/full.fxt" >"$tmp/sum"
+for line in 'records: 47' '  string: 22' '    duration begin: 1' \
+	'    flow step: 1' '  context switch: 1' '  thread wakeup: 1' \
+	'  large blob: 2' 'first_ts: 100' 'last_ts: 280' 'bytes: 1424'; do
+	grep -qx "$line" "$tmp/sum" || fail "--summary lacks '$line'"
+done
+pass "--summary full.fxt"
+
+"$dump" /nonexistent.fxt 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+	pass "missing file: exit 2, one line: $(cat "$tmp/err")" ||
+	fail "missing file: exit $rc: $(cat "$tmp/err")"
+"$dump" >/dev/null 2>&1
+[ $? -eq 2 ] && pass "no FILE: exit 2" || fail "no FILE: exit not 2"
+"$dump" --bogus x >/dev/null 2>&1
+[ $? -eq 2 ] && pass "bad option: exit 2" || fail "bad option: exit not 2"
+"$dump" --help | grep -q '^Usage: ftf-dump' && pass "--help" || fail "--help"
+
+[ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
