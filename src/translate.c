@@ -2,6 +2,7 @@
 /*
  * translate.c - raw BPF events -> FTF records (see translate.h).
  */
+#define _GNU_SOURCE /* qsort_r */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -836,19 +837,21 @@ int ftfb_translator_finish(struct ftfb_translator *t, uint64_t mono_ns)
 	return ftf_flush(t->w);
 }
 
-static const struct ftfb_translator *sort_t;
-static bool sort_by_time;
+struct sort_ctx {
+	const struct ftfb_func_stats *fs;
+	bool by_time;
+};
 
-static int cmp_func(const void *a, const void *b)
+static int cmp_func(const void *a, const void *b, void *arg)
 {
-	const struct ftfb_func_stats *x = &sort_t->fstats[*(const size_t *)a];
-	const struct ftfb_func_stats *y = &sort_t->fstats[*(const size_t *)b];
-	uint64_t vx = sort_by_time ? x->total_ns : x->calls;
-	uint64_t vy = sort_by_time ? y->total_ns : y->calls;
+	const struct sort_ctx *c = arg;
+	size_t ia = *(const size_t *)a, ib = *(const size_t *)b;
+	uint64_t va = c->by_time ? c->fs[ia].total_ns : c->fs[ia].calls;
+	uint64_t vb = c->by_time ? c->fs[ib].total_ns : c->fs[ib].calls;
 
-	if (vx != vy)
-		return vx > vy ? -1 : 1;
-	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+	if (va != vb)
+		return va > vb ? -1 : 1;
+	return ia < ib ? -1 : (ia > ib);
 }
 
 size_t ftfb_translator_top(const struct ftfb_translator *t, bool by_time,
@@ -864,9 +867,8 @@ size_t ftfb_translator_top(const struct ftfb_translator *t, bool by_time,
 	for (size_t i = 0; i < t->o.nfuncs; i++)
 		if (t->fstats[i].calls)
 			all[m++] = i;
-	sort_t = t;
-	sort_by_time = by_time;
-	qsort(all, m, sizeof(*all), cmp_func);
+	qsort_r(all, m, sizeof(*all), cmp_func,
+		&(struct sort_ctx){.fs = t->fstats, .by_time = by_time});
 	if (m > n)
 		m = n;
 	memcpy(out, all, m * sizeof(*out));

@@ -84,7 +84,9 @@ struct ftfb_translator_stats {
 	uint64_t temp_strings;	      /* names written through temp slots */
 };
 
-/* Per-function call counts and inclusive time (for the summary). */
+/* Per-function call counts and inclusive time (for the summary): a call
+ * counts when it enters (capped calls too); its time when it returns or is
+ * ended by the translator; recursive calls count at every level. */
 struct ftfb_func_stats {
 	uint64_t calls;
 	uint64_t total_ns;
