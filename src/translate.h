@@ -25,8 +25,22 @@
  * Weights: kernel prio p is 0..139, lower = more urgent (0..99 real-time,
  * 100..139 nice -20..19; deadline tasks have -1). weight = 140 - p, so a
  * higher priority is a larger weight: nice 0 -> 20, nice -20 -> 40,
- * nice 19 -> 1, real-time 99 -> 41..140. The idle task (tid 0) gets
- * INT32_MIN, which Perfetto reads as "idle".
+ * nice 19 -> 1, real-time prio 99..0 -> 41..140, deadline -> 141. The
+ * idle task (tid 0) gets INT32_MIN, which Perfetto reads as "idle".
+ *
+ * States: preempted or 0 -> running; EXIT_DEAD -> dead; EXIT_ZOMBIE ->
+ * dying; TASK_DEAD alone -> dead; stopped/traced -> suspended; S, D
+ * (incl. idle and killable), parked -> blocked; anything else -> running.
+ *
+ * Names: a thread is named by its comm; a process by its leader's comm,
+ * or by process_name (cmdline's first word) when comm is truncated to 15
+ * characters. Every distinct string is interned once; past the 32767
+ * string ids, names go through the writer's temporary slots (round
+ * robin), so the trace never runs out of names.
+ *
+ * Threads refs: the writer's 255 slots are given to threads least
+ * recently used first; a thread record is re-emitted whenever a slot
+ * changes hands, so any number of threads works.
  *
  * Uprobe depth cap: opts.max_depth (default 512) open calls per thread;
  * deeper calls are counted (stats.depth_capped) and not written, and their
