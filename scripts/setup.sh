@@ -24,7 +24,7 @@ SRC
 fi
 
 base_pkgs=(build-essential pkg-config meson ninja-build clang llvm
-	libcmocka-dev libelf-dev zlib1g-dev libzstd-dev
+	libcmocka-dev libelf-dev zlib1g-dev libzstd-dev libiberty-dev
 	linux-perf trace-cmd python3)
 bp_pkgs=(libbpf-dev bpftool)
 

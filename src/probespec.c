@@ -3,6 +3,9 @@
  * probespec.c - -u SPEC parsing, binary lookup and function matching.
  */
 #define _GNU_SOURCE
+#include <gelf.h>
+#include <libelf.h>
+
 #include "probespec.h"
 
 #include <ctype.h>
@@ -334,6 +337,86 @@ static int find_library(const char *name, char *out, size_t outlen)
 		if (find_in_dir(dirs[i], name, out, outlen) == 0)
 			return 0;
 	return -ENOENT;
+}
+
+/*
+ * A library the main binary would load: its DT_RUNPATH (or DT_RPATH)
+ * directories, with $ORIGIN replaced by the binary's directory. This is how
+ * `-u LIB:FUNC -- CMD` finds a library that is neither mapped yet (the
+ * command has not started) nor on the linker's search path.
+ */
+static int find_in_runpath(const char *main_binary, const char *name,
+			   char *out, size_t outlen)
+{
+	char origin[PATH_MAX], *slash, *paths = NULL;
+	Elf *e = NULL;
+	Elf_Scn *scn = NULL;
+	int fd, err = -ENOENT;
+
+	if (!main_binary || !*main_binary)
+		return -ENOENT;
+	if (!realpath(main_binary, origin))
+		return -ENOENT;
+	slash = strrchr(origin, '/');
+	if (slash)
+		*slash = '\0';
+	fd = open(main_binary, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ENOENT;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		goto out;
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e)
+		goto out;
+	while (!paths && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && sh.sh_entsize &&
+				   i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Dyn dyn;
+			const char *v;
+
+			if (!gelf_getdyn(d, (int)i, &dyn))
+				break;
+			if (dyn.d_tag != DT_RUNPATH && dyn.d_tag != DT_RPATH)
+				continue;
+			v = elf_strptr(e, sh.sh_link, dyn.d_un.d_val);
+			if (v) {
+				paths = strdup(v);
+				if (dyn.d_tag == DT_RUNPATH)
+					break;
+			}
+		}
+	}
+	if (paths) {
+		char *save = NULL;
+
+		for (char *d = strtok_r(paths, ":", &save); d && err;
+		     d = strtok_r(NULL, ":", &save)) {
+			char dir[PATH_MAX];
+			const char *rest = NULL;
+
+			if (!strncmp(d, "$ORIGIN", 7))
+				rest = d + 7;
+			else if (!strncmp(d, "${ORIGIN}", 9))
+				rest = d + 9;
+			if (rest)
+				snprintf(dir, sizeof(dir), "%s%s", origin, rest);
+			else
+				snprintf(dir, sizeof(dir), "%s", d);
+			err = find_in_dir(dir, name, out, outlen);
+		}
+	}
+out:
+	free(paths);
+	if (e)
+		elf_end(e);
+	close(fd);
+	return err;
 }
 
 int ftfb_probespec_find_binary(const char *name, int pid, char *path,
@@ -707,6 +790,11 @@ int ftfb_probespec_resolve(const char *spec, int pid, const char *main_binary,
 		}
 		err = ftfb_probespec_find_binary(binname, pid, path,
 						 sizeof(path), errmsg, errlen);
+		/* Not started yet: the command's own RUNPATH/RPATH. */
+		if (err == -ENOENT && pid <= 0 && !strchr(binname, '/') &&
+		    find_in_runpath(main_binary, binname, path,
+				    sizeof(path)) == 0)
+			err = 0;
 	} else {
 		func = spec;
 		err = main_binary_path(pid, main_binary, path, sizeof(path),

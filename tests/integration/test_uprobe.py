@@ -114,7 +114,8 @@ def mode_pid(tool, ftf_dump, workload, lib, outdir):
 
 def mode_cmd(tool, ftf_dump, workload, lib, outdir):
     out = os.path.join(outdir, "uprobe-cmd.fxt")
-    p = subprocess.run([tool, "-o", out] + specs(lib) + ["--", workload],
+    # LIB:FUNC before the command runs: found through its RUNPATH.
+    p = subprocess.run([tool, "-o", out] + specs("libftfbwl") + ["--", workload],
                        capture_output=True, text=True, timeout=120)
     print("  ftf-bpf said:\n    " + p.stderr.strip().replace("\n", "\n    "))
     check(p.returncode == 0, f"ftf-bpf -- workload exited 0 (got {p.returncode})")
