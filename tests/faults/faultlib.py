@@ -1,0 +1,159 @@
+# SPDX-License-Identifier: MIT
+"""Helpers for the fault and load suite: leftover BPF/uprobe state, RSS
+sampling, parsing ftf-bpf's summary, slices per thread. Standard library
+only; builds on tests/integration/ftfcheck.py."""
+import glob
+import json
+import os
+import re
+import subprocess
+import threading
+import time
+
+UPROBE_EVENTS = "/sys/kernel/tracing/uprobe_events"
+
+
+def _bpftool(what):
+    p = subprocess.run(["bpftool", "-j", what, "show"], capture_output=True, text=True)
+    if p.returncode != 0:
+        return []
+    return json.loads(p.stdout or "[]")
+
+
+def _fd_holders():
+    """prog ids and link ids held open by some live process."""
+    progs, links = set(), set()
+    for fdinfo in glob.glob("/proc/[0-9]*/fdinfo/*"):
+        try:
+            with open(fdinfo) as f:
+                text = f.read()
+        except OSError:
+            continue
+        m = re.search(r"^link_id:\s*(\d+)", text, re.M)
+        if m:
+            links.add(int(m[1]))
+            continue
+        m = re.search(r"^prog_id:\s*(\d+)", text, re.M)
+        if m:
+            progs.add(int(m[1]))
+    return progs, links
+
+
+def kernel_state():
+    """What must come back unchanged after a case: uprobe_events text."""
+    try:
+        with open(UPROBE_EVENTS) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def leftovers(before_uprobe_events):
+    """Describes BPF programs named ftfb_* and their links that no live
+    process holds (ours are gone once ftf-bpf has exited; another live
+    ftf-bpf's are held by its fds), and a changed uprobe_events; '' if
+    none."""
+    problems = []
+    progs = [p for p in _bpftool("prog") if p.get("name", "").startswith("ftfb_")]
+    ours = {p["id"] for p in progs}
+    links = [l for l in _bpftool("link") if l.get("prog_id") in ours]
+    if progs or links:
+        held_progs, held_links = _fd_holders()
+        linked = set()
+        for l in links:
+            if l["id"] in held_links:
+                linked.add(l["prog_id"])
+            else:
+                problems.append(f"link {l['id']} ({l.get('type')}) of prog {l['prog_id']} is held by no process")
+        for p in progs:
+            if p["id"] not in held_progs and p["id"] not in linked:
+                problems.append(f"prog {p['id']} {p['name']} is loaded and held by no process")
+    after = kernel_state()
+    if after != before_uprobe_events:
+        problems.append(f"{UPROBE_EVENTS} changed: {before_uprobe_events!r} -> {after!r}")
+    return "; ".join(problems)
+
+
+class RssSampler:
+    """Samples VmRSS of a pid every `period` seconds; peak = max(VmHWM)."""
+
+    def __init__(self, pid, period=1.0):
+        self.pid, self.period = pid, period
+        self.samples = []  # (t, rss_kb)
+        self.hwm_kb = 0
+        self._stop = False
+        self._t0 = time.time()
+        self._th = threading.Thread(target=self._run, daemon=True)
+        self._th.start()
+
+    def _run(self):
+        while not self._stop:
+            try:
+                with open(f"/proc/{self.pid}/status") as f:
+                    text = f.read()
+                rss = int(re.search(r"VmRSS:\s+(\d+)", text)[1])
+                hwm = int(re.search(r"VmHWM:\s+(\d+)", text)[1])
+                self.samples.append((time.time() - self._t0, rss))
+                self.hwm_kb = max(self.hwm_kb, hwm)
+            except (OSError, TypeError):
+                pass
+            time.sleep(self.period)
+
+    def stop(self):
+        self._stop = True
+        self._th.join()
+
+    @property
+    def peak_kb(self):
+        return max([self.hwm_kb] + [s[1] for s in self.samples])
+
+
+KINDS = {
+    "context switches": "switch", "wakeups": "wakeup", "new-task wakeups": "wakeup_new",
+    "forks": "fork", "execs": "exec", "exits": "exit", "renames": "rename",
+    "function entries": "uentry", "function returns": "uret",
+}
+
+
+def parse_summary(stderr):
+    """(received by kind, lost by kind, lost total) from the summary."""
+    got, lost, total = {}, {}, None
+    m = re.search(r"^\s*events:(.*)$", stderr, re.M)
+    if m:
+        for n, what in re.findall(r"(\d+) ([a-z -]+?),", m[1]):
+            got[KINDS.get(what.strip(), what.strip())] = int(n)
+    m = re.search(r"LOST: (\d+) events \(ring buffer full:([^)]*)\)", stderr)
+    if m:
+        total = int(m[1])
+        for n, what in re.findall(r"(\d+) ([a-z -]+?)(?= \d|$)", m[2].strip()):
+            lost[KINDS.get(what.strip(), what.strip())] = int(n)
+    elif re.search(r"lost: 0 events", stderr):
+        total = 0
+    return got, lost, total
+
+
+def trace_drops(trace):
+    """The last "ftf-bpf dropped events" counter's args, by kind."""
+    last = {}
+    for ts, name, args in trace.counters:
+        if name == "ftf-bpf dropped events":
+            last = {k: int(v) for k, v in re.findall(r"(\w+): int64\((-?\d+)\)", args)}
+    return last
+
+
+def slices(trace, name=None):
+    """Per tid: number of DurationBegin / DurationEnd records (of `name`)."""
+    begins, ends = {}, {}
+    for ts, pid, tid, cat, n, kind, args in trace.events:
+        if name and n != name:
+            continue
+        if kind == "DurationBegin":
+            begins[tid] = begins.get(tid, 0) + 1
+        elif kind == "DurationEnd":
+            ends[tid] = ends.get(tid, 0) + 1
+    return begins, ends
+
+
+def figures(case, fired, written, dropped, peak_kb, note=""):
+    print(f"FIGURES: case={case} fired={fired} written={written} dropped={dropped} "
+          f"peak_rss_kb={peak_kb} {note}".rstrip())

@@ -1,0 +1,453 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The fault and load suite (issue 5): ftf-bpf under overload, many
+threads and names, a long run, stops, a full disk, bad input and missing
+privileges. Run as root; each case prints what it ran and found, and a
+FIGURES line (events fired, written, dropped, peak RSS of ftf-bpf).
+
+usage: test_faults.py CASE FTF_BPF FTF_DUMP HAMMER MANYTHREADS PINGPONG OUTDIR
+
+The expectations come from the workloads' own counts (hammer prints how
+many times each thread called hit(); manythreads calls mark(v) once per
+name it gives itself), never from ftf-bpf's output alone. After every
+case, no ftfb_* BPF program or link may be left without a live holder,
+and uprobe_events must be unchanged.
+"""
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+from ftfcheck import Fail, Trace, Tracer, check, ends_on_record_boundary, run_main, skip_unless_root  # noqa: E402
+from faultlib import RssSampler, figures, kernel_state, leftovers, parse_summary, slices, trace_drops  # noqa: E402
+
+
+def parse_hammer(line):
+    m = re.match(r"calls=(\d+)((?: t\d+=\d+:\d+)*)", line.strip())
+    if not m:
+        raise Fail(f"hammer printed no counts: {line!r}")
+    per = {int(t): int(n) for t, n in re.findall(r"t\d+=(\d+):(\d+)", m[2])}
+    return int(m[1]), per
+
+
+def valid_trace(ftf_dump, out, balanced=True):
+    t = Trace(ftf_dump, out)
+    check(ends_on_record_boundary(out), f"{os.path.basename(out)} ends on a record boundary")
+    if balanced:
+        check(t.check_code == 0, f"ftf-dump --check accepts the trace ({t.check_out.strip()})")
+    return t
+
+
+def run_tool(tool, args, timeout=120, **kw):
+    print("  run:", tool, " ".join(args))
+    p = subprocess.run([tool, *args], capture_output=True, text=True, timeout=timeout, **kw)
+    print("  ftf-bpf said (exit %d):\n    %s" % (p.returncode, p.stderr.strip().replace("\n", "\n    ")))
+    return p
+
+
+def run_sampled(cmd, period=0.25, timeout=300):
+    """Runs cmd (ftf-bpf ...), sampling its RSS; returns (rc, out, err, sampler)."""
+    print("  run:", " ".join(cmd))
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    s = RssSampler(p.pid, period)
+    out, err = p.communicate(timeout=timeout)
+    s.stop()
+    print("  ftf-bpf said (exit %d):\n    %s" % (p.returncode, err.strip().replace("\n", "\n    ")))
+    return p.returncode, out, err, s
+
+
+# ---------------------------------------------------------------- overload
+
+def case_overload(a):
+    """8K ring, hit() in a tight loop on two threads for 5 s: ftf-bpf keeps
+    up as it can, and entries/returns written + dropped = the calls made."""
+    out = os.path.join(a.outdir, "overload.fxt")
+    rc, wout, err, s = run_sampled([a.tool, "--no-sched", "--buffer-size", "8K", "-u", "hit",
+                                    "-o", out, "--", a.hammer, "-s", "5", "2"])
+    check(rc == 0, f"ftf-bpf exited 0 (got {rc})")
+    calls, per = parse_hammer(wout.splitlines()[0])
+    print(f"  hammer: {calls} calls {per}")
+    got, lost, lost_total = parse_summary(err)
+    t = valid_trace(a.ftf_dump, out)
+    td = trace_drops(t)
+    begins, ends = slices(t, "hit")
+    nb = sum(begins.values())
+    check(lost_total is not None and lost_total > 0,
+          f"the 8K ring overflowed, so the case tests loss accounting: {lost_total} lost")
+    check(set(begins) <= set(per), f"slices only on hammer's threads {sorted(per)}: {sorted(begins)}")
+    for tid, n in per.items():
+        check(begins.get(tid, 0) <= n, f"tid {tid}: {begins.get(tid, 0)} slices <= its {n} calls")
+        check(begins.get(tid, 0) == ends.get(tid, 0), f"tid {tid}: every begin has an end")
+    check(got.get("uentry", 0) + lost.get("uentry", 0) == calls,
+          f"summary: entries received {got.get('uentry', 0)} + lost {lost.get('uentry', 0)} = calls {calls}")
+    check(got.get("uret", 0) + lost.get("uret", 0) == calls,
+          f"summary: returns received {got.get('uret', 0)} + lost {lost.get('uret', 0)} = calls {calls}")
+    check(nb == got.get("uentry", 0), f"trace: {nb} slices = entries received {got.get('uentry', 0)}")
+    check(nb + td.get("uentry", -1) == calls,
+          f"trace: {nb} slices + {td.get('uentry')} dropped entries (trace counter) = calls {calls}")
+    check(td.get("total") == lost_total and td.get("uret") == lost.get("uret", 0),
+          f"trace counter total {td.get('total')} / uret {td.get('uret')} = summary {lost_total} / {lost.get('uret', 0)}")
+    # VmHWM includes loading (libbpf parses the kernel's BTF, then frees
+    # it); while tracing, sampled RSS must stay flat.
+    rss = [r for _, r in s.samples]
+    early = rss[len(rss) // 4] if rss else 0
+    late = max(rss[len(rss) // 2:]) if rss else 0
+    check(s.peak_kb < 64 * 1024, f"peak RSS (VmHWM) {s.peak_kb} kB < 64 MB")
+    check(late - early < 8 * 1024, f"RSS does not grow: {early} kB at a quarter, max {late} kB in the second half")
+    figures("overload", 2 * calls, got.get("uentry", 0) + got.get("uret", 0),
+            lost_total, s.peak_kb, f"rate={2 * calls / 5:.0f}/s")
+
+
+# ---------------------------------------------------------------- threads
+
+def case_threads(a):
+    """2,000 threads (8 alive at a time, > 255 thread slots), 40,000 names
+    (> 32,767 string ids): slice v on thread v/20, named n%05d % v."""
+    out = os.path.join(a.outdir, "threads.fxt")
+    nthreads, renames = 2000, 20
+    rc, wout, err, s = run_sampled([a.tool, "-u", "mark", "--args", "1", "-o", out, "--",
+                                    a.manythreads, str(nthreads), str(renames)])
+    check(rc == 0, f"ftf-bpf exited 0 (got {rc})")
+    lines = wout.splitlines()
+    tids = {}
+    for ln in lines[1:]:
+        i, tid = ln.split()
+        tids[int(i)] = int(tid)
+    check(len(tids) == nthreads, f"manythreads reported {len(tids)} threads")
+    got, lost, lost_total = parse_summary(err)
+    check(lost_total == 0, f"no event lost ({lost_total})")
+    t = valid_trace(a.ftf_dump, out)
+    check(t.dropped_total() == 0, "the trace's dropped counter is 0")
+    # Walk the records in file order: the name in effect for a tid is its
+    # last thread kernel object so far.
+    name_of = {}
+    seen, wrong_tid, wrong_name = set(), [], []
+    re_kobj = re.compile(r'^KernelObject\(koid: (\d+), type: thread, name: "(.*?)"')
+    re_begin = re.compile(r'^Event\(ts: \d+, pt: (\d+)/(\d+), category: ".*?", name: "mark", DurationBegin, \{arg0: int64\((-?\d+)\)\}\)$')
+    for line in t.lines:
+        m = re_kobj.match(line)
+        if m:
+            name_of[int(m[1])] = m[2]
+            continue
+        m = re_begin.match(line)
+        if m:
+            tid, v = int(m[2]), int(m[3])
+            seen.add(v)
+            if tids.get(v // renames) != tid:
+                wrong_tid.append((v, tid))
+            if name_of.get(tid) != f"n{v:05d}":
+                wrong_name.append((v, tid, name_of.get(tid)))
+    total = nthreads * renames
+    check(len(seen) == total, f"{len(seen)} distinct mark(v) slices of {total}")
+    check(not wrong_tid, f"every slice on its thread's tid ({len(wrong_tid)} wrong: {wrong_tid[:5]})")
+    check(not wrong_name, f"every slice's thread named n%05d of v ({len(wrong_name)} wrong: {wrong_name[:5]})")
+    names = {k[2] for k in t.kobjs if k[1] == "thread"}
+    check(sum(1 for n in names if re.fullmatch(r"n\d{5}", n)) == total, f"{total} distinct thread names in the trace")
+    begins, ends = slices(t, "mark")
+    check(len(begins) == nthreads, f"slices on {len(begins)} distinct tids = {nthreads}")
+    figures("threads", 2 * total, got.get("uentry", 0) + got.get("uret", 0), lost_total, s.peak_kb,
+            f"all_events={sum(got.values())}")
+
+
+# ---------------------------------------------------------------- long run
+
+def case_longrun(a):
+    """System-wide trace of a mixed workload (context switches, uprobes in
+    every process mapping hammer, short-lived processes) for
+    FTFB_LONG_RUN_S seconds (600 by hand; meson passes 60), RSS sampled
+    every second: it must not grow with time."""
+    secs = int(os.environ.get("FTFB_LONG_RUN_S", a.extra or "600"))
+    out = os.path.join(a.outdir, "longrun.fxt")
+    load = [subprocess.Popen([a.pingpong, "1000000000", "--cpu", "0"], stdout=subprocess.DEVNULL),
+            subprocess.Popen(["sh", "-c", f"while :; do {a.hammer} -n 200 1 >/dev/null; sleep 0.05; done"]),
+            subprocess.Popen(["sh", "-c", "while :; do /bin/true; ls / >/dev/null; sleep 0.01; done"])]
+    try:
+        rc, _, err, s = run_sampled([a.tool, "-a", "-u", f"{a.hammer}:hit", "-d", f"{secs}s", "-o", out],
+                                    period=1.0, timeout=secs + 300)
+    finally:
+        for p in load:
+            p.kill()
+            p.wait()
+        subprocess.run(["pkill", "-P", str(load[1].pid)], capture_output=True)
+    check(rc == 0, f"ftf-bpf -a -d {secs}s exited 0 (got {rc})")
+    check("duration reached" in err, "stopped because the duration was reached")
+    got, lost, lost_total = parse_summary(err)
+    t = valid_trace(a.ftf_dump, out)
+    check(t.dropped_total() == (lost_total or 0), f"trace drop counter {t.dropped_total()} = summary {lost_total}")
+    rss = [r for _, r in s.samples]
+    check(len(rss) >= secs // 2, f"{len(rss)} RSS samples")
+    # After warm-up (the first tenth), RSS must stay within 8 MB of its
+    # level then (the output double buffer is 2 MB; task table churn).
+    warm = max(rss[: max(1, len(rss) // 10)])
+    late = max(rss[len(rss) // 2:])
+    check(late - warm < 8 * 1024, f"RSS after warm-up {warm} kB, max in second half {late} kB")
+    fired = sum(got.values()) + (lost_total or 0)
+    figures("longrun", fired, sum(got.values()), lost_total, s.peak_kb,
+            f"seconds={secs} rss_warm_kb={warm} rss_late_max_kb={late} bytes={os.path.getsize(out)}")
+
+
+# ---------------------------------------------------------------- stops
+
+def stop_by_signal(a, sig):
+    name = signal.Signals(sig).name
+    out = os.path.join(a.outdir, f"stop-{name}.fxt")
+    wl = subprocess.Popen([a.hammer, "--wait", "-s", "30", "2"], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, text=True)
+    pid = int(wl.stdout.readline().split("=")[1])
+    try:
+        tr = Tracer(a.tool, ["-p", str(pid), "-u", "hit", "-o", out])
+        s = RssSampler(tr.p.pid, 0.25)
+        wl.stdin.write("go\n")
+        wl.stdin.flush()
+        time.sleep(2.5)
+        tr.signal(sig)
+        rc = tr.wait()
+        s.stop()
+    finally:
+        wl.kill()
+        wl.wait()
+    t = valid_trace(a.ftf_dump, out, balanced=(sig != signal.SIGKILL))
+    begins, ends = slices(t, "hit")
+    if sig == signal.SIGKILL:
+        check(rc == -signal.SIGKILL, f"ftf-bpf was killed (rc {rc})")
+        check(t.dump_code == 0 or "unbalanced" in t.check_out or "open" in t.check_out,
+              f"the reader reads the whole file ({t.dump_err.strip()[:200]})")
+        check(os.path.getsize(out) >= 8, "the file holds at least the magic record")
+        print(f"  {sum(begins.values())} slices flushed before SIGKILL, {os.path.getsize(out)} bytes")
+    else:
+        check(rc == 0, f"ftf-bpf exited 0 after {name} (got {rc})")
+        want = "Ctrl-C" if sig == signal.SIGINT else name
+        check(f"stopped ({want})" in tr.stderr, f"ftf-bpf says it stopped on {want}")
+        check(sum(begins.values()) > 1000, f"the trace holds the calls made: {sum(begins.values())} slices")
+        check(begins == ends, "every slice is closed (open ones at the stop)")
+    got, lost, lost_total = parse_summary(tr.stderr)
+    figures(f"stop-{name}", "-", sum(begins.values()) * 2, lost_total, s.peak_kb)
+
+
+def stop_target(a, how):
+    out = os.path.join(a.outdir, f"target-{how}.fxt")
+    args = {"exit": ["-n", "20000", "2"], "segv": ["-n", "20000", "2", "--segv"],
+            "killed": ["-n", "20000", "2", "--pause"]}[how]
+    if how == "killed":
+        wl = subprocess.Popen([a.hammer, *args], stdout=subprocess.PIPE, text=True)
+        tr = None
+        try:
+            # -p on the running workload; it pauses once its counts are out,
+            # then is killed; ftf-bpf must stop by itself.
+            time.sleep(0.01)
+            tr = Tracer(a.tool, ["-p", str(wl.pid), "-o", out])
+            line = wl.stdout.readline()
+            wl.kill()
+            wl.wait()
+            rc = tr.wait(timeout=30)
+        finally:
+            wl.kill()
+        check(rc == 0, f"ftf-bpf exited 0 when the traced process was killed (got {rc})")
+        check("traced process exited" in tr.stderr, "ftf-bpf says the traced process exited")
+        t = valid_trace(a.ftf_dump, out)
+        ours = [s for s in t.switches if s[3] == wl.pid or s[4] == wl.pid]
+        check(ours, f"the trace holds context switches of pid {wl.pid} ({len(ours)})")
+        print(f"  workload said {line.strip()}")
+        return
+    p = run_tool(a.tool, ["-u", "hit", "-o", out, "--", a.hammer, *args])
+    calls, per = parse_hammer(p.stdout.splitlines()[0])
+    if how == "segv":
+        check(p.returncode == 0, f"ftf-bpf exited 0 (got {p.returncode})")
+        check("killed by signal 11" in p.stderr, "ftf-bpf says the command was killed by SIGSEGV")
+    else:
+        check(p.returncode == 0, f"ftf-bpf exited 0 (got {p.returncode})")
+    check("command exited" in p.stderr, "ftf-bpf stopped because the command exited")
+    t = valid_trace(a.ftf_dump, out)
+    got, lost, lost_total = parse_summary(p.stderr)
+    begins, ends = slices(t, "hit")
+    td = trace_drops(t)
+    for tid, n in per.items():
+        check(begins.get(tid, 0) + 0 <= n, f"tid {tid}: {begins.get(tid, 0)} slices of {n} calls")
+    check(sum(begins.values()) + td.get("uentry", 0) == calls,
+          f"{sum(begins.values())} slices + {td.get('uentry', 0)} dropped = {calls} calls")
+    figures(f"target-{how}", 2 * calls, got.get("uentry", 0) + got.get("uret", 0), lost_total, "-")
+
+
+def case_exec(a):
+    """The traced command execs another binary from inside a probed
+    function while uprobes are attached: leave()'s slice is closed at the
+    exec, the new image is named, ftf-bpf follows it to its exit."""
+    out = os.path.join(a.outdir, "exec.fxt")
+    p = run_tool(a.tool, ["-u", "hit", "-u", "leave", "-o", out, "--", a.hammer, "-n", "1000", "1",
+                          "--exec", a.pingpong, "200"])
+    check(p.returncode == 0, f"ftf-bpf exited 0 (got {p.returncode})")
+    lines = p.stdout.splitlines()
+    calls, per = parse_hammer(lines[0])
+    m = re.search(r"pid=(\d+) ping=(\d+) pong=(\d+)", lines[1])
+    pid, ping = int(m[1]), int(m[2])
+    t = valid_trace(a.ftf_dump, out)
+    begins, _ = slices(t, "hit")
+    check(sum(begins.values()) == calls, f"{calls} hit slices before the exec: {sum(begins.values())}")
+    leave = [e for e in t.events if e[4] == "leave"]
+    check(len(leave) == 2 and leave[0][5] == "DurationBegin" and "unfinished" in leave[1][6],
+          f"leave() opened once and was closed unfinished at the exec: {[(e[5], e[6]) for e in leave]}")
+    check("pingpong" in t.process_names(pid) and "hammer" in t.process_names(pid),
+          f"pid {pid} is named hammer, then pingpong: {t.process_names(pid)}")
+    check(t.switches_into(ping) >= 200, f"the exec'd program's thread ping is traced ({t.switches_into(ping)} switches)")
+
+
+# ---------------------------------------------------------------- disk full
+
+def case_diskfull(a):
+    mnt = os.path.join(a.outdir, "tiny")
+    os.makedirs(mnt, exist_ok=True)
+    subprocess.run(["umount", mnt], capture_output=True)
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", mnt], capture_output=True, text=True)
+    if r.returncode != 0:
+        print(f"SKIP: cannot mount a tmpfs: {r.stderr.strip()}")
+        sys.exit(77)
+    try:
+        out = os.path.join(mnt, "full.fxt")
+        p = run_tool(a.tool, ["-u", "hit", "-o", out, "--", a.hammer, "-s", "10", "2"], timeout=60)
+        check(p.returncode != 0, f"ftf-bpf exits non-zero on a full disk (got {p.returncode})")
+        errl = [l for l in p.stderr.splitlines() if "No space left" in l]
+        check(len(errl) == 1, f"one clear error line naming the full disk: {errl}")
+        check(out in errl[0] if errl else False, "the error line names the file")
+        size = os.path.getsize(out)
+        check(size > 0 and size <= 256 * 1024, f"the file holds what fit ({size} bytes)")
+        check(ends_on_record_boundary(out), "the file ends on a record boundary")
+        t = Trace(a.ftf_dump, out)
+        check(t.dump_code == 0, f"the reader reads the whole file ({t.dump_err.strip()[:200]})")
+        check(not re.search(r"undefined|before (its )?definition|magic", t.check_out),
+              f"every reference defined, magic first ({t.check_out.strip()[:200]})")
+        figures("diskfull", "-", len(t.events), "-", "-", f"bytes={size}")
+    finally:
+        subprocess.run(["umount", "-l", mnt], capture_output=True)
+
+
+# ---------------------------------------------------------------- bad input
+
+def case_badinput(a):
+    d = os.path.join(a.outdir, "bad")
+    os.makedirs(d, exist_ok=True)
+    out = os.path.join(d, "t.fxt")
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    notelf = os.path.join(d, "notelf")
+    with open(notelf, "w") as f:
+        f.write("#!/bin/sh\necho not an ELF file\n")
+    os.chmod(notelf, 0o755)
+    trunc = os.path.join(d, "truncated")
+    with open(a.hammer, "rb") as f:
+        data = f.read()
+    with open(trunc, "wb") as f:
+        f.write(data[:200])
+    os.chmod(trunc, 0o755)
+    bad = [
+        (["-d", "abc", "-a"], r"duration|-d"), (["-d", "-5s", "-a"], r"duration|-d"),
+        (["-d", "10x", "-a"], r"duration|-d"), (["-d", "", "-a"], r"duration|-d"),
+        (["--buffer-size", "0", "-a"], r"buffer"), (["--buffer-size", "12Q", "-a"], r"buffer"),
+        (["--rings", "0", "-a"], r"rings"), (["--args", "7", "-a"], r"args"),
+        (["-p", "abc"], r"pid|-p"), (["-p", "0"], r"pid|-p"), (["--bogus"], r"bogus|option"),
+        (["-p", str(gone.pid)], rf"pid {gone.pid} does not exist"),
+        (["-p", "2"], r"kernel thread"),
+        (["-a", "-u", f"{notelf}:main"], r"ELF"),
+        (["-a", "-u", f"{trunc}:main"], r"ELF|truncated|corrupt"),
+        (["-u", "nosuchfunction_xyz", "--", a.hammer, "-n", "1"], r"nosuchfunction_xyz|match"),
+        (["--", "/nonexistent/cmd"], r"cannot start"),
+    ]
+    for args, want in bad:
+        p = run_tool(a.tool, ["-o", out, *args], timeout=30)
+        errl = [l for l in p.stderr.splitlines() if l.strip()]
+        check(p.returncode != 0, f"{args}: non-zero exit ({p.returncode})")
+        check(len(errl) == 1 and errl[0].startswith("ftf-bpf:") and re.search(want, errl[0], re.I),
+              f"{args}: one error line matching /{want}/: {errl}")
+        check(not os.path.exists(out), f"{args}: no trace file left")
+        if (r := leftovers(a.kstate)):
+            raise Fail(f"{args}: left behind: {r}")
+    # A symlink at the output path is refused, and its target untouched.
+    victim = os.path.join(d, "victim")
+    with open(victim, "w") as f:
+        f.write("precious\n")
+    link = os.path.join(d, "link.fxt")
+    if os.path.lexists(link):
+        os.unlink(link)
+    os.symlink(victim, link)
+    p = run_tool(a.tool, ["-o", link, "-d", "200ms", "-a"])
+    check(p.returncode != 0 and "symlink" in p.stderr, "a symlink at -o is refused")
+    check(open(victim).read() == "precious\n" and os.path.islink(link), "the symlink and its target are untouched")
+    check(not os.path.exists(link + ".old"), "the symlink is not renamed to .old either")
+    # An existing trace is kept as FILE.old.
+    keep = os.path.join(d, "keep.fxt")
+    for f in (keep, keep + ".old"):
+        if os.path.lexists(f):
+            os.unlink(f)
+    p1 = run_tool(a.tool, ["-o", keep, "-d", "300ms", "-a"])
+    first = open(keep, "rb").read()
+    p2 = run_tool(a.tool, ["-o", keep, "-d", "300ms", "-a"])
+    check(p1.returncode == 0 and p2.returncode == 0, "both runs exit 0")
+    check(open(keep + ".old", "rb").read() == first, "the first trace is kept byte for byte as keep.fxt.old")
+    check(open(keep, "rb").read() != first and ends_on_record_boundary(keep), "keep.fxt is the new trace")
+
+
+# ---------------------------------------------------------------- privileges
+
+def case_privileges(a):
+    d = os.path.join(a.outdir, "priv")
+    os.makedirs(d, exist_ok=True)
+    os.chmod(d, 0o777)
+    out = os.path.join(d, "nobody.fxt")
+    # An unprivileged user; root without the capabilities (a reduced
+    # bounding set, as in a container); root lacking only CAP_PERFMON.
+    for drop, want in (
+            (["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"], "missing CAP_BPF and CAP_PERFMON"),
+            (["setpriv", "--inh-caps=-all", "--bounding-set=-bpf,-perfmon,-sys_admin", "--"],
+             "missing CAP_BPF and CAP_PERFMON"),
+            (["setpriv", "--inh-caps=-all", "--bounding-set=-perfmon,-sys_admin", "--"], "missing CAP_PERFMON")):
+        if os.path.exists(out):
+            os.unlink(out)
+        cmd = [*drop, a.tool, "-a", "-d", "1s", "-o", out]
+        print("  run:", " ".join(cmd))
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+        print("  said:", p.stderr.strip())
+        errl = [l for l in p.stderr.splitlines() if l.strip()]
+        check(p.returncode != 0, f"{drop[1]}: non-zero exit ({p.returncode})")
+        check(len(errl) == 1 and want in errl[0], f"one line saying {want!r}: {errl}")
+        check(not os.path.exists(out), "no trace file written")
+        if (r := leftovers(a.kstate)):
+            raise Fail(f"{drop}: left behind: {r}")
+
+
+def main():
+    skip_unless_root()
+    case = sys.argv[1]
+
+    class A:
+        pass
+    a = A()
+    a.tool, a.ftf_dump, a.hammer, a.manythreads, a.pingpong, a.outdir = sys.argv[2:8]
+    a.extra = sys.argv[8] if len(sys.argv) > 8 else None
+    os.makedirs(a.outdir, exist_ok=True)
+    a.kstate = kernel_state()
+    cases = {
+        "overload": case_overload, "threads": case_threads, "longrun": case_longrun,
+        "sigint": lambda a: stop_by_signal(a, signal.SIGINT),
+        "sigterm": lambda a: stop_by_signal(a, signal.SIGTERM),
+        "sigkill": lambda a: stop_by_signal(a, signal.SIGKILL),
+        "target-exit": lambda a: stop_target(a, "exit"),
+        "target-segv": lambda a: stop_target(a, "segv"),
+        "target-killed": lambda a: stop_target(a, "killed"),
+        "exec": case_exec, "diskfull": case_diskfull, "badinput": case_badinput,
+        "privileges": case_privileges,
+    }
+
+    def body():
+        cases[case](a)
+        time.sleep(0.2)
+        r = leftovers(a.kstate)
+        check(not r, f"no ftfb_* program or link and no uprobe state left behind ({r or 'none'})")
+    run_main(body)
+
+
+if __name__ == "__main__":
+    main()
