@@ -171,9 +171,10 @@ def case_longrun(a):
                                     period=1.0, timeout=secs + 300)
     finally:
         for p in load:
+            # the shell loops' current children first, by their parent's id
+            subprocess.run(["pkill", "-P", str(p.pid)], capture_output=True)
             p.kill()
             p.wait()
-        subprocess.run(["pkill", "-P", str(load[1].pid)], capture_output=True)
     check(rc == 0, f"ftf-bpf -a -d {secs}s exited 0 (got {rc})")
     check("duration reached" in err, "stopped because the duration was reached")
     got, lost, lost_total = parse_summary(err)
@@ -444,7 +445,8 @@ def main():
     def body():
         cases[case](a)
         time.sleep(0.2)
-        r = leftovers(a.kstate)
+        r = leftovers(a.kstate, (a.hammer, a.manythreads, os.path.realpath(a.hammer),
+                                 os.path.realpath(a.manythreads)))
         check(not r, f"no ftfb_* program or link and no uprobe state left behind ({r or 'none'})")
     run_main(body)
 
