@@ -573,9 +573,19 @@ static int run_trace(struct cli_opts *o)
 		return 1;
 	}
 	if (o->pid) {
+		int tgid;
+
 		if (target_check_pid(o->pid, err, sizeof(err))) {
 			die_line(err);
 			return 1;
+		}
+		tgid = target_tgid(o->pid);
+		if (tgid != o->pid) {
+			if (!o->quiet)
+				fprintf(stderr,
+					"ftf-bpf: %d is a thread of process %d: tracing the process\n",
+					o->pid, tgid);
+			o->pid = tgid;
 		}
 	} else if (o->cmd) {
 		if (target_resolve_cmd(o->cmd[0], main_bin, sizeof(main_bin),

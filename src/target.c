@@ -61,6 +61,23 @@ int target_check_pid(int pid, char *err, size_t errlen)
 	return 0;
 }
 
+int target_tgid(int pid)
+{
+	char path[64], line[256];
+	int tgid = pid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return pid;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid > 0 ? tgid : pid;
+}
+
 int target_resolve_cmd(const char *cmd, char *out, size_t outlen, char *err,
 		       size_t errlen)
 {

@@ -14,6 +14,10 @@
  * (gone, a kernel thread, ...). */
 int target_check_pid(int pid, char *err, size_t errlen);
 
+/* The process (tgid) of a thread id; pid itself if it is a process or
+ * cannot be read. */
+int target_tgid(int pid);
+
 /* Resolves CMD like execvp() would (PATH search). Returns 0 and the path
  * in out, or -errno and one line in err. */
 int target_resolve_cmd(const char *cmd, char *out, size_t outlen, char *err,
