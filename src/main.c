@@ -739,14 +739,19 @@ static int run_trace(struct cli_opts *o)
 		rc = 1;
 		goto out;
 	}
-	if (!o->quiet)
-		fprintf(stderr,
-			"ftf-bpf: tracing %s%s%s into %s; Ctrl-C to stop\n",
-			o->all ? "all processes" : (o->pid ? "pid " : "'"),
-			o->all ? "" : (o->pid ? "" : o->cmd[0]),
-			o->all ? "" : (o->pid ? "" : "'"), o->output);
-	if (o->pid && !o->quiet)
-		fprintf(stderr, "ftf-bpf: (pid %d)\n", o->pid);
+	if (!o->quiet) {
+		char what[PATH_MAX + 32];
+
+		if (o->all)
+			snprintf(what, sizeof(what), "all processes");
+		else if (o->pid)
+			snprintf(what, sizeof(what), "pid %d", o->pid);
+		else
+			snprintf(what, sizeof(what), "'%s' (pid %d)", o->cmd[0],
+				 s.child.pid);
+		fprintf(stderr, "ftf-bpf: tracing %s into %s; Ctrl-C to stop\n",
+			what, o->output);
+	}
 	tty = !o->quiet && (o->force_status || isatty(STDERR_FILENO));
 	last_status = s.start_ns;
 
