@@ -22,6 +22,12 @@
 const volatile bool filter_tgids = false; /* only traced_tgids (-p/--) */
 const volatile __u32 nr_rings = 1;        /* entries used in `rings` */
 const volatile __u64 wakeup_bytes = 0;    /* wake the reader past this */
+/* false: the sched programs only flush uprobe buffers (no sched events) */
+const volatile bool emit_sched = true;
+
+/* Set by the loader (.bss) before it attaches uprobes: from then on the
+ * sched programs flush the threads' uprobe buffers. */
+__u32 ubuf_active = 0;
 
 /* Template of the ring buffers held by `rings`: the loader creates the
  * real ones (of its chosen size) and stores their fds in `rings`. */
@@ -62,17 +68,119 @@ struct {
 	__type(value, __u64);
 } drops SEC(".maps");
 
+/* Per-thread buffer of uprobe events (see struct ftfb_batch): a uprobe
+ * program appends its event here instead of doing a ring buffer
+ * operation; the buffer goes to the ring in one record when full, when
+ * its thread is switched out, execs or exits, and at stop through the
+ * task iterator. busy: 1 while the owner thread's uprobe program is
+ * appending (it may be preempted there), 2 while a flusher other than
+ * the owner's program holds it (claimed with cmpxchg). */
+#define ftfb_barrier() asm volatile("" ::: "memory")
+
+#define FTFB_UBUF_BYTES 4000 /* 50 entries of 80 bytes */
+
+struct ftfb_ubuf {
+	__u64 busy;    /* 64 bits: clang 14 has no 32-bit BPF cmpxchg */
+	__u32 n_entry; /* events of each kind in data[] */
+	__u32 n_ret;
+	struct ftfb_batch batch; /* batch.len: bytes used in data[] */
+	__u8 data[FTFB_UBUF_BYTES];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct ftfb_ubuf);
+} ubufs SEC(".maps");
+
 static __always_inline bool ftfb_traced(__u32 tgid)
 {
 	return bpf_map_lookup_elem(&traced_tgids, &tgid) != NULL;
 }
 
-static __always_inline void ftfb_count(void *map, __u32 kind)
+static __always_inline void ftfb_add(void *map, __u32 kind, __u64 n)
 {
 	__u64 *c = bpf_map_lookup_elem(map, &kind);
 
 	if (c)
-		*c += 1;
+		*c += n;
+}
+
+static __always_inline void ftfb_count(void *map, __u32 kind)
+{
+	ftfb_add(map, kind, 1);
+}
+
+/* The ring of this cpu. */
+static __always_inline void *ftfb_ring(__u32 cpu)
+{
+	__u32 idx = 0;
+
+	if (nr_rings > 1)
+		idx = cpu % nr_rings;
+	return bpf_map_lookup_elem(&rings, &idx);
+}
+
+/* Flags of a ring buffer write: wake the reader only past wakeup_bytes
+ * (its epoll timeout picks up smaller amounts). */
+static __always_inline __u64 ftfb_wake_flags(void *rb)
+{
+	if (bpf_ringbuf_query(rb, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		return BPF_RB_FORCE_WAKEUP;
+	return BPF_RB_NO_WAKEUP;
+}
+
+/* Write b's events to this cpu's ring as one FTFB_EV_BATCH record and
+ * empty b. A failed write counts its events in `drops` (they were
+ * counted in `fired` when appended). The caller owns b (busy). */
+static __always_inline void ftfb_ubuf_flush(struct ftfb_ubuf *b, __u32 cpu)
+{
+	const struct ftfb_hdr *first = (const void *)b->data;
+	__u32 len = b->batch.len;
+	void *rb;
+
+	if (!len)
+		return;
+	if (len > FTFB_UBUF_BYTES)
+		len = FTFB_UBUF_BYTES;
+	b->batch.hdr.ts = first->ts;
+	b->batch.hdr.kind = FTFB_EV_BATCH;
+	b->batch.hdr.cpu = cpu;
+	b->batch.hdr.tid = first->tid;
+	b->batch.hdr.tgid = first->tgid;
+	b->batch.hdr._pad = 0;
+	b->batch._pad = 0;
+	rb = ftfb_ring(cpu);
+	if (!rb || bpf_ringbuf_output(rb, &b->batch, sizeof(b->batch) + len,
+				      ftfb_wake_flags(rb))) {
+		ftfb_add(&drops, FTFB_EV_UENTRY, b->n_entry);
+		ftfb_add(&drops, FTFB_EV_URET, b->n_ret);
+	}
+	b->batch.len = 0;
+	b->n_entry = 0;
+	b->n_ret = 0;
+}
+
+/* Flush task's buffer from a program that is not the owner's uprobe
+ * program (sched_switch of prev, exit, exec): only if no uprobe program
+ * of the task is in the middle of an append and no other flusher has
+ * it. */
+static __always_inline void ftfb_ubuf_flush_task(struct task_struct *task,
+						 __u32 cpu)
+{
+	struct ftfb_ubuf *b;
+
+	if (!ubuf_active)
+		return;
+	b = bpf_task_storage_get(&ubufs, task, 0, 0);
+	if (!b || !b->batch.len)
+		return;
+	if (__sync_val_compare_and_swap(&b->busy, 0, 2) != 0)
+		return;
+	ftfb_ubuf_flush(b, cpu);
+	ftfb_barrier();
+	b->busy = 0;
 }
 
 /* Reserve `size` bytes for an event of `kind` in this CPU's ring and fill
@@ -82,13 +190,10 @@ static __always_inline void *ftfb_reserve(void **rbp, __u32 kind, __u32 size,
 					  __u32 cpu)
 {
 	struct ftfb_hdr *h;
-	__u32 idx = 0;
 	void *rb;
 
 	ftfb_count(&fired, kind);
-	if (nr_rings > 1)
-		idx = cpu % nr_rings;
-	rb = bpf_map_lookup_elem(&rings, &idx);
+	rb = ftfb_ring(cpu);
 	if (!rb) {
 		ftfb_count(&drops, kind);
 		return NULL;
@@ -109,11 +214,7 @@ static __always_inline void *ftfb_reserve(void **rbp, __u32 kind, __u32 size,
  * the reader's epoll timeout picks up smaller amounts. */
 static __always_inline void ftfb_submit(void *rb, void *ev)
 {
-	__u64 flags = BPF_RB_NO_WAKEUP;
-
-	if (bpf_ringbuf_query(rb, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
-		flags = BPF_RB_FORCE_WAKEUP;
-	bpf_ringbuf_submit(ev, flags);
+	bpf_ringbuf_submit(ev, ftfb_wake_flags(rb));
 }
 
 #endif

@@ -27,7 +27,8 @@ enum ftfb_kind {
 	FTFB_EV_RENAME = 7,     /* struct ftfb_comm_ev */
 	FTFB_EV_UENTRY = 8,     /* struct ftfb_uentry */
 	FTFB_EV_URET = 9,       /* struct ftfb_uret */
-	FTFB_EV_KIND_MAX = 10,
+	FTFB_EV_BATCH = 10,     /* struct ftfb_batch + packed events */
+	FTFB_EV_KIND_MAX = 11,
 };
 
 /* Common header. `tid`/`tgid` are the task the event is about (for a
@@ -106,6 +107,18 @@ struct ftfb_uret {
 	__u32 cookie;
 	__u32 _pad;
 	__u64 ret;
+};
+
+/* A thread's buffered uprobe events handed over in one record (the ring
+ * buffer operation per event is the costly part of a uprobe program):
+ * the header is followed by `len` bytes of whole struct ftfb_uentry /
+ * struct ftfb_uret events of that thread, oldest first. hdr.ts/tid/tgid
+ * are those of the first event. The loader splits these records; its
+ * callers never see FTFB_EV_BATCH. */
+struct ftfb_batch {
+	struct ftfb_hdr hdr;
+	__u32 len;
+	__u32 _pad;
 };
 
 /* Linux task state bits (include/linux/sched.h) as they appear in

@@ -25,13 +25,21 @@ int BPF_PROG(ftfb_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
 	__u32 prev_tgid = prev->tgid, next_tgid = next->tgid;
+	__u32 cpu = bpf_get_smp_processor_id();
 	struct ftfb_switch *e;
 	void *rb;
 
+	/* prev's buffered uprobe events first (before its switch event). No
+	 * tgid filter check for this: buffers only exist for threads the
+	 * uprobe programs let through, and the lookup of a task without one
+	 * is as cheap as the filter's. Skipped while prev is inside its
+	 * uprobe program (preempted): it flushes at its next switch. */
+	ftfb_ubuf_flush_task(prev, cpu);
+	if (!emit_sched)
+		return 0;
 	if (filter_tgids && !ftfb_traced(prev_tgid) && !ftfb_traced(next_tgid))
 		return 0;
-	e = ftfb_reserve(&rb, FTFB_EV_SWITCH, sizeof(*e),
-			 bpf_get_smp_processor_id());
+	e = ftfb_reserve(&rb, FTFB_EV_SWITCH, sizeof(*e), cpu);
 	if (!e)
 		return 0;
 	fill_hdr(&e->hdr, bpf_ktime_get_ns(), prev->pid, prev_tgid);
@@ -117,14 +125,17 @@ SEC("tp_btf/sched_process_exec")
 int BPF_PROG(ftfb_exec, struct task_struct *p, pid_t old_pid,
 	     struct linux_binprm *bprm)
 {
+	__u32 cpu = bpf_get_smp_processor_id();
 	__u32 tgid = p->tgid;
 	struct ftfb_comm_ev *e;
 	void *rb;
 
+	ftfb_ubuf_flush_task(p, cpu); /* the old image's calls first */
+	if (!emit_sched)
+		return 0;
 	if (filter_tgids && !ftfb_traced(tgid))
 		return 0;
-	e = ftfb_reserve(&rb, FTFB_EV_EXEC, sizeof(*e),
-			 bpf_get_smp_processor_id());
+	e = ftfb_reserve(&rb, FTFB_EV_EXEC, sizeof(*e), cpu);
 	if (!e)
 		return 0;
 	fill_hdr(&e->hdr, bpf_ktime_get_ns(), p->pid, tgid);
@@ -138,14 +149,17 @@ int BPF_PROG(ftfb_exec, struct task_struct *p, pid_t old_pid,
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(ftfb_exit, struct task_struct *p, bool group_dead)
 {
+	__u32 cpu = bpf_get_smp_processor_id();
 	__u32 tgid = p->tgid;
 	struct ftfb_exit *e;
 	void *rb;
 
+	ftfb_ubuf_flush_task(p, cpu); /* the thread's last calls first */
+	if (!emit_sched)
+		return 0;
 	if (filter_tgids && !ftfb_traced(tgid))
 		return 0;
-	e = ftfb_reserve(&rb, FTFB_EV_EXIT, sizeof(*e),
-			 bpf_get_smp_processor_id());
+	e = ftfb_reserve(&rb, FTFB_EV_EXIT, sizeof(*e), cpu);
 	if (e) {
 		fill_hdr(&e->hdr, bpf_ktime_get_ns(), p->pid, tgid);
 		e->group_dead = group_dead;

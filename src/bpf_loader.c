@@ -8,6 +8,13 @@
  * same maps (bpf_map__reuse_fd), so there is one event stream and one set
  * of counters. The ring buffers themselves are created here, of the size
  * asked for, and stored in the `rings` array-of-maps.
+ *
+ * The uprobe programs buffer their events per thread (task storage
+ * `ubufs`) and write them to the ring as FTFB_EV_BATCH records, which
+ * are split here; at stop the buffers' tails come through a task
+ * iterator. The sched programs that flush the buffers (switch, exit,
+ * exec) are loaded even without opts->sched, then attached with the
+ * first uprobes and emitting nothing of their own.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -25,6 +32,15 @@
 
 #define BTF_PATH "/sys/kernel/btf/vmlinux"
 
+struct linkvec {
+	struct bpf_link **v;
+	size_t n, cap;
+};
+
+/* sched programs that flush the uprobe buffers */
+static const char *const flusher_progs[] = { "ftfb_switch", "ftfb_exit",
+					     "ftfb_exec" };
+
 struct ftfb_loader {
 	struct ftfb_loader_opts opts;
 	struct sched_bpf *sched;
@@ -34,14 +50,16 @@ struct ftfb_loader {
 	int ring_fds[FTFB_MAX_RINGS];
 	int nr_rings;
 	struct ring_buffer *rb;
-	struct bpf_link **links;
-	size_t nlinks, caplinks;
+	struct linkvec links;  /* sched (and flush-only sched) links */
+	struct linkvec ulinks; /* uprobe links, destroyed at drain */
+	bool flushers;         /* buffer flushing enabled (ubuf_active) */
 	int ncpus;
 	uint64_t *percpu; /* ncpus values, for the counter lookups */
 	/* the current poll's callback */
 	ftfb_event_fn fn;
 	void *fn_ctx;
 	int stop;
+	int delivered; /* events passed to fn by this poll/drain */
 };
 
 static bool libbpf_verbose;
@@ -94,27 +112,48 @@ static const char *load_hint(int err)
 	}
 }
 
-static int add_link(struct ftfb_loader *l, struct bpf_link *link)
+static int add_link(struct linkvec *lv, struct bpf_link *link)
 {
-	if (l->nlinks == l->caplinks) {
-		size_t cap = l->caplinks ? 2 * l->caplinks : 16;
-		struct bpf_link **nl = realloc(l->links, cap * sizeof(*nl));
+	if (lv->n == lv->cap) {
+		size_t cap = lv->cap ? 2 * lv->cap : 16;
+		struct bpf_link **nl = realloc(lv->v, cap * sizeof(*nl));
 
 		if (!nl)
 			return -ENOMEM;
-		l->links = nl;
-		l->caplinks = cap;
+		lv->v = nl;
+		lv->cap = cap;
 	}
-	l->links[l->nlinks++] = link;
+	lv->v[lv->n++] = link;
 	return 0;
 }
 
-static int attach_sched(struct ftfb_loader *l, char *errmsg, size_t errlen)
+static void destroy_links(struct linkvec *lv)
+{
+	while (lv->n)
+		bpf_link__destroy(lv->v[--lv->n]);
+}
+
+static bool is_flusher(const struct bpf_program *prog)
+{
+	for (size_t i = 0; i < sizeof(flusher_progs) / sizeof(*flusher_progs);
+	     i++)
+		if (!strcmp(bpf_program__name(prog), flusher_progs[i]))
+			return true;
+	return false;
+}
+
+/* Attach the sched programs (all, or only the buffer flushers). */
+static int attach_sched(struct ftfb_loader *l, bool flushers_only,
+			char *errmsg, size_t errlen)
 {
 	struct bpf_program *prog;
 
 	bpf_object__for_each_program(prog, l->sched->obj) {
-		struct bpf_link *link = bpf_program__attach(prog);
+		struct bpf_link *link;
+
+		if (flushers_only && !is_flusher(prog))
+			continue;
+		link = bpf_program__attach(prog);
 
 		if (!link) {
 			int err = -errno;
@@ -126,7 +165,7 @@ static int attach_sched(struct ftfb_loader *l, char *errmsg, size_t errlen)
 				": tp_btf not supported by this kernel?");
 			return err;
 		}
-		if (add_link(l, link)) {
+		if (add_link(&l->links, link)) {
 			bpf_link__destroy(link);
 			set_err(errmsg, errlen, "out of memory");
 			return -ENOMEM;
@@ -135,10 +174,63 @@ static int attach_sched(struct ftfb_loader *l, char *errmsg, size_t errlen)
 	return 0;
 }
 
+/* The events of an FTFB_EV_BATCH record (whole uentry/uret structs) to
+ * the callback, one by one. -EBADMSG for a malformed record. */
+static int split_batch(struct ftfb_loader *l, const unsigned char *data,
+		       size_t size)
+{
+	struct ftfb_batch b;
+	size_t off, end;
+
+	if (size < sizeof(b))
+		return -EBADMSG;
+	memcpy(&b, data, sizeof(b));
+	if (b.len > size - sizeof(b))
+		return -EBADMSG;
+	end = sizeof(b) + b.len;
+	for (off = sizeof(b); off < end;) {
+		struct ftfb_hdr h;
+		size_t es;
+		int r;
+
+		if (end - off < sizeof(h))
+			return -EBADMSG;
+		memcpy(&h, data + off, sizeof(h));
+		if (h.kind == FTFB_EV_UENTRY)
+			es = sizeof(struct ftfb_uentry);
+		else if (h.kind == FTFB_EV_URET)
+			es = sizeof(struct ftfb_uret);
+		else
+			return -EBADMSG;
+		if (es > end - off)
+			return -EBADMSG;
+		r = l->fn ? l->fn(l->fn_ctx, data + off, es) : 0;
+		if (r)
+			return r;
+		l->delivered++;
+		off += es;
+	}
+	return 0;
+}
+
+/* One ring (or iterator) record to the callback; non-zero stops. */
+static int deliver(struct ftfb_loader *l, const void *data, size_t size)
+{
+	const struct ftfb_hdr *h = data;
+	int r;
+
+	if (size >= sizeof(*h) && h->kind == FTFB_EV_BATCH)
+		return split_batch(l, data, size);
+	r = l->fn ? l->fn(l->fn_ctx, data, size) : 0;
+	if (!r)
+		l->delivered++;
+	return r;
+}
+
 static int on_sample(void *ctx, void *data, size_t size)
 {
 	struct ftfb_loader *l = ctx;
-	int r = l->fn ? l->fn(l->fn_ctx, data, size) : 0;
+	int r = deliver(l, data, size);
 
 	if (r) {
 		l->stop = r;
@@ -266,12 +358,15 @@ int ftfb_loader_open(struct ftfb_loader **out,
 	l->sched->rodata->filter_tgids = opts->filter_tgids;
 	l->sched->rodata->nr_rings = l->nr_rings;
 	l->sched->rodata->wakeup_bytes = l->opts.ring_bytes / 4;
+	l->sched->rodata->emit_sched = opts->sched;
 	bpf_map__set_max_entries(l->sched->maps.rings, l->nr_rings);
 	if (!opts->sched) {
 		struct bpf_program *prog;
 
+		/* only the uprobe buffer flushers, attached with uprobes */
 		bpf_object__for_each_program(prog, l->sched->obj)
-			bpf_program__set_autoload(prog, false);
+			if (!is_flusher(prog))
+				bpf_program__set_autoload(prog, false);
 	}
 	err = sched_bpf__load(l->sched);
 	if (err) {
@@ -283,7 +378,7 @@ int ftfb_loader_open(struct ftfb_loader **out,
 	if (err)
 		goto fail;
 	if (opts->sched) {
-		err = attach_sched(l, errmsg, errlen);
+		err = attach_sched(l, false, errmsg, errlen);
 		if (err)
 			goto fail;
 	}
@@ -322,7 +417,9 @@ static int load_uprobe(struct ftfb_loader *l, bool multi)
 	    (err = bpf_map__reuse_fd(u->maps.fired,
 				     bpf_map__fd(l->sched->maps.fired))) ||
 	    (err = bpf_map__reuse_fd(u->maps.drops,
-				     bpf_map__fd(l->sched->maps.drops))))
+				     bpf_map__fd(l->sched->maps.drops))) ||
+	    (err = bpf_map__reuse_fd(u->maps.ubufs,
+				     bpf_map__fd(l->sched->maps.ubufs))))
 		goto fail;
 	if (!multi) {
 		bpf_program__set_autoload(u->progs.ftfb_uentry_multi, false);
@@ -371,13 +468,13 @@ static int attach_multi(struct ftfb_loader *l, const char *path,
 		bpf_link__destroy(entry);
 		goto out;
 	}
-	err = add_link(l, entry);
+	err = add_link(&l->ulinks, entry);
 	if (err) {
 		bpf_link__destroy(entry);
 		bpf_link__destroy(ret);
 		goto out;
 	}
-	err = add_link(l, ret);
+	err = add_link(&l->ulinks, ret);
 	if (err)
 		bpf_link__destroy(ret); /* entry stays: closed with l */
 out:
@@ -391,7 +488,7 @@ static int attach_single(struct ftfb_loader *l, const char *path,
 			 const uint64_t *offs, const uint64_t *cookies,
 			 size_t n, int pid, size_t *failed)
 {
-	size_t first = l->nlinks;
+	size_t first = l->ulinks.n;
 	int err = 0;
 
 	for (size_t i = 0; i < n && !err; i++) {
@@ -406,15 +503,15 @@ static int attach_single(struct ftfb_loader *l, const char *path,
 			if (!link) {
 				err = -errno;
 				*failed = i;
-			} else if ((err = add_link(l, link))) {
+			} else if ((err = add_link(&l->ulinks, link))) {
 				bpf_link__destroy(link);
 				*failed = i;
 			}
 		}
 	}
 	if (err) {
-		while (l->nlinks > first)
-			bpf_link__destroy(l->links[--l->nlinks]);
+		while (l->ulinks.n > first)
+			bpf_link__destroy(l->ulinks.v[--l->ulinks.n]);
 	}
 	return err;
 }
@@ -440,6 +537,16 @@ int ftfb_loader_attach_uprobes(struct ftfb_loader *l, const char *binary_path,
 				errstr(err), load_hint(err));
 			return err;
 		}
+	}
+	if (!l->flushers) {
+		/* Flushing on before the first event can be buffered. */
+		if (!l->opts.sched) {
+			err = attach_sched(l, true, errmsg, errlen);
+			if (err)
+				return err;
+		}
+		l->sched->bss->ubuf_active = 1;
+		l->flushers = true;
 	}
 	if (l->up_multi_loaded) {
 		merr = attach_multi(l, binary_path, offs, cookies, n, pid);
@@ -478,6 +585,7 @@ int ftfb_loader_poll(struct ftfb_loader *l, int timeout_ms, ftfb_event_fn fn,
 	l->fn = fn;
 	l->fn_ctx = ctx;
 	l->stop = 0;
+	l->delivered = 0;
 	n = ring_buffer__poll(l->rb, timeout_ms);
 	if (l->stop)
 		return l->stop;
@@ -490,20 +598,120 @@ int ftfb_loader_poll(struct ftfb_loader *l, int timeout_ms, ftfb_event_fn fn,
 		return l->stop;
 	if (m < 0)
 		return m;
-	return n > INT32_MAX - m ? INT32_MAX : n + m;
+	return l->delivered;
+}
+
+/* Run the buffer iterator once: every thread's buffered events to the
+ * callback. Sets *skipped if it had to leave buffers alone. */
+static int read_ubufs(struct ftfb_loader *l, bool *skipped)
+{
+	size_t len = 0, cap = 1 << 16;
+	struct bpf_link *link;
+	unsigned char *buf;
+	int fd, err = 0;
+
+	l->up->bss->iter_skipped = 0;
+	link = bpf_program__attach_iter(l->up->progs.ftfb_ubuf_iter, NULL);
+	if (!link)
+		return -errno;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0) {
+		err = -errno;
+		bpf_link__destroy(link);
+		return err;
+	}
+	buf = malloc(cap);
+	for (;;) {
+		ssize_t r;
+
+		if (!buf) {
+			err = -ENOMEM;
+			break;
+		}
+		if (len == cap) {
+			unsigned char *nb = realloc(buf, 2 * cap);
+
+			if (!nb) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + len, cap - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err = -errno;
+			break;
+		}
+		if (r == 0)
+			break;
+		len += r;
+	}
+	close(fd);
+	bpf_link__destroy(link);
+	/* The iterator writes whole FTFB_EV_BATCH records back to back. */
+	for (size_t off = 0; !err && off < len;) {
+		struct ftfb_batch b;
+		size_t rs;
+
+		if (len - off < sizeof(b)) {
+			err = -EBADMSG;
+			break;
+		}
+		memcpy(&b, buf + off, sizeof(b));
+		rs = sizeof(b) + b.len;
+		if (b.hdr.kind != FTFB_EV_BATCH || rs > len - off) {
+			err = -EBADMSG;
+			break;
+		}
+		err = split_batch(l, buf + off, rs);
+		off += rs;
+	}
+	free(buf);
+	*skipped = l->up->bss->iter_skipped != 0;
+	return err;
 }
 
 int ftfb_loader_drain(struct ftfb_loader *l, ftfb_event_fn fn, void *ctx)
 {
-	int n;
+	bool skipped = false;
+	int n, err;
 
 	l->fn = fn;
 	l->fn_ctx = ctx;
 	l->stop = 0;
+	l->delivered = 0;
+	/* No new uprobe events: the buffers only shrink from here. */
+	destroy_links(&l->ulinks);
 	n = ring_buffer__consume(l->rb);
 	if (l->stop)
 		return l->stop;
-	return n;
+	if (n < 0)
+		return n;
+	if (!l->up || !l->flushers)
+		return l->delivered;
+	/* The tails still buffered. A buffer is skipped only while a sched
+	 * program flushes it to the ring (read below) or a uprobe program
+	 * of a just destroyed link still appends: try again then. Once the
+	 * iterator finds it free, a flush that held it is in the ring. */
+	for (int tries = 0; tries < 20; tries++) {
+		err = read_ubufs(l, &skipped);
+		if (err)
+			return err;
+		if (!skipped)
+			break;
+		usleep(1000);
+	}
+	/* What sched programs flushed meanwhile, and the sched events that
+	 * followed (after the iterator's part of the same thread). */
+	n = ring_buffer__consume(l->rb);
+	if (l->stop)
+		return l->stop;
+	if (n < 0)
+		return n;
+	return l->delivered;
 }
 
 static int sum_percpu(struct ftfb_loader *l, struct bpf_map *map,
@@ -602,9 +810,10 @@ void ftfb_loader_close(struct ftfb_loader *l)
 {
 	if (!l)
 		return;
-	while (l->nlinks)
-		bpf_link__destroy(l->links[--l->nlinks]);
-	free(l->links);
+	destroy_links(&l->ulinks);
+	destroy_links(&l->links);
+	free(l->ulinks.v);
+	free(l->links.v);
 	uprobe_bpf__destroy(l->up);
 	ring_buffer__free(l->rb);
 	sched_bpf__destroy(l->sched);

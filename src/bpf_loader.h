@@ -5,7 +5,7 @@
  * One loader owns the sched programs, the uprobe programs, their shared
  * maps (ring buffers, traced tgids, counters) and every link. The events
  * come out of ftfb_loader_poll()/ftfb_loader_drain() as the raw structs of
- * bpf/events.h.
+ * bpf/events.h (never FTFB_EV_BATCH: those records are split here).
  */
 #ifndef FTFB_BPF_LOADER_H
 #define FTFB_BPF_LOADER_H
@@ -63,7 +63,11 @@ bool ftfb_loader_uprobe_multi(const struct ftfb_loader *l);
 int ftfb_loader_poll(struct ftfb_loader *l, int timeout_ms, ftfb_event_fn fn,
 		     void *ctx);
 
-/* Consume everything available now, without waiting. */
+/* At stop: detach the uprobes, then consume everything available now,
+ * without waiting, including the uprobe events still buffered per thread
+ * (each thread's events in order, before its later sched events). The
+ * sched programs stay attached; calling it again reads what came since.
+ * Returns the number of events consumed, fn's non-zero return or -errno. */
 int ftfb_loader_drain(struct ftfb_loader *l, ftfb_event_fn fn, void *ctx);
 
 /* Sums over CPUs of the per-kind counters: events lost (ring full) and

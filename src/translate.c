@@ -24,6 +24,7 @@ static const char *const kind_names[FTFB_EV_KIND_MAX] = {
 	[FTFB_EV_RENAME] = "rename",
 	[FTFB_EV_UENTRY] = "uentry",
 	[FTFB_EV_URET] = "uret",
+	[FTFB_EV_BATCH] = "batch", /* split by the loader, never seen here */
 };
 
 static const size_t kind_size[FTFB_EV_KIND_MAX] = {

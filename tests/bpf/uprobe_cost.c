@@ -76,7 +76,7 @@ int main(int argc, char **argv)
 	for (long i = 0; i < calls; i++) {
 		sink = fn(i, 1);
 		if (i % 10000 == 9999)
-			ftfb_loader_drain(l, count_ev, &events);
+			ftfb_loader_poll(l, 0, count_ev, &events);
 	}
 	ftfb_loader_drain(l, count_ev, &events);
 	ftfb_loader_uprobe_stats(l, &se, &sr);
