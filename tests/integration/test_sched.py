@@ -50,13 +50,12 @@ def check_pingpong_trace(t, pid, ping, pong, stderr):
 def mode_pid(tool, ftf_dump, pingpong, outdir):
     out = os.path.join(outdir, "sched-pid.fxt")
     wl = subprocess.Popen([pingpong, str(N), "--wait", "--cpu", "0"], stdin=subprocess.PIPE,
-                          stdout=subprocess.PIPE, text=True)
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     pid, ping, pong = parse_ids(wl.stdout.readline())
     print(f"  workload pid={pid} ping={ping} pong={pong}")
     tr = Tracer(tool, ["-p", str(pid), "-o", out])
-    wl.stdin.write("go\n")
-    wl.stdin.close()
-    check(wl.wait(timeout=120) == 0, "the workload ran to completion")
+    _, wl_err = wl.communicate(input="go\n", timeout=120)
+    check(wl.returncode == 0, f"the workload ran to completion (exit {wl.returncode}; {wl_err.strip()[-300:]})")
     rc = tr.wait()
     check(rc == 0, f"ftf-bpf exited 0 when the traced process exited (got {rc})")
     check("traced process exited" in tr.stderr, "ftf-bpf says it stopped because the process exited")

@@ -98,15 +98,14 @@ def check_trace(t, pid, stderr):
 def mode_pid(tool, ftf_dump, workload, lib, outdir):
     out = os.path.join(outdir, "uprobe-pid.fxt")
     wl = subprocess.Popen([workload, "--wait-stdin"], stdin=subprocess.PIPE,
-                          stdout=subprocess.PIPE, text=True)
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = wl.stdout.readline().split()
     pid = int(line[1])
     print(f"  workload pid={pid}")
     # With -p, LIB:FUNC is found through the process's own maps.
     tr = Tracer(tool, ["-p", str(pid), "-o", out] + specs("libftfbwl"))
-    wl.stdin.write("go\n")
-    wl.stdin.close()
-    check(wl.wait(timeout=120) == 0, "the workload ran to completion")
+    _, wl_err = wl.communicate(input="go\n", timeout=120)
+    check(wl.returncode == 0, f"the workload ran to completion (exit {wl.returncode}; {wl_err.strip()[-300:]})")
     rc = tr.wait()
     check(rc == 0, f"ftf-bpf exited 0 (got {rc})")
     check_trace(Trace(ftf_dump, out), pid, tr.stderr)
