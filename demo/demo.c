@@ -68,10 +68,11 @@ static void *producer(void *arg)
 	return NULL;
 }
 
+static volatile uint64_t sink;
+
 static void *worker(void *arg)
 {
 	char name[16];
-	volatile uint64_t sink = 0;
 
 	snprintf(name, sizeof(name), "worker-%ld", (long)(intptr_t)arg);
 	prctl(PR_SET_NAME, name);
