@@ -540,9 +540,12 @@ static void summary(struct session *s, uint64_t end_ns)
 					kind_name(k));
 		fprintf(stderr,
 			"); the trace holds a \"dropped events\" counter; try a larger --buffer-size\n");
-	} else {
+	} else if (!s->out_err) {
 		fprintf(stderr, "  lost: 0 events\n");
 	}
+	if (s->out_err)
+		fprintf(stderr,
+			"  NOT RECORDED: everything after the output error (the ring buffer was not drained)\n");
 	print_func_stats(s);
 	fprintf(stderr, "  wrote %s (%lld bytes)\n", s->o->output, bytes);
 	fprintf(stderr,
