@@ -341,25 +341,52 @@ static int probes_attach(struct probes *p, struct ftfb_loader *l, int pid,
 	return 0;
 }
 
-static int list_probes(const struct cli_opts *o)
+/*
+ * Checks the target before anything is loaded: -p must be a live user
+ * process (a thread id becomes its process), -- CMD must be found on PATH
+ * (its path is the main binary for -u FUNC). Sets *mb; 0, or -1 after one
+ * error line.
+ */
+static int check_target(struct cli_opts *o, char *main_bin, size_t len,
+			const char **mb)
+{
+	char err[512];
+
+	*mb = NULL;
+	if (o->pid) {
+		int tgid;
+
+		if (target_check_pid(o->pid, err, sizeof(err))) {
+			die_line(err);
+			return -1;
+		}
+		tgid = target_tgid(o->pid);
+		if (tgid != o->pid) {
+			if (!o->quiet)
+				fprintf(stderr,
+					"ftf-bpf: %d is a thread of process %d: tracing the process\n",
+					o->pid, tgid);
+			o->pid = tgid;
+		}
+	} else if (o->cmd) {
+		if (target_resolve_cmd(o->cmd[0], main_bin, len, err,
+				       sizeof(err))) {
+			die_line(err);
+			return -1;
+		}
+		*mb = main_bin;
+	}
+	return 0;
+}
+
+static int list_probes(struct cli_opts *o)
 {
 	char err[512], main_bin[PATH_MAX];
 	const char *mb = NULL;
 	int rc = 0;
 
-	if (o->pid) {
-		if (target_check_pid(o->pid, err, sizeof(err))) {
-			die_line(err);
-			return 1;
-		}
-	} else if (o->cmd) {
-		if (target_resolve_cmd(o->cmd[0], main_bin, sizeof(main_bin),
-				       err, sizeof(err))) {
-			die_line(err);
-			return 1;
-		}
-		mb = main_bin;
-	}
+	if (check_target(o, main_bin, sizeof(main_bin), &mb))
+		return 1;
 	printf("%-40s %-40s %12s %8s\n", "FUNCTION", "BINARY", "OFFSET",
 	       "SIZE");
 	for (int i = 0; i < o->nuprobes; i++) {
@@ -575,29 +602,8 @@ static int run_trace(struct cli_opts *o)
 		die_line(err);
 		return 1;
 	}
-	if (o->pid) {
-		int tgid;
-
-		if (target_check_pid(o->pid, err, sizeof(err))) {
-			die_line(err);
-			return 1;
-		}
-		tgid = target_tgid(o->pid);
-		if (tgid != o->pid) {
-			if (!o->quiet)
-				fprintf(stderr,
-					"ftf-bpf: %d is a thread of process %d: tracing the process\n",
-					o->pid, tgid);
-			o->pid = tgid;
-		}
-	} else if (o->cmd) {
-		if (target_resolve_cmd(o->cmd[0], main_bin, sizeof(main_bin),
-				       err, sizeof(err))) {
-			die_line(err);
-			return 1;
-		}
-		mb = main_bin;
-	}
+	if (check_target(o, main_bin, sizeof(main_bin), &mb))
+		return 1;
 	/* Resolve probes before touching the output or the kernel, so a spec
 	 * that matches nothing costs nothing. */
 	if (probes_resolve(&s.probes, o, o->pid, mb, err, sizeof(err))) {
