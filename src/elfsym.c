@@ -24,10 +24,7 @@
 #include <libiberty/demangle.h>
 #endif
 
-static void seterr(char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void seterr(char *buf, size_t len, const char *fmt, ...)
+void ftfb_seterr(char *buf, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -125,13 +122,13 @@ static int check_layout(int fd, Elf *elf, const char *path, uint64_t size,
 
 	r = pread(fd, ident, sizeof(ident), 0);
 	if (r < 4 || memcmp(ident, ELFMAG, SELFMAG) != 0) {
-		seterr(errmsg, errlen, "%s: not an ELF file", path);
+		ftfb_seterr(errmsg, errlen, "%s: not an ELF file", path);
 		return -ENOEXEC;
 	}
 	if (r < EI_NIDENT)
 		goto truncated;
 	if (ident[EI_CLASS] != ELFCLASS32 && ident[EI_CLASS] != ELFCLASS64) {
-		seterr(errmsg, errlen, "%s: corrupt ELF file (bad class %u)",
+		ftfb_seterr(errmsg, errlen, "%s: corrupt ELF file (bad class %u)",
 		       path, ident[EI_CLASS]);
 		return -ENOEXEC;
 	}
@@ -140,12 +137,12 @@ static int check_layout(int fd, Elf *elf, const char *path, uint64_t size,
 	if (size < ehsize)
 		goto truncated;
 	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
-		seterr(errmsg, errlen, "%s: corrupt ELF file (%s)", path,
+		ftfb_seterr(errmsg, errlen, "%s: corrupt ELF file (%s)", path,
 		       elf_errmsg(-1));
 		return -ENOEXEC;
 	}
 	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
-		seterr(errmsg, errlen,
+		ftfb_seterr(errmsg, errlen,
 		       "%s: ELF file of type %u (not an executable or shared library)",
 		       path, eh.e_type);
 		return -ENOEXEC;
@@ -161,7 +158,7 @@ static int check_layout(int fd, Elf *elf, const char *path, uint64_t size,
 			/* extended numbering: section 0 is inside the file */
 			if (elf_getshdrnum(elf, &shnum) != 0 ||
 			    (phnum == PN_XNUM && elf_getphdrnum(elf, &phnum) != 0)) {
-				seterr(errmsg, errlen, "%s: corrupt ELF file (%s)",
+				ftfb_seterr(errmsg, errlen, "%s: corrupt ELF file (%s)",
 				       path, elf_errmsg(-1));
 				return -ENOEXEC;
 			}
@@ -182,7 +179,7 @@ static int check_layout(int fd, Elf *elf, const char *path, uint64_t size,
 		GElf_Shdr sh;
 
 		if (!gelf_getshdr(scn, &sh)) {
-			seterr(errmsg, errlen, "%s: corrupt ELF file (%s)", path,
+			ftfb_seterr(errmsg, errlen, "%s: corrupt ELF file (%s)", path,
 			       elf_errmsg(-1));
 			return -ENOEXEC;
 		}
@@ -193,7 +190,7 @@ static int check_layout(int fd, Elf *elf, const char *path, uint64_t size,
 	return 0;
 
 truncated:
-	seterr(errmsg, errlen, "%s: truncated ELF file", path);
+	ftfb_seterr(errmsg, errlen, "%s: truncated ELF file", path);
 	return -ENOEXEC;
 }
 
@@ -361,23 +358,23 @@ int ftfb_elf_functions(const char *path, struct ftfb_symlist *out,
 	out->v = NULL;
 	out->n = 0;
 	if (elf_version(EV_CURRENT) == EV_NONE) {
-		seterr(errmsg, errlen, "libelf: %s", elf_errmsg(-1));
+		ftfb_seterr(errmsg, errlen, "libelf: %s", elf_errmsg(-1));
 		return -EINVAL;
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
-		seterr(errmsg, errlen, "%s: %s", path, strerror(errno));
+		ftfb_seterr(errmsg, errlen, "%s: %s", path, strerror(errno));
 		return err;
 	}
 	if (fstat(fd, &st) != 0) {
 		err = -errno;
-		seterr(errmsg, errlen, "%s: %s", path, strerror(errno));
+		ftfb_seterr(errmsg, errlen, "%s: %s", path, strerror(errno));
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		err = S_ISDIR(st.st_mode) ? -EISDIR : -ENOEXEC;
-		seterr(errmsg, errlen, "%s: not a regular file", path);
+		ftfb_seterr(errmsg, errlen, "%s: not a regular file", path);
 		goto out;
 	}
 	/* ELF_C_READ (not _MMAP): a file shrinking under us must not be
@@ -385,7 +382,7 @@ int ftfb_elf_functions(const char *path, struct ftfb_symlist *out,
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf) {
 		err = -ENOEXEC;
-		seterr(errmsg, errlen, "%s: corrupt ELF file (%s)", path,
+		ftfb_seterr(errmsg, errlen, "%s: corrupt ELF file (%s)", path,
 		       elf_errmsg(-1));
 		goto out;
 	}
@@ -396,11 +393,11 @@ int ftfb_elf_functions(const char *path, struct ftfb_symlist *out,
 	err = read_phdrs(elf, &ph);
 	if (err) {
 		if (err == -ENOEXEC)
-			seterr(errmsg, errlen,
+			ftfb_seterr(errmsg, errlen,
 			       "%s: corrupt ELF file (bad program headers)",
 			       path);
 		else
-			seterr(errmsg, errlen, "%s: out of memory", path);
+			ftfb_seterr(errmsg, errlen, "%s: out of memory", path);
 		goto out;
 	}
 
@@ -414,7 +411,7 @@ int ftfb_elf_functions(const char *path, struct ftfb_symlist *out,
 			continue;
 		err = collect(elf, scn, &sh, &ph, &raw, &nraw, &cap);
 		if (err) {
-			seterr(errmsg, errlen, "%s: out of memory", path);
+			ftfb_seterr(errmsg, errlen, "%s: out of memory", path);
 			goto out;
 		}
 	}
@@ -423,7 +420,7 @@ int ftfb_elf_functions(const char *path, struct ftfb_symlist *out,
 	err = build_list(raw, nraw, path, out);
 	if (err) {
 		ftfb_symlist_free(out);
-		seterr(errmsg, errlen, "%s: out of memory", path);
+		ftfb_seterr(errmsg, errlen, "%s: out of memory", path);
 	}
 out:
 	free(raw);

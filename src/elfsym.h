@@ -43,6 +43,10 @@ struct ftfb_symlist {
 /* All functions of the ELF file at @path, sorted by offset. @out is
  * overwritten (not freed first); on error it is left empty. The entries'
  * binary field is a copy of @path. */
+/* Writes one formatted error line into buf (if any). */
+void ftfb_seterr(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 int ftfb_elf_functions(const char *path, struct ftfb_symlist *out,
 		       char *errmsg, size_t errlen);
 

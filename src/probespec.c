@@ -24,20 +24,6 @@
 #include <dirent.h>
 #include <elf.h>
 
-static void seterr(char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void seterr(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!buf || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-}
-
 /* ------------------------------------------------------------------ */
 /* Files of the target                                                 */
 /* ------------------------------------------------------------------ */
@@ -426,18 +412,18 @@ int ftfb_probespec_find_binary(const char *name, int pid, char *path,
 	int err;
 
 	if (!*name) {
-		seterr(errmsg, errlen, "empty binary name in probe spec");
+		ftfb_seterr(errmsg, errlen, "empty binary name in probe spec");
 		return -EINVAL;
 	}
 	if (strchr(name, '/')) {
 		err = target_path(pid, name, path, pathlen);
 		if (err) {
-			seterr(errmsg, errlen, "%s: path too long", name);
+			ftfb_seterr(errmsg, errlen, "%s: path too long", name);
 			return err;
 		}
 		if (access(path, F_OK) != 0) {
 			err = -errno;
-			seterr(errmsg, errlen, "%s: %s", path, strerror(errno));
+			ftfb_seterr(errmsg, errlen, "%s: %s", path, strerror(errno));
 			return err;
 		}
 		return 0;
@@ -454,13 +440,13 @@ int ftfb_probespec_find_binary(const char *name, int pid, char *path,
 			return 0;
 	}
 	if (pid > 0)
-		seterr(errmsg, errlen,
+		ftfb_seterr(errmsg, errlen,
 		       "'%s' is not a %s mapped by pid %d nor found on %s; give a path",
 		       name, lib ? "library" : "file", pid,
 		       lib ? "the linker's search path"
 			   : "PATH or the linker's search path");
 	else
-		seterr(errmsg, errlen,
+		ftfb_seterr(errmsg, errlen,
 		       "'%s' is not %s; give a path",
 		       name, lib ? "found on the linker's search path (ld.so.cache, LD_LIBRARY_PATH, /lib, /usr/lib)"
 				 : "on PATH nor a library on the linker's search path");
@@ -483,7 +469,7 @@ static int main_binary_path(int pid, const char *main_binary, char *path,
 		return ftfb_probespec_find_binary(main_binary, pid, path,
 						  pathlen, errmsg, errlen);
 	if (pid <= 0) {
-		seterr(errmsg, errlen,
+		ftfb_seterr(errmsg, errlen,
 		       "a bare function name needs a target (-p PID or -- COMMAND); otherwise write BINARY:FUNC");
 		return -EINVAL;
 	}
@@ -493,16 +479,16 @@ static int main_binary_path(int pid, const char *main_binary, char *path,
 		int err = errno;
 
 		if (!pid_exists(pid)) {
-			seterr(errmsg, errlen, "pid %d does not exist", pid);
+			ftfb_seterr(errmsg, errlen, "pid %d does not exist", pid);
 			return -ESRCH;
 		}
 		if (err == ENOENT) {
-			seterr(errmsg, errlen,
+			ftfb_seterr(errmsg, errlen,
 			       "pid %d has no executable (kernel thread?)",
 			       pid);
 			return -ESRCH;
 		}
-		seterr(errmsg, errlen, "%s: %s", exe, strerror(err));
+		ftfb_seterr(errmsg, errlen, "%s: %s", exe, strerror(err));
 		return -err;
 	}
 	link[n] = '\0';
@@ -513,7 +499,7 @@ static int main_binary_path(int pid, const char *main_binary, char *path,
 		return 0;
 	}
 	if (target_path(pid, link, path, pathlen) != 0) {
-		seterr(errmsg, errlen, "%s: path too long", link);
+		ftfb_seterr(errmsg, errlen, "%s: path too long", link);
 		return -ENAMETOOLONG;
 	}
 	return 0;
@@ -653,7 +639,7 @@ static void no_match_error(const char *pat, const char *bin,
 	int limit;
 
 	if (all->n == 0) {
-		seterr(errmsg, errlen,
+		ftfb_seterr(errmsg, errlen,
 		       "no function matches '%s' in %s: it has no function symbols (stripped?); use %s:0xOFFSET",
 		       pat, bin, bin);
 		return;
@@ -768,11 +754,11 @@ int ftfb_probespec_resolve(const char *spec, int pid, const char *main_binary,
 	out->v = NULL;
 	out->n = 0;
 	if (!spec || !*spec) {
-		seterr(errmsg, errlen, "empty probe spec");
+		ftfb_seterr(errmsg, errlen, "empty probe spec");
 		return -EINVAL;
 	}
 	if (pid > 0 && !pid_exists(pid)) {
-		seterr(errmsg, errlen, "pid %d does not exist", pid);
+		ftfb_seterr(errmsg, errlen, "pid %d does not exist", pid);
 		return -ESRCH;
 	}
 	sep = find_sep(spec);
@@ -782,7 +768,7 @@ int ftfb_probespec_resolve(const char *spec, int pid, const char *main_binary,
 			return -ENOMEM;
 		func = sep + 1;
 		if (!*binname || !*func) {
-			seterr(errmsg, errlen,
+			ftfb_seterr(errmsg, errlen,
 			       "bad probe spec '%s': expected BINARY:FUNC",
 			       spec);
 			err = -EINVAL;
@@ -813,7 +799,7 @@ int ftfb_probespec_resolve(const char *spec, int pid, const char *main_binary,
 		char name[32];
 
 		if (stat(path, &st) != 0 || raw >= (uint64_t)st.st_size) {
-			seterr(errmsg, errlen,
+			ftfb_seterr(errmsg, errlen,
 			       "offset 0x%" PRIx64 " is past the end of %s",
 			       raw, path);
 			err = -EINVAL;
@@ -870,7 +856,7 @@ out:
 	if (err) {
 		ftfb_symlist_free(out);
 		if (err == -ENOMEM)
-			seterr(errmsg, errlen, "out of memory resolving '%s'",
+			ftfb_seterr(errmsg, errlen, "out of memory resolving '%s'",
 			       spec);
 	}
 	ftfb_symlist_free(&all);
