@@ -16,6 +16,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "events.h"
+#include "ubuf.h"
 
 /* Set by the loader before load (.rodata, so the verifier prunes the
  * branches that are off). */
@@ -68,29 +69,31 @@ struct {
 	__type(value, __u64);
 } drops SEC(".maps");
 
-/* Per-thread buffer of uprobe events (see struct ftfb_batch): a uprobe
- * program appends its event here instead of doing a ring buffer
- * operation; the buffer goes to the ring in one record when full, when
- * its thread is switched out, execs or exits, and at stop through the
- * task iterator. busy: 1 while the owner thread's uprobe program is
- * appending (it may be preempted there), 2 while a flusher other than
- * the owner's program holds it (claimed with cmpxchg). */
+/* Per-CPU buffers of uprobe events (see struct ftfb_batch). A uprobe
+ * program appends its event to its CPU's buffer instead of doing a ring
+ * buffer operation (the costly part); the buffer goes to the ring in one
+ * record when full, at every context switch of its CPU, at exec and exit,
+ * and at stop the loader takes what is left (mmap).
+ *
+ * Per-thread order holds because a buffer only ever holds the events of
+ * one thread, the one that ran last on that CPU: it is flushed whenever
+ * that thread is switched out, before the switch event, unless `busy`.
+ * busy (claimed with cmpxchg, so preempted appends cannot interleave): 1
+ * while a uprobe program appends (it may be preempted there, but not
+ * migrated: then other threads of that CPU write their events directly
+ * to the ring and the holder's next switch flushes), 2 while a flusher
+ * (sched program, the loader at stop) holds it.
+ *
+ * An ARRAY indexed by cpu rather than a PERCPU_ARRAY so the loader can
+ * mmap it and claim buffers at stop; a task storage map per thread was
+ * measured 3x the cost of this lookup (Linux 6.18). */
 #define ftfb_barrier() asm volatile("" ::: "memory")
 
-#define FTFB_UBUF_BYTES 4000 /* 50 entries of 80 bytes */
-
-struct ftfb_ubuf {
-	__u64 busy;    /* 64 bits: clang 14 has no 32-bit BPF cmpxchg */
-	__u32 n_entry; /* events of each kind in data[] */
-	__u32 n_ret;
-	struct ftfb_batch batch; /* batch.len: bytes used in data[] */
-	__u8 data[FTFB_UBUF_BYTES];
-};
-
 struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1); /* set to the number of cpus by the loader */
+	__type(key, __u32);
 	__type(value, struct ftfb_ubuf);
 } ubufs SEC(".maps");
 
@@ -162,25 +165,23 @@ static __always_inline void ftfb_ubuf_flush(struct ftfb_ubuf *b, __u32 cpu)
 	b->n_ret = 0;
 }
 
-/* Flush task's buffer from a program that is not the owner's uprobe
- * program (sched_switch of prev, exit, exec): only if no uprobe program
- * of the task is in the middle of an append and no other flusher has
- * it. */
-static __always_inline void ftfb_ubuf_flush_task(struct task_struct *task,
-						 __u32 cpu)
+/* Flush this cpu's buffer from a sched program (switch: prev's events;
+ * exit, exec: current's), unless someone holds it. */
+static __always_inline void ftfb_ubuf_flush_cpu(__u32 cpu)
 {
 	struct ftfb_ubuf *b;
 
 	if (!ubuf_active)
 		return;
-	b = bpf_task_storage_get(&ubufs, task, 0, 0);
+	b = bpf_map_lookup_elem(&ubufs, &cpu);
 	if (!b || !b->batch.len)
 		return;
-	if (__sync_val_compare_and_swap(&b->busy, 0, 2) != 0)
+	if (__sync_val_compare_and_swap(&b->busy, 0, FTFB_UBUF_FLUSHING) != 0)
 		return;
 	ftfb_ubuf_flush(b, cpu);
-	ftfb_barrier();
-	b->busy = 0;
+	/* release with a full barrier: the loader reads it from another
+	 * cpu at stop */
+	__sync_lock_test_and_set(&b->busy, 0);
 }
 
 /* Reserve `size` bytes for an event of `kind` in this CPU's ring and fill

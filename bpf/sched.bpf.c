@@ -29,12 +29,11 @@ int BPF_PROG(ftfb_switch, bool preempt, struct task_struct *prev,
 	struct ftfb_switch *e;
 	void *rb;
 
-	/* prev's buffered uprobe events first (before its switch event). No
-	 * tgid filter check for this: buffers only exist for threads the
-	 * uprobe programs let through, and the lookup of a task without one
-	 * is as cheap as the filter's. Skipped while prev is inside its
+	/* prev's buffered uprobe events first (before its switch event),
+	 * whatever the tgid filter says: the buffer only holds events the
+	 * uprobe programs let through. Skipped while prev is inside its
 	 * uprobe program (preempted): it flushes at its next switch. */
-	ftfb_ubuf_flush_task(prev, cpu);
+	ftfb_ubuf_flush_cpu(cpu);
 	if (!emit_sched)
 		return 0;
 	if (filter_tgids && !ftfb_traced(prev_tgid) && !ftfb_traced(next_tgid))
@@ -130,7 +129,7 @@ int BPF_PROG(ftfb_exec, struct task_struct *p, pid_t old_pid,
 	struct ftfb_comm_ev *e;
 	void *rb;
 
-	ftfb_ubuf_flush_task(p, cpu); /* the old image's calls first */
+	ftfb_ubuf_flush_cpu(cpu); /* the old image's calls first */
 	if (!emit_sched)
 		return 0;
 	if (filter_tgids && !ftfb_traced(tgid))
@@ -154,7 +153,7 @@ int BPF_PROG(ftfb_exit, struct task_struct *p, bool group_dead)
 	struct ftfb_exit *e;
 	void *rb;
 
-	ftfb_ubuf_flush_task(p, cpu); /* the thread's last calls first */
+	ftfb_ubuf_flush_cpu(cpu); /* the thread's last calls first */
 	if (!emit_sched)
 		return 0;
 	if (filter_tgids && !ftfb_traced(tgid))

@@ -7,21 +7,16 @@
  *
  * Kept minimal: the per-call cost is the whole point. A ring buffer
  * operation costs more than the rest of the program together, so each
- * event is appended to its thread's buffer (`ubufs`, task storage) and
- * the buffer goes to the ring in one record when full; the sched
- * programs flush it when the thread is switched out, execs or exits, and
- * the task iterator below at stop. A thread's events thus reach the ring
- * in order and before its later sched events.
+ * event is appended to its cpu's buffer (`ubufs`, see common.bpf.h), which
+ * goes to the ring in one record when full; the sched programs flush it
+ * at every switch, exec and exit, the loader at stop. A thread's events
+ * thus reach the ring in order and before its later sched events.
  */
 #include "common.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
 const volatile __u32 nargs = 0; /* 0..FTFB_MAX_ARGS integer args to record */
-
-/* Buffers the iterator left alone because someone else held them (the
- * loader then waits a little and runs it again). */
-__u64 iter_skipped = 0;
 
 static __always_inline void fill_entry(struct ftfb_uentry *e,
 				       struct pt_regs *ctx, __u64 id,
@@ -58,11 +53,16 @@ static __always_inline void fill_ret(struct ftfb_uret *e, struct pt_regs *ctx,
 	e->ret = ctx->ax;
 }
 
-/* This thread's buffer (created on its first call), or NULL. */
-static __always_inline struct ftfb_ubuf *my_ubuf(void)
+/* This cpu's buffer, claimed (busy = 1), or NULL if another program
+ * holds it (a preempted uprobe program of another thread, the loader). */
+static __always_inline struct ftfb_ubuf *claim_ubuf(__u32 cpu)
 {
-	return bpf_task_storage_get(&ubufs, bpf_get_current_task_btf(), 0,
-				    BPF_LOCAL_STORAGE_GET_F_CREATE);
+	struct ftfb_ubuf *b = bpf_map_lookup_elem(&ubufs, &cpu);
+
+	if (!b || __sync_val_compare_and_swap(&b->busy, 0,
+					      FTFB_UBUF_APPENDING) != 0)
+		return NULL;
+	return b;
 }
 
 static __always_inline int on_entry(struct pt_regs *ctx)
@@ -76,9 +76,9 @@ static __always_inline int on_entry(struct pt_regs *ctx)
 
 	if (filter_tgids && !ftfb_traced(id >> 32))
 		return 0;
-	b = my_ubuf();
+	b = claim_ubuf(cpu);
 	if (!b) {
-		/* no buffer (out of memory): one record of its own */
+		/* buffer taken: one record of its own */
 		e = ftfb_reserve(&rb, FTFB_EV_UENTRY, sizeof(*e), cpu);
 		if (!e)
 			return 0;
@@ -86,9 +86,7 @@ static __always_inline int on_entry(struct pt_regs *ctx)
 		ftfb_submit(rb, e);
 		return 0;
 	}
-	ftfb_count(&fired, FTFB_EV_UENTRY);
-	b->busy = 1;
-	ftfb_barrier();
+	b->fired_entry++;
 	off = b->batch.len;
 	if (off > FTFB_UBUF_BYTES - sizeof(*e)) {
 		ftfb_ubuf_flush(b, cpu);
@@ -114,7 +112,7 @@ static __always_inline int on_return(struct pt_regs *ctx)
 
 	if (filter_tgids && !ftfb_traced(id >> 32))
 		return 0;
-	b = my_ubuf();
+	b = claim_ubuf(cpu);
 	if (!b) {
 		e = ftfb_reserve(&rb, FTFB_EV_URET, sizeof(*e), cpu);
 		if (!e)
@@ -123,9 +121,7 @@ static __always_inline int on_return(struct pt_regs *ctx)
 		ftfb_submit(rb, e);
 		return 0;
 	}
-	ftfb_count(&fired, FTFB_EV_URET);
-	b->busy = 1;
-	ftfb_barrier();
+	b->fired_ret++;
 	off = b->batch.len;
 	if (off > FTFB_UBUF_BYTES - sizeof(*e)) {
 		ftfb_ubuf_flush(b, cpu);
@@ -162,49 +158,4 @@ SEC("uretprobe")
 int ftfb_uret(struct pt_regs *ctx)
 {
 	return on_return(ctx);
-}
-
-/* At stop, after the uprobe links are gone: every thread's buffered
- * events, as FTFB_EV_BATCH records, to the reader of the iterator. */
-SEC("iter/task")
-int ftfb_ubuf_iter(struct bpf_iter__task *ctx)
-{
-	struct seq_file *seq = ctx->meta->seq;
-	struct task_struct *task = ctx->task;
-	const struct ftfb_hdr *first;
-	struct ftfb_ubuf *b;
-	__u32 len;
-
-	if (!task)
-		return 0;
-	b = bpf_task_storage_get(&ubufs, task, 0, 0);
-	if (!b || !b->batch.len)
-		return 0;
-	if (__sync_val_compare_and_swap(&b->busy, 0, 2) != 0) {
-		/* a sched program is flushing it to the ring, or a uprobe
-		 * program still runs (links just destroyed) */
-		__sync_fetch_and_add(&iter_skipped, 1);
-		return 0;
-	}
-	len = b->batch.len;
-	if (len > FTFB_UBUF_BYTES)
-		len = FTFB_UBUF_BYTES;
-	first = (const void *)b->data;
-	b->batch.hdr.ts = first->ts;
-	b->batch.hdr.kind = FTFB_EV_BATCH;
-	b->batch.hdr.cpu = bpf_get_smp_processor_id();
-	b->batch.hdr.tid = first->tid;
-	b->batch.hdr.tgid = first->tgid;
-	b->batch.hdr._pad = 0;
-	b->batch._pad = 0;
-	/* Emptied only once written: on -E2BIG/-EOVERFLOW the seq_file
-	 * shows this task again with a fresh buffer. */
-	if (len && !bpf_seq_write(seq, &b->batch, sizeof(b->batch) + len)) {
-		b->batch.len = 0;
-		b->n_entry = 0;
-		b->n_ret = 0;
-	}
-	ftfb_barrier();
-	b->busy = 0;
-	return 0;
 }

@@ -9,10 +9,10 @@
  * of counters. The ring buffers themselves are created here, of the size
  * asked for, and stored in the `rings` array-of-maps.
  *
- * The uprobe programs buffer their events per thread (task storage
- * `ubufs`) and write them to the ring as FTFB_EV_BATCH records, which
- * are split here; at stop the buffers' tails come through a task
- * iterator. The sched programs that flush the buffers (switch, exit,
+ * The uprobe programs buffer their events per cpu (`ubufs`, see
+ * bpf/ubuf.h) and write them to the ring as FTFB_EV_BATCH records, which
+ * are split here; at stop the loader takes the buffers' tails through an
+ * mmap of that map. The sched programs that flush the buffers (switch, exit,
  * exec) are loaded even without opts->sched, then attached with the
  * first uprobes and emitting nothing of their own.
  */
@@ -21,12 +21,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "bpf_loader.h"
+#include "ubuf.h"
 #include "sched.skel.h"
 #include "uprobe.skel.h"
 
@@ -54,6 +56,8 @@ struct ftfb_loader {
 	struct linkvec ulinks; /* uprobe links, destroyed at drain */
 	bool flushers;         /* buffer flushing enabled (ubuf_active) */
 	int ncpus;
+	unsigned char *ubufs; /* mmap of the ubufs map (ncpus buffers) */
+	size_t ubufs_len, ubuf_stride;
 	uint64_t *percpu; /* ncpus values, for the counter lookups */
 	/* the current poll's callback */
 	ftfb_event_fn fn;
@@ -281,6 +285,32 @@ static int create_rings(struct ftfb_loader *l, char *errmsg, size_t errlen)
 	return 0;
 }
 
+static int map_ubufs(struct ftfb_loader *l, char *errmsg, size_t errlen)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	l->ubuf_stride = (bpf_map__value_size(l->sched->maps.ubufs) + 7) & ~7ul;
+	if (l->ubuf_stride < sizeof(struct ftfb_ubuf)) {
+		set_err(errmsg, errlen, "ubufs map: value of %zu bytes, "
+			"expected %zu", l->ubuf_stride,
+			sizeof(struct ftfb_ubuf));
+		return -EINVAL;
+	}
+	l->ubufs_len = (l->ubuf_stride * l->ncpus + page - 1) & ~(page - 1);
+	p = mmap(NULL, l->ubufs_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 bpf_map__fd(l->sched->maps.ubufs), 0);
+	if (p == MAP_FAILED) {
+		int err = -errno;
+
+		set_err(errmsg, errlen, "mapping the uprobe buffers failed: %s",
+			errstr(err));
+		return err;
+	}
+	l->ubufs = p;
+	return 0;
+}
+
 int ftfb_loader_open(struct ftfb_loader **out,
 		     const struct ftfb_loader_opts *opts, char *errmsg,
 		     size_t errlen)
@@ -360,6 +390,7 @@ int ftfb_loader_open(struct ftfb_loader **out,
 	l->sched->rodata->wakeup_bytes = l->opts.ring_bytes / 4;
 	l->sched->rodata->emit_sched = opts->sched;
 	bpf_map__set_max_entries(l->sched->maps.rings, l->nr_rings);
+	bpf_map__set_max_entries(l->sched->maps.ubufs, l->ncpus);
 	if (!opts->sched) {
 		struct bpf_program *prog;
 
@@ -375,6 +406,9 @@ int ftfb_loader_open(struct ftfb_loader **out,
 		goto fail;
 	}
 	err = create_rings(l, errmsg, errlen);
+	if (err)
+		goto fail;
+	err = map_ubufs(l, errmsg, errlen);
 	if (err)
 		goto fail;
 	if (opts->sched) {
@@ -601,82 +635,42 @@ int ftfb_loader_poll(struct ftfb_loader *l, int timeout_ms, ftfb_event_fn fn,
 	return l->delivered;
 }
 
-/* Run the buffer iterator once: every thread's buffered events to the
- * callback. Sets *skipped if it had to leave buffers alone. */
-static int read_ubufs(struct ftfb_loader *l, bool *skipped)
+/* Take what is left in cpu's buffer (its uprobe links are gone) and
+ * deliver it. The sched programs flush buffers too and hold them briefly
+ * (busy): wait for them. -EBUSY if a buffer stays busy. */
+static int take_ubuf(struct ftfb_loader *l, int cpu)
 {
-	size_t len = 0, cap = 1 << 16;
-	struct bpf_link *link;
-	unsigned char *buf;
-	int fd, err = 0;
+	struct ftfb_ubuf *b = (void *)(l->ubufs + cpu * l->ubuf_stride);
+	uint64_t free_ = 0;
+	int err = 0, tries = 0;
 
-	l->up->bss->iter_skipped = 0;
-	link = bpf_program__attach_iter(l->up->progs.ftfb_ubuf_iter, NULL);
-	if (!link)
-		return -errno;
-	fd = bpf_iter_create(bpf_link__fd(link));
-	if (fd < 0) {
-		err = -errno;
-		bpf_link__destroy(link);
-		return err;
+	while (!__atomic_compare_exchange_n(&b->busy, &free_,
+					    FTFB_UBUF_FLUSHING, false,
+					    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		free_ = 0;
+		if (++tries > 1000)
+			return -EBUSY;
+		usleep(100);
 	}
-	buf = malloc(cap);
-	for (;;) {
-		ssize_t r;
-
-		if (!buf) {
-			err = -ENOMEM;
-			break;
-		}
-		if (len == cap) {
-			unsigned char *nb = realloc(buf, 2 * cap);
-
-			if (!nb) {
-				err = -ENOMEM;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		r = read(fd, buf + len, cap - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			err = -errno;
-			break;
-		}
-		if (r == 0)
-			break;
-		len += r;
-	}
-	close(fd);
-	bpf_link__destroy(link);
-	/* The iterator writes whole FTFB_EV_BATCH records back to back. */
-	for (size_t off = 0; !err && off < len;) {
-		struct ftfb_batch b;
-		size_t rs;
-
-		if (len - off < sizeof(b)) {
+	if (b->batch.len) {
+		b->batch.hdr.kind = FTFB_EV_BATCH;
+		if (b->batch.len > FTFB_UBUF_BYTES)
 			err = -EBADMSG;
-			break;
+		else
+			err = split_batch(l, (const void *)&b->batch,
+					  sizeof(b->batch) + b->batch.len);
+		if (!err) {
+			b->batch.len = 0;
+			b->n_entry = 0;
+			b->n_ret = 0;
 		}
-		memcpy(&b, buf + off, sizeof(b));
-		rs = sizeof(b) + b.len;
-		if (b.hdr.kind != FTFB_EV_BATCH || rs > len - off) {
-			err = -EBADMSG;
-			break;
-		}
-		err = split_batch(l, buf + off, rs);
-		off += rs;
 	}
-	free(buf);
-	*skipped = l->up->bss->iter_skipped != 0;
+	__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
 	return err;
 }
 
 int ftfb_loader_drain(struct ftfb_loader *l, ftfb_event_fn fn, void *ctx)
 {
-	bool skipped = false;
 	int n, err;
 
 	l->fn = fn;
@@ -690,22 +684,18 @@ int ftfb_loader_drain(struct ftfb_loader *l, ftfb_event_fn fn, void *ctx)
 		return l->stop;
 	if (n < 0)
 		return n;
-	if (!l->up || !l->flushers)
+	if (!l->flushers)
 		return l->delivered;
-	/* The tails still buffered. A buffer is skipped only while a sched
-	 * program flushes it to the ring (read below) or a uprobe program
-	 * of a just destroyed link still appends: try again then. Once the
-	 * iterator finds it free, a flush that held it is in the ring. */
-	for (int tries = 0; tries < 20; tries++) {
-		err = read_ubufs(l, &skipped);
+	/* The tails still buffered (each the events of the thread that ran
+	 * last on that cpu); a sched program that flushed a buffer first put
+	 * it in the ring, read below. */
+	for (int cpu = 0; cpu < l->ncpus; cpu++) {
+		err = take_ubuf(l, cpu);
 		if (err)
 			return err;
-		if (!skipped)
-			break;
-		usleep(1000);
 	}
 	/* What sched programs flushed meanwhile, and the sched events that
-	 * followed (after the iterator's part of the same thread). */
+	 * followed (after the buffered part of the same thread). */
 	n = ring_buffer__consume(l->rb);
 	if (l->stop)
 		return l->stop;
@@ -738,6 +728,18 @@ int ftfb_loader_counters(struct ftfb_loader *l,
 		err = sum_percpu(l, l->sched->maps.drops, drops);
 	if (!err && fired)
 		err = sum_percpu(l, l->sched->maps.fired, fired);
+	if (!err && fired && l->ubufs) {
+		/* the uprobe events appended to the buffers */
+		for (int cpu = 0; cpu < l->ncpus; cpu++) {
+			const struct ftfb_ubuf *b =
+				(const void *)(l->ubufs + cpu * l->ubuf_stride);
+
+			fired[FTFB_EV_UENTRY] +=
+				__atomic_load_n(&b->fired_entry, __ATOMIC_RELAXED);
+			fired[FTFB_EV_URET] +=
+				__atomic_load_n(&b->fired_ret, __ATOMIC_RELAXED);
+		}
+	}
 	return err;
 }
 
@@ -820,6 +822,8 @@ void ftfb_loader_close(struct ftfb_loader *l)
 	for (int i = 0; i < FTFB_MAX_RINGS; i++)
 		if (l->ring_fds[i] >= 0)
 			close(l->ring_fds[i]);
+	if (l->ubufs)
+		munmap(l->ubufs, l->ubufs_len);
 	free(l->percpu);
 	free(l);
 }

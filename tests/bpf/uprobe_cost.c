@@ -4,7 +4,8 @@
  * return programs per call (BPF statistics: run_time_ns / run_cnt), on an
  * empty noinline function of this binary. Not a test: a measurement.
  *
- *   uprobe_cost [CALLS [NARGS [filter]]]   (root; default 200000 6)
+ *   uprobe_cost [CALLS [NARGS [filter|all [RING_BYTES]]]]
+ *   (root; default 200000 6 all 0 = the loader's default ring size)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,6 +42,7 @@ int main(int argc, char **argv)
 	struct ftfb_loader_opts o = {
 		.uprobe_nargs = argc > 2 ? atoi(argv[2]) : 6,
 		.filter_tgids = argc > 3 && !strcmp(argv[3], "filter"),
+		.ring_bytes = argc > 4 ? strtoul(argv[4], NULL, 0) : 0,
 	};
 	struct ftfb_prog_stats se, sr;
 	struct ftfb_loader *l;
