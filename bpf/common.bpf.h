@@ -139,7 +139,7 @@ static __always_inline __u64 ftfb_wake_flags(void *rb)
  * counted in `fired` when appended). The caller owns b (busy). */
 static __always_inline void ftfb_ubuf_flush(struct ftfb_ubuf *b, __u32 cpu)
 {
-	const struct ftfb_hdr *first = (const void *)b->data;
+	const struct ftfb_ucompact *first = (const void *)b->data;
 	__u32 len = b->batch.len;
 	void *rb;
 
@@ -147,11 +147,9 @@ static __always_inline void ftfb_ubuf_flush(struct ftfb_ubuf *b, __u32 cpu)
 		return;
 	if (len > FTFB_UBUF_BYTES)
 		len = FTFB_UBUF_BYTES;
+	/* tid, tgid, cpu: set by the first append */
 	b->batch.hdr.ts = first->ts;
 	b->batch.hdr.kind = FTFB_EV_BATCH;
-	b->batch.hdr.cpu = cpu;
-	b->batch.hdr.tid = first->tid;
-	b->batch.hdr.tgid = first->tgid;
 	b->batch.hdr._pad = 0;
 	b->batch._pad = 0;
 	rb = ftfb_ring(cpu);

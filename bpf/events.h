@@ -111,10 +111,11 @@ struct ftfb_uret {
 
 /* A thread's buffered uprobe events handed over in one record (the ring
  * buffer operation per event is the costly part of a uprobe program):
- * the header is followed by `len` bytes of whole struct ftfb_uentry /
- * struct ftfb_uret events of that thread, oldest first. hdr.ts/tid/tgid
- * are those of the first event. The loader splits these records; its
- * callers never see FTFB_EV_BATCH. */
+ * the header is followed by `len` bytes of that thread's entry and return
+ * events, oldest first, in the compact form of bpf/ubuf.h. hdr.tid/tgid/
+ * cpu are the thread's, hdr.ts that of the first event. The loader
+ * expands them to struct ftfb_uentry / ftfb_uret; its callers never see
+ * FTFB_EV_BATCH. */
 struct ftfb_batch {
 	struct ftfb_hdr hdr;
 	__u32 len;

@@ -15,6 +15,20 @@
 #define FTFB_UBUF_APPENDING 1 /* a uprobe program appends */
 #define FTFB_UBUF_FLUSHING 2  /* a sched program or the loader flushes */
 
+/* The events in a buffer (and in an FTFB_EV_BATCH record) are compact:
+ * the batch header carries the thread (tid, tgid, cpu: a buffer holds the
+ * events of one thread), each event is this header followed by `nvals`
+ * 64-bit values: the arguments of an entry, the return value of a
+ * return. The loader expands them to struct ftfb_uentry / ftfb_uret. */
+struct ftfb_ucompact {
+	__u64 ts;
+	__u32 cookie;
+	__u16 kind; /* FTFB_EV_UENTRY or FTFB_EV_URET */
+	__u16 nvals;
+};
+
+#define FTFB_UCOMPACT_MAX (sizeof(struct ftfb_ucompact) + 8 * FTFB_MAX_ARGS)
+
 struct ftfb_ubuf {
 	__u64 busy;    /* 64 bits: clang 14 has no 32-bit BPF cmpxchg */
 	__u32 n_entry; /* events of each kind in data[] */

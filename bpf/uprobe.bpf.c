@@ -65,12 +65,35 @@ static __always_inline struct ftfb_ubuf *claim_ubuf(__u32 cpu)
 	return b;
 }
 
+/* Room for an event of `size` bytes of thread id in b: flushes b if it is
+ * full or holds another thread's events (possible only when a sched
+ * flush was skipped, see common.bpf.h). Returns the offset to write at. */
+static __always_inline __u32 ubuf_room(struct ftfb_ubuf *b, __u64 id,
+				       __u32 cpu)
+{
+	__u32 off = b->batch.len;
+
+	if (off && (off > FTFB_UBUF_BYTES - FTFB_UCOMPACT_MAX ||
+		    b->batch.hdr.tid != (__u32)id)) {
+		ftfb_ubuf_flush(b, cpu);
+		off = 0;
+	}
+	if (!off) {
+		b->batch.hdr.cpu = cpu;
+		b->batch.hdr.tid = (__u32)id;
+		b->batch.hdr.tgid = id >> 32;
+	}
+	return off;
+}
+
 static __always_inline int on_entry(struct pt_regs *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 cpu = bpf_get_smp_processor_id();
+	struct ftfb_ucompact *c;
 	struct ftfb_uentry *e;
 	struct ftfb_ubuf *b;
+	__u64 *v;
 	__u32 off;
 	void *rb;
 
@@ -87,14 +110,28 @@ static __always_inline int on_entry(struct pt_regs *ctx)
 		return 0;
 	}
 	b->fired_entry++;
-	off = b->batch.len;
-	if (off > FTFB_UBUF_BYTES - sizeof(*e)) {
-		ftfb_ubuf_flush(b, cpu);
-		off = 0;
-	}
-	e = (void *)&b->data[off];
-	fill_entry(e, ctx, id, cpu);
-	b->batch.len = off + sizeof(*e);
+	off = ubuf_room(b, id, cpu);
+	c = (void *)&b->data[off];
+	c->ts = bpf_ktime_get_ns();
+	c->cookie = bpf_get_attach_cookie(ctx);
+	c->kind = FTFB_EV_UENTRY;
+	c->nvals = nargs;
+	v = (void *)(c + 1);
+	/* x86-64 SysV integer argument registers. */
+	if (nargs > 0)
+		v[0] = ctx->di;
+	if (nargs > 1)
+		v[1] = ctx->si;
+	if (nargs > 2)
+		v[2] = ctx->dx;
+	if (nargs > 3)
+		v[3] = ctx->cx;
+	if (nargs > 4)
+		v[4] = ctx->r8;
+	if (nargs > 5)
+		v[5] = ctx->r9;
+	b->batch.len = off + sizeof(*c) + 8 * (nargs > FTFB_MAX_ARGS ?
+					       FTFB_MAX_ARGS : nargs);
 	b->n_entry++;
 	ftfb_barrier();
 	b->busy = 0;
@@ -105,6 +142,7 @@ static __always_inline int on_return(struct pt_regs *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 cpu = bpf_get_smp_processor_id();
+	struct ftfb_ucompact *c;
 	struct ftfb_ubuf *b;
 	struct ftfb_uret *e;
 	__u32 off;
@@ -122,14 +160,14 @@ static __always_inline int on_return(struct pt_regs *ctx)
 		return 0;
 	}
 	b->fired_ret++;
-	off = b->batch.len;
-	if (off > FTFB_UBUF_BYTES - sizeof(*e)) {
-		ftfb_ubuf_flush(b, cpu);
-		off = 0;
-	}
-	e = (void *)&b->data[off];
-	fill_ret(e, ctx, id, cpu);
-	b->batch.len = off + sizeof(*e);
+	off = ubuf_room(b, id, cpu);
+	c = (void *)&b->data[off];
+	c->ts = bpf_ktime_get_ns();
+	c->cookie = bpf_get_attach_cookie(ctx);
+	c->kind = FTFB_EV_URET;
+	c->nvals = 1;
+	*(__u64 *)(c + 1) = ctx->ax;
+	b->batch.len = off + sizeof(*c) + 8;
 	b->n_ret++;
 	ftfb_barrier();
 	b->busy = 0;

@@ -178,8 +178,9 @@ static int attach_sched(struct ftfb_loader *l, bool flushers_only,
 	return 0;
 }
 
-/* The events of an FTFB_EV_BATCH record (whole uentry/uret structs) to
- * the callback, one by one. -EBADMSG for a malformed record. */
+/* The events of an FTFB_EV_BATCH record (compact, bpf/ubuf.h) to the
+ * callback, one by one, as struct ftfb_uentry / ftfb_uret. -EBADMSG for
+ * a malformed record. */
 static int split_batch(struct ftfb_loader *l, const unsigned char *data,
 		       size_t size)
 {
@@ -193,26 +194,44 @@ static int split_batch(struct ftfb_loader *l, const unsigned char *data,
 		return -EBADMSG;
 	end = sizeof(b) + b.len;
 	for (off = sizeof(b); off < end;) {
-		struct ftfb_hdr h;
+		struct ftfb_ucompact c;
+		union {
+			struct ftfb_hdr h;
+			struct ftfb_uentry e;
+			struct ftfb_uret r;
+		} ev;
 		size_t es;
 		int r;
 
-		if (end - off < sizeof(h))
+		if (end - off < sizeof(c))
 			return -EBADMSG;
-		memcpy(&h, data + off, sizeof(h));
-		if (h.kind == FTFB_EV_UENTRY)
-			es = sizeof(struct ftfb_uentry);
-		else if (h.kind == FTFB_EV_URET)
-			es = sizeof(struct ftfb_uret);
-		else
+		memcpy(&c, data + off, sizeof(c));
+		off += sizeof(c);
+		if (c.nvals > FTFB_MAX_ARGS || end - off < 8u * c.nvals)
 			return -EBADMSG;
-		if (es > end - off)
+		memset(&ev, 0, sizeof(ev));
+		ev.h.ts = c.ts;
+		ev.h.kind = c.kind;
+		ev.h.cpu = b.hdr.cpu;
+		ev.h.tid = b.hdr.tid;
+		ev.h.tgid = b.hdr.tgid;
+		if (c.kind == FTFB_EV_UENTRY) {
+			ev.e.cookie = c.cookie;
+			ev.e.nargs = c.nvals;
+			memcpy(ev.e.args, data + off, 8u * c.nvals);
+			es = sizeof(ev.e);
+		} else if (c.kind == FTFB_EV_URET && c.nvals == 1) {
+			ev.r.cookie = c.cookie;
+			memcpy(&ev.r.ret, data + off, 8);
+			es = sizeof(ev.r);
+		} else {
 			return -EBADMSG;
-		r = l->fn ? l->fn(l->fn_ctx, data + off, es) : 0;
+		}
+		off += 8u * c.nvals;
+		r = l->fn ? l->fn(l->fn_ctx, &ev, es) : 0;
 		if (r)
 			return r;
 		l->delivered++;
-		off += es;
 	}
 	return 0;
 }
