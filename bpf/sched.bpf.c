@@ -191,3 +191,31 @@ int BPF_PROG(ftfb_rename, struct task_struct *task, const char *comm)
 	ftfb_submit(rb, e);
 	return 0;
 }
+
+/* Not attached: run once by the loader (BPF_PROG_TEST_RUN) before
+ * tracing, to write every page of the ring buffers once. On a VM the
+ * first write to a fresh ring page costs several times a later one
+ * (measured: uprobe programs ~30% slower during the first pass through
+ * an 8 MiB ring); the filler records have kind 0 and length 0 and the
+ * loader consumes them right away. */
+static long prefault_one(__u32 i, void *ctx)
+{
+	__u32 zero = 0, idx = i % nr_rings;
+	struct ftfb_ubuf *b = bpf_map_lookup_elem(&ubufs, &zero);
+	void *rb = bpf_map_lookup_elem(&rings, &idx);
+
+	if (!b || !rb)
+		return 1;
+	bpf_ringbuf_output(rb, &b->batch, sizeof(b->batch) + FTFB_UBUF_BYTES,
+			   BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+const volatile __u32 prefault_records = 0; /* per ring, set by the loader */
+
+SEC("raw_tp")
+int ftfb_prefault(void *ctx)
+{
+	bpf_loop(prefault_records * nr_rings, prefault_one, NULL, 0);
+	return 0;
+}

@@ -155,7 +155,8 @@ static int attach_sched(struct ftfb_loader *l, bool flushers_only,
 	bpf_object__for_each_program(prog, l->sched->obj) {
 		struct bpf_link *link;
 
-		if (flushers_only && !is_flusher(prog))
+		if (prog == l->sched->progs.ftfb_prefault ||
+		    (flushers_only && !is_flusher(prog)))
 			continue;
 		link = bpf_program__attach(prog);
 
@@ -330,6 +331,19 @@ static int map_ubufs(struct ftfb_loader *l, char *errmsg, size_t errlen)
 	return 0;
 }
 
+/* Write every ring page once (see ftfb_prefault in bpf/sched.bpf.c) and
+ * consume the filler. Only a speed-up: failures are ignored. */
+static void prefault_rings(struct ftfb_loader *l)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, topts);
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(l->sched->progs.ftfb_prefault),
+				   &topts))
+		return;
+	l->fn = NULL;
+	ring_buffer__consume(l->rb);
+}
+
 int ftfb_loader_open(struct ftfb_loader **out,
 		     const struct ftfb_loader_opts *opts, char *errmsg,
 		     size_t errlen)
@@ -408,6 +422,10 @@ int ftfb_loader_open(struct ftfb_loader **out,
 	l->sched->rodata->nr_rings = l->nr_rings;
 	l->sched->rodata->wakeup_bytes = l->opts.ring_bytes / 4;
 	l->sched->rodata->emit_sched = opts->sched;
+	/* one pass through each ring, in records of one full buffer */
+	l->sched->rodata->prefault_records =
+		l->opts.ring_bytes /
+			(sizeof(struct ftfb_batch) + FTFB_UBUF_BYTES + 8) + 1;
 	bpf_map__set_max_entries(l->sched->maps.rings, l->nr_rings);
 	bpf_map__set_max_entries(l->sched->maps.ubufs, l->ncpus);
 	if (!opts->sched) {
@@ -415,7 +433,8 @@ int ftfb_loader_open(struct ftfb_loader **out,
 
 		/* only the uprobe buffer flushers, attached with uprobes */
 		bpf_object__for_each_program(prog, l->sched->obj)
-			if (!is_flusher(prog))
+			if (!is_flusher(prog) &&
+			    prog != l->sched->progs.ftfb_prefault)
 				bpf_program__set_autoload(prog, false);
 	}
 	err = sched_bpf__load(l->sched);
@@ -430,6 +449,7 @@ int ftfb_loader_open(struct ftfb_loader **out,
 	err = map_ubufs(l, errmsg, errlen);
 	if (err)
 		goto fail;
+	prefault_rings(l);
 	if (opts->sched) {
 		err = attach_sched(l, false, errmsg, errlen);
 		if (err)

@@ -514,7 +514,7 @@ static void test_close_unloads_everything(void **state)
 
 	(void)state;
 	n = ftfb_loader_prog_ids(l, ids, 32);
-	assert_int_equal(n, 7); /* the seven sched programs */
+	assert_int_equal(n, 8); /* the seven sched programs + ring prefault */
 	for (int i = 0; i < n; i++) {
 		int fd = bpf_prog_get_fd_by_id(ids[i]);
 
