@@ -11,6 +11,11 @@
  * goes to the ring in one record when full; the sched programs flush it
  * at every switch, exec and exit, the loader at stop. A thread's events
  * thus reach the ring in order and before its later sched events.
+ *
+ * Measured (tests/bpf/uprobe_cost, 2-core VM, Linux 6.18, kvm-clock):
+ * ~225 ns per program with BPF statistics on, of which ~90 ns is what an
+ * empty program costs there and ~85 ns bpf_ktime_get_ns() (kvm-clock,
+ * no TSC clocksource); the ring buffer write is ~20 ns per call.
  */
 #include "common.bpf.h"
 
@@ -19,8 +24,7 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 const volatile __u32 nargs = 0; /* 0..FTFB_MAX_ARGS integer args to record */
 
 static __always_inline void fill_entry(struct ftfb_uentry *e,
-				       struct pt_regs *ctx, __u64 id,
-				       __u32 cpu)
+				       struct pt_regs *ctx, __u64 id, __u32 cpu)
 {
 	e->hdr.ts = bpf_ktime_get_ns();
 	e->hdr.kind = FTFB_EV_UENTRY;
@@ -59,8 +63,8 @@ static __always_inline struct ftfb_ubuf *claim_ubuf(__u32 cpu)
 {
 	struct ftfb_ubuf *b = bpf_map_lookup_elem(&ubufs, &cpu);
 
-	if (!b || __sync_val_compare_and_swap(&b->busy, 0,
-					      FTFB_UBUF_APPENDING) != 0)
+	if (!b ||
+	    __sync_val_compare_and_swap(&b->busy, 0, FTFB_UBUF_APPENDING) != 0)
 		return NULL;
 	return b;
 }
@@ -68,8 +72,7 @@ static __always_inline struct ftfb_ubuf *claim_ubuf(__u32 cpu)
 /* Room for an event of `size` bytes of thread id in b: flushes b if it is
  * full or holds another thread's events (possible only when a sched
  * flush was skipped, see common.bpf.h). Returns the offset to write at. */
-static __always_inline __u32 ubuf_room(struct ftfb_ubuf *b, __u64 id,
-				       __u32 cpu)
+static __always_inline __u32 ubuf_room(struct ftfb_ubuf *b, __u64 id, __u32 cpu)
 {
 	__u32 off = b->batch.len;
 
@@ -130,8 +133,8 @@ static __always_inline int on_entry(struct pt_regs *ctx)
 		v[4] = ctx->r8;
 	if (nargs > 5)
 		v[5] = ctx->r9;
-	b->batch.len = off + sizeof(*c) + 8 * (nargs > FTFB_MAX_ARGS ?
-					       FTFB_MAX_ARGS : nargs);
+	b->batch.len = off + sizeof(*c) +
+		       8 * (nargs > FTFB_MAX_ARGS ? FTFB_MAX_ARGS : nargs);
 	b->n_entry++;
 	ftfb_barrier();
 	b->busy = 0;

@@ -107,7 +107,8 @@ static size_t check_thread(const struct evlog *log, uint32_t tid, long base,
 
 			assert_int_equal(e->cookie, COOKIE);
 			assert_int_equal(log->v[i].size, sizeof(*e));
-			assert_int_equal((long)e->args[0], base + (long)entries);
+			assert_int_equal((long)e->args[0],
+					 base + (long)entries);
 			assert_int_equal((long)e->args[1], (long)entries);
 			assert_int_equal(entries, rets);
 			entries++;
@@ -136,7 +137,8 @@ static size_t check_thread(const struct evlog *log, uint32_t tid, long base,
 		/* (its last switch, to die, comes after its exit) */
 		if (ex >= 0 && (long)i > ex && h->kind != FTFB_EV_SWITCH)
 			fail_msg("tid %u: event %zu (kind %u) after its exit "
-				 "(%ld)", tid, i, h->kind, ex);
+				 "(%ld)",
+				 tid, i, h->kind, ex);
 	}
 	assert_int_equal(entries, rets);
 	if (switches)
@@ -170,22 +172,21 @@ static void *calls_then_exit(void *arg)
  * holds) and exits at once: all its calls arrive, before its exit. */
 static void test_exit_flushes_tail(void **state)
 {
-	struct ftfb_loader_opts o = { .sched = true, .filter_tgids = true,
-				      .uprobe_nargs = 2 };
+	struct ftfb_loader_opts o = {
+		.sched = true, .filter_tgids = true, .uprobe_nargs = 2};
 	struct ftfb_loader *l = open_or_skip(&o);
-	struct worker w[3] = { { .base = 1000, .calls = 7 },
-			       { .base = 2000, .calls = 1 },
-			       { .base = 3000, .calls = 25 } };
-	struct evlog log = { 0 };
+	struct worker w[3] = {{.base = 1000, .calls = 7},
+			      {.base = 2000, .calls = 1},
+			      {.base = 3000, .calls = 25}};
+	struct evlog log = {0};
 	pthread_t th;
 
 	(void)state;
 	assert_int_equal(ftfb_loader_trace_tgid(l, getpid()), 0);
 	attach_target(l);
 	for (int t = 0; t < 3; t++) {
-		assert_int_equal(pthread_create(&th, NULL, calls_then_exit,
-						&w[t]),
-				 0);
+		assert_int_equal(
+			pthread_create(&th, NULL, calls_then_exit, &w[t]), 0);
 		assert_int_equal(pthread_join(th, NULL), 0);
 	}
 	drain_all(l, &log);
@@ -228,11 +229,11 @@ static void *calls_then_spin(void *arg)
  * them, in order. */
 static void test_stop_delivers_buffered(void **state)
 {
-	struct ftfb_loader_opts o = { .uprobe_nargs = 2 };
+	struct ftfb_loader_opts o = {.uprobe_nargs = 2};
 	struct ftfb_loader *l = open_or_skip(&o);
-	struct spinner s = { .calls = 20 };
-	struct sched_param sp = { .sched_priority = 50 };
-	struct evlog before = { 0 }, log = { 0 };
+	struct spinner s = {.calls = 20};
+	struct sched_param sp = {.sched_priority = 50};
+	struct evlog before = {0}, log = {0};
 	pthread_attr_t attr;
 	cpu_set_t cpus;
 	size_t n;
@@ -302,22 +303,22 @@ static void test_stop_delivers_buffered(void **state)
  * call whole, and the calls of a thread before each of its switches. */
 static void test_order_with_switches(void **state)
 {
-	struct ftfb_loader_opts o = { .sched = true, .filter_tgids = true,
-				      .uprobe_nargs = 2 };
+	struct ftfb_loader_opts o = {
+		.sched = true, .filter_tgids = true, .uprobe_nargs = 2};
 	struct ftfb_loader *l = open_or_skip(&o);
-	struct worker w[2] = { { .base = 100, .calls = 300, .sleep_us = 50 },
-			       { .base = 900, .calls = 300, .sleep_us = 50 } };
+	struct worker w[2] = {{.base = 100, .calls = 300, .sleep_us = 50},
+			      {.base = 900, .calls = 300, .sleep_us = 50}};
 	uint64_t drops[FTFB_EV_KIND_MAX], fired[FTFB_EV_KIND_MAX];
-	struct evlog log = { 0 };
+	struct evlog log = {0};
 	pthread_t th[2];
 
 	(void)state;
 	assert_int_equal(ftfb_loader_trace_tgid(l, getpid()), 0);
 	attach_target(l);
 	for (int t = 0; t < 2; t++)
-		assert_int_equal(pthread_create(&th[t], NULL, calls_then_exit,
-						&w[t]),
-				 0);
+		assert_int_equal(
+			pthread_create(&th[t], NULL, calls_then_exit, &w[t]),
+			0);
 	for (int t = 0; t < 2; t++) {
 		/* keep the ring from filling while they run */
 		for (int i = 0; i < 50; i++)
