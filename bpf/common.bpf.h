@@ -23,7 +23,8 @@
 const volatile bool filter_tgids = false; /* only traced_tgids (-p/--) */
 const volatile __u32 nr_rings = 1;        /* entries used in `rings` */
 const volatile __u64 wakeup_bytes = 0;    /* wake the reader past this */
-/* false: the sched programs only flush uprobe buffers (no sched events) */
+/* false (--no-sched): no switch and wakeup events; the switch program
+ * only flushes uprobe buffers, the lifecycle programs still report */
 const volatile bool emit_sched = true;
 
 /* Set by the loader (.bss) before it attaches uprobes: from then on the

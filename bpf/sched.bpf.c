@@ -130,8 +130,6 @@ int BPF_PROG(ftfb_exec, struct task_struct *p, pid_t old_pid,
 	void *rb;
 
 	ftfb_ubuf_flush_cpu(cpu); /* the old image's calls first */
-	if (!emit_sched)
-		return 0;
 	if (filter_tgids && !ftfb_traced(tgid))
 		return 0;
 	e = ftfb_reserve(&rb, FTFB_EV_EXEC, sizeof(*e), cpu);
@@ -154,8 +152,6 @@ int BPF_PROG(ftfb_exit, struct task_struct *p, bool group_dead)
 	void *rb;
 
 	ftfb_ubuf_flush_cpu(cpu); /* the thread's last calls first */
-	if (!emit_sched)
-		return 0;
 	if (filter_tgids && !ftfb_traced(tgid))
 		return 0;
 	e = ftfb_reserve(&rb, FTFB_EV_EXIT, sizeof(*e), cpu);

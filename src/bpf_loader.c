@@ -40,8 +40,13 @@ struct linkvec {
 };
 
 /* sched programs that flush the uprobe buffers */
+/* Attached with the uprobes even with --no-sched: switch, exit and exec
+ * flush the uprobe buffers; exit, exec, fork and rename also keep the
+ * process/thread names and the slices right (a thread that exits or
+ * execs has its open calls closed). Only switch is silent then. */
 static const char *const flusher_progs[] = { "ftfb_switch", "ftfb_exit",
-					     "ftfb_exec" };
+					     "ftfb_exec", "ftfb_fork",
+					     "ftfb_rename" };
 
 struct ftfb_loader {
 	struct ftfb_loader_opts opts;

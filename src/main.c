@@ -193,18 +193,72 @@ static bool first_insn_probeable(const char *path, uint64_t off)
 	return true;
 }
 
-/* Drops the functions uprobes cannot probe, with one warning line per
- * spec; an error if a spec keeps none. */
+/*
+ * Functions that return twice or on another stack: a uretprobe replaces
+ * their return address with a trampoline, and setjmp saves that address,
+ * vfork/clone return through it in two tasks, swapcontext returns into
+ * another context: the probed process then crashes or computes wrong
+ * results (seen: bash and python under -u 'libc:*'). Never probe them.
+ */
+static const char *const returns_twice[] = {
+	"setjmp", "_setjmp", "__setjmp", "sigsetjmp", "__sigsetjmp",
+	"savectx", "vfork", "__vfork", "clone", "__clone", "clone3",
+	"__clone3", "__clone_internal", "getcontext", "__getcontext",
+	"swapcontext", "__swapcontext", "setcontext", "__setcontext",
+};
+
+static bool name_returns_twice(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof(returns_twice) /
+				       sizeof(returns_twice[0]); i++)
+		if (!strcmp(name, returns_twice[i]))
+			return true;
+	return false;
+}
+
+/* NULL if the function can be probed, else why not. */
+static const char *unprobeable(const struct ftfb_sym *s)
+{
+	bool twice = name_returns_twice(s->name) ||
+		     name_returns_twice(s->demangled);
+
+	for (size_t i = 0; !twice && i < s->naliases; i++)
+		twice = name_returns_twice(s->aliases[i]);
+	if (twice)
+		return "returns twice or on another stack (setjmp, vfork, clone, *context), which a uretprobe would break";
+	if (!first_insn_probeable(s->binary, s->offset))
+		return "starts with an instruction x86 uprobes cannot probe (LOCK or segment prefix)";
+	return NULL;
+}
+
+static void free_sym(struct ftfb_sym *s)
+{
+	free(s->name);
+	free(s->demangled);
+	free(s->binary);
+	for (size_t j = 0; j < s->naliases; j++)
+		free(s->aliases[j]);
+	free(s->aliases);
+}
+
+/* Drops the functions that must not be probed, with one warning line per
+ * reason and spec; an error if a spec keeps none. */
 static int drop_unprobeable(struct ftfb_symlist *sl, const char *spec,
 			    char *err, size_t errlen)
 {
-	char names[256] = "";
+	struct {
+		const char *why;
+		char names[256];
+		size_t n;
+	} groups[2] = { { 0 } };
 	size_t kept = 0, dropped = 0;
 
 	for (size_t i = 0; i < sl->n; i++) {
 		struct ftfb_sym *s = &sl->v[i];
+		const char *why = unprobeable(s);
+		int g;
 
-		if (first_insn_probeable(s->binary, s->offset)) {
+		if (!why) {
 			if (kept != i) {
 				struct ftfb_sym tmp = sl->v[kept];
 
@@ -214,10 +268,14 @@ static int drop_unprobeable(struct ftfb_symlist *sl, const char *spec,
 			kept++;
 			continue;
 		}
-		if (dropped++ < 3) {
-			size_t len = strlen(names);
+		dropped++;
+		g = groups[0].why && groups[0].why != why ? 1 : 0;
+		groups[g].why = why;
+		if (groups[g].n++ < 3) {
+			size_t len = strlen(groups[g].names);
 
-			snprintf(names + len, sizeof(names) - len, "%s%s",
+			snprintf(groups[g].names + len,
+				 sizeof(groups[g].names) - len, "%s%s",
 				 len ? ", " : "",
 				 s->demangled ? s->demangled : s->name);
 		}
@@ -225,28 +283,20 @@ static int drop_unprobeable(struct ftfb_symlist *sl, const char *spec,
 	if (!dropped)
 		return 0;
 	if (!kept) {
-		snprintf(err, errlen,
-			 "-u '%s': %s starts with an instruction x86 uprobes cannot probe (LOCK or segment prefix); probe its caller instead",
-			 spec, names);
+		snprintf(err, errlen, "-u '%s': %s %s; probe its caller instead",
+			 spec, groups[0].names, groups[0].why);
 		return -ENOTSUP;
 	}
-	fprintf(stderr,
-		"ftf-bpf: -u '%s': skipping %zu function%s whose first instruction x86 uprobes cannot probe (LOCK or segment prefix): %s%s\n",
-		spec, dropped, dropped > 1 ? "s" : "", names,
-		dropped > 3 ? ", ..." : "");
-	/* The dropped ones sit at the end now; free them there. */
-	{
-		struct ftfb_symlist tail = { .v = sl->v + kept, .n = sl->n - kept };
-
-		for (size_t i = 0; i < tail.n; i++) {
-			free(tail.v[i].name);
-			free(tail.v[i].demangled);
-			free(tail.v[i].binary);
-			for (size_t j = 0; j < tail.v[i].naliases; j++)
-				free(tail.v[i].aliases[j]);
-			free(tail.v[i].aliases);
-		}
-	}
+	for (int g = 0; g < 2; g++)
+		if (groups[g].n)
+			fprintf(stderr,
+				"ftf-bpf: -u '%s': skipping %zu function%s that %s: %s%s\n",
+				spec, groups[g].n, groups[g].n > 1 ? "s" : "",
+				groups[g].why, groups[g].names,
+				groups[g].n > 3 ? ", ..." : "");
+	/* The dropped ones sit at the end now. */
+	for (size_t i = kept; i < sl->n; i++)
+		free_sym(&sl->v[i]);
 	sl->n = kept;
 	return 0;
 }
@@ -573,6 +623,14 @@ static void summary(struct session *s, uint64_t end_ns)
 	if (s->out_err)
 		fprintf(stderr,
 			"  NOT RECORDED: everything after the output error (the ring buffer was not drained)\n");
+	if (st->depth_capped || st->unmatched_returns ||
+	    st->slices_closed_early || st->skipped)
+		fprintf(stderr,
+			"  slices: %llu calls past the depth cap (not written), %llu returns without a recorded call, %llu calls closed without a return (unfinished), %llu events skipped\n",
+			(unsigned long long)st->depth_capped,
+			(unsigned long long)st->unmatched_returns,
+			(unsigned long long)st->slices_closed_early,
+			(unsigned long long)st->skipped);
 	print_func_stats(s);
 	fprintf(stderr, "  wrote %s (%lld bytes)\n", s->o->output, bytes);
 	fprintf(stderr,
