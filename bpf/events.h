@@ -99,6 +99,9 @@ struct ftfb_uentry {
 	__u32 cookie;
 	__u32 nargs;
 	__u64 args[FTFB_MAX_ARGS];
+	/* User stack pointer at the function's first instruction: it points
+	 * at the return address (0: not recorded). */
+	__u64 sp;
 };
 
 /* uprobe return: ret = rax. */
@@ -107,6 +110,10 @@ struct ftfb_uret {
 	__u32 cookie;
 	__u32 _pad;
 	__u64 ret;
+	/* User stack pointer in the return handler, i.e. just after the
+	 * return popped the return address: the call's entry sp + 8
+	 * (x86-64; checked by tests/bpf/test_uprobe.c). 0: not recorded. */
+	__u64 sp;
 };
 
 /* A thread's buffered uprobe events handed over in one record (the ring

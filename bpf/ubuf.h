@@ -22,6 +22,7 @@
  * return. The loader expands them to struct ftfb_uentry / ftfb_uret. */
 struct ftfb_ucompact {
 	__u64 ts;
+	__u64 sp; /* ftfb_uentry.sp / ftfb_uret.sp */
 	__u32 cookie;
 	__u16 kind; /* FTFB_EV_UENTRY or FTFB_EV_URET */
 	__u16 nvals;

@@ -41,6 +41,7 @@ static __always_inline void fill_entry(struct ftfb_uentry *e,
 	e->args[3] = nargs > 3 ? ctx->cx : 0;
 	e->args[4] = nargs > 4 ? ctx->r8 : 0;
 	e->args[5] = nargs > 5 ? ctx->r9 : 0;
+	e->sp = ctx->sp;
 }
 
 static __always_inline void fill_ret(struct ftfb_uret *e, struct pt_regs *ctx,
@@ -55,6 +56,7 @@ static __always_inline void fill_ret(struct ftfb_uret *e, struct pt_regs *ctx,
 	e->cookie = bpf_get_attach_cookie(ctx);
 	e->_pad = 0;
 	e->ret = ctx->ax;
+	e->sp = ctx->sp;
 }
 
 /* This cpu's buffer, claimed (busy = 1), or NULL if another program
@@ -117,6 +119,7 @@ static __always_inline int on_entry(struct pt_regs *ctx)
 	c = (void *)&b->data[off];
 	c->ts = bpf_ktime_get_ns();
 	c->cookie = bpf_get_attach_cookie(ctx);
+	c->sp = ctx->sp;
 	c->kind = FTFB_EV_UENTRY;
 	c->nvals = nargs;
 	v = (void *)(c + 1);
@@ -167,6 +170,7 @@ static __always_inline int on_return(struct pt_regs *ctx)
 	c = (void *)&b->data[off];
 	c->ts = bpf_ktime_get_ns();
 	c->cookie = bpf_get_attach_cookie(ctx);
+	c->sp = ctx->sp;
 	c->kind = FTFB_EV_URET;
 	c->nvals = 1;
 	*(__u64 *)(c + 1) = ctx->ax;

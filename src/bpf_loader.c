@@ -223,11 +223,13 @@ static int split_batch(struct ftfb_loader *l, const unsigned char *data,
 		ev.h.tgid = b.hdr.tgid;
 		if (c.kind == FTFB_EV_UENTRY) {
 			ev.e.cookie = c.cookie;
+			ev.e.sp = c.sp;
 			ev.e.nargs = c.nvals;
 			memcpy(ev.e.args, data + off, 8u * c.nvals);
 			es = sizeof(ev.e);
 		} else if (c.kind == FTFB_EV_URET && c.nvals == 1) {
 			ev.r.cookie = c.cookie;
+			ev.r.sp = c.sp;
 			memcpy(&ev.r.ret, data + off, 8);
 			es = sizeof(ev.r);
 		} else {

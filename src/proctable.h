@@ -34,6 +34,7 @@ struct ftfb_frame {
 	uint32_t cookie;
 	uint32_t _pad;
 	uint64_t begin_ns; /* CLOCK_MONOTONIC ns of the entry */
+	uint64_t sp;	   /* user sp at the entry (0: unknown) */
 };
 
 struct ftfb_task {
@@ -51,6 +52,10 @@ struct ftfb_task {
 	uint32_t depth;
 	uint32_t cap;
 	uint32_t overflow;
+	/* sp of the outermost call past the cap (0: unknown / none): with
+	 * stack pointers, the capped region ends when a call or return
+	 * reaches that address, whatever the count says. */
+	uint64_t overflow_sp;
 	struct ftfb_task *next_free;
 };
 

@@ -365,6 +365,7 @@ static int close_all(struct ftfb_translator *t, struct ftfb_task *k,
 			return err;
 	}
 	k->overflow = 0;
+	k->overflow_sp = 0;
 	return 0;
 }
 
@@ -542,7 +543,26 @@ static int on_uentry(struct ftfb_translator *t, const struct ftfb_uentry *e)
 	if (err)
 		return err;
 	t->fstats[e->cookie].calls++;
+	if (e->sp) {
+		/* A call at sp S: open calls whose entry sp is >= S can no
+		 * longer be running (their frames are at or below S's return
+		 * address): their returns were skipped (longjmp, exception,
+		 * return not hijacked) or they tail-called this function. */
+		if (k->overflow && k->overflow_sp && e->sp >= k->overflow_sp) {
+			k->overflow = 0; /* the capped calls are gone too */
+			k->overflow_sp = 0;
+		}
+		while (!k->overflow && k->depth &&
+		       k->stack[k->depth - 1].sp &&
+		       k->stack[k->depth - 1].sp <= e->sp) {
+			err = end_frame(t, k, e->hdr.ts, false, 0);
+			if (err)
+				return err;
+		}
+	}
 	if (k->overflow || k->depth >= t->pt.max_depth) {
+		if (!k->overflow)
+			k->overflow_sp = e->sp;
 		k->overflow++;
 		t->st.depth_capped++;
 		return 0;
@@ -567,6 +587,7 @@ static int on_uentry(struct ftfb_translator *t, const struct ftfb_uentry *e)
 	f = &k->stack[k->depth++];
 	f->cookie = e->cookie;
 	f->begin_ns = e->hdr.ts;
+	f->sp = e->sp;
 	return 0;
 }
 
@@ -581,6 +602,45 @@ static int on_uret(struct ftfb_translator *t, const struct ftfb_uret *e)
 		return 0;
 	}
 	k = ftfb_pt_find(&t->pt, e->hdr.tid);
+	if (k && e->sp && k->overflow && k->overflow_sp) {
+		uint64_t osp = k->overflow_sp;
+
+		if (e->sp - 8 < osp) {
+			/* a call inside the capped region: it stays open until
+			 * its outermost call returns or is abandoned */
+			if (k->overflow > 1)
+				k->overflow--;
+			return 0;
+		}
+		k->overflow = 0;
+		k->overflow_sp = 0;
+		if (e->sp - 8 == osp)
+			return 0; /* the outermost capped call */
+		/* past it: the capped calls were abandoned */
+	}
+	if (k && e->sp && !k->overflow && k->depth &&
+	    k->stack[k->depth - 1].sp) {
+		/* The returning call's entry sp is e->sp - 8 (the return
+		 * popped the return address): the calls above it are dead. */
+		uint64_t csp = e->sp - 8;
+
+		while (k->depth && k->stack[k->depth - 1].sp &&
+		       k->stack[k->depth - 1].sp < csp) {
+			err = end_frame(t, k, e->hdr.ts, false, 0);
+			if (err)
+				return err;
+		}
+		if (k->depth && k->stack[k->depth - 1].sp == csp) {
+			if (k->stack[k->depth - 1].cookie != e->cookie)
+				t->st.sp_cookie_mismatch++;
+			return end_frame(t, k, e->hdr.ts, true, e->ret);
+		}
+		if (!k->depth || k->stack[k->depth - 1].sp) {
+			t->st.unmatched_returns++;
+			return 0;
+		}
+		/* a frame without sp on top: match by cookie */
+	}
 	if (k && k->overflow) {
 		k->overflow--; /* the return of a call past the depth cap */
 		return 0;
@@ -824,6 +884,7 @@ static void finish_one(struct ftfb_task *k, void *arg)
 	if (!c->err && k->depth)
 		c->err = close_all(c->t, k, c->ns);
 	k->overflow = 0;
+	k->overflow_sp = 0;
 }
 
 int ftfb_translator_finish(struct ftfb_translator *t, uint64_t mono_ns)

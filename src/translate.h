@@ -96,6 +96,9 @@ struct ftfb_translator_stats {
 	uint64_t unmatched_returns;   /* returns with no open call */
 	uint64_t lookups_failed;      /* tids first seen that lookup missed */
 	uint64_t temp_strings;	      /* names written through temp slots */
+	/* returns matched to an open call by stack pointer whose cookie
+	 * (function) differs: ended anyway, sp is authoritative */
+	uint64_t sp_cookie_mismatch;
 };
 
 /* Per-function call counts and inclusive time (for the summary): a call

@@ -44,6 +44,19 @@ __attribute__((noinline, used)) long ftfb_probe_other(long a)
 	return -a;
 }
 
+/* Returns its own entry stack pointer (which points at its return
+ * address): what the entry program must record as sp; the return
+ * program must see that + 8 (the return popped the return address). */
+__asm__(".text\n"
+	".globl ftfb_probe_sp\n"
+	".type ftfb_probe_sp, @function\n"
+	"ftfb_probe_sp:\n"
+	"	mov %rsp, %rax\n"
+	"	ret\n"
+	".size ftfb_probe_sp, .-ftfb_probe_sp\n");
+unsigned long ftfb_probe_sp(void);
+static unsigned long (*volatile sp_fn)(void) = ftfb_probe_sp;
+
 static long (*volatile target_fn)(long, long, long, long, long,
 				  long) = ftfb_probe_target;
 static long (*volatile other_fn)(long) = ftfb_probe_other;
@@ -294,6 +307,7 @@ static void test_uprobe_two_rings(void **state)
 	struct ftfb_loader *l = open_or_skip(&o);
 	uint64_t drops[FTFB_EV_KIND_MAX], fired[FTFB_EV_KIND_MAX];
 	struct evlog log = { 0 };
+	size_t nu = 0;
 	int status, n;
 	pid_t child;
 
@@ -312,7 +326,13 @@ static void test_uprobe_two_rings(void **state)
 	drain_all(l, &log);
 	assert_int_equal(ftfb_loader_counters(l, drops, fired), 0);
 	assert_int_equal(fired[FTFB_EV_UENTRY], 200);
-	assert_int_equal(log.n + drops[FTFB_EV_UENTRY] + drops[FTFB_EV_URET],
+	/* the uprobe events (the child's fork and exit are reported too) */
+	for (size_t i = 0; i < log.n; i++) {
+		uint16_t k = evlog_hdr(&log, i)->kind;
+
+		nu += k == FTFB_EV_UENTRY || k == FTFB_EV_URET;
+	}
+	assert_int_equal(nu + drops[FTFB_EV_UENTRY] + drops[FTFB_EV_URET],
 			 400);
 	ftfb_loader_close(l);
 	free(log.v);
@@ -349,6 +369,56 @@ static void test_drops_counted(void **state)
 	free(log.v);
 }
 
+/* The recorded stack pointers, against the one the probed function sees
+ * itself, from varying stack depths (alloca), for both link kinds. */
+static void check_sp(bool no_multi)
+{
+	struct ftfb_loader_opts o = { .uprobe_no_multi = no_multi };
+	struct ftfb_loader *l = open_or_skip(&o);
+	unsigned long seen[16];
+	struct evlog log = { 0 };
+	size_t ne = 0, nr = 0;
+
+	attach_fn(l, (const void *)ftfb_probe_sp, COOKIE, getpid());
+	for (int i = 0; i < 16; i++) {
+		volatile char *pad = __builtin_alloca(16 + 64 * i);
+
+		pad[0] = 1;
+		seen[i] = sp_fn();
+	}
+	drain_all(l, &log);
+	for (size_t i = 0; i < log.n; i++) {
+		const struct ftfb_hdr *h = evlog_hdr(&log, i);
+
+		if (h->kind == FTFB_EV_UENTRY) {
+			const struct ftfb_uentry *e = (const void *)h;
+
+			assert_true(ne < 16);
+			assert_int_equal(e->sp, seen[ne]);
+			ne++;
+		} else if (h->kind == FTFB_EV_URET) {
+			const struct ftfb_uret *r = (const void *)h;
+
+			assert_true(nr < 16);
+			assert_int_equal(r->ret, seen[nr]);
+			assert_int_equal(r->sp, seen[nr] + 8);
+			nr++;
+		}
+	}
+	assert_int_equal(ne, 16);
+	assert_int_equal(nr, 16);
+	assert_true(seen[0] > seen[15]); /* the depths did vary */
+	ftfb_loader_close(l);
+	free(log.v);
+}
+
+static void test_uprobe_sp(void **state)
+{
+	(void)state;
+	check_sp(false);
+	check_sp(true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -359,6 +429,7 @@ int main(void)
 		cmocka_unit_test(test_uprobe_errors),
 		cmocka_unit_test(test_uprobe_two_rings),
 		cmocka_unit_test(test_drops_counted),
+		cmocka_unit_test(test_uprobe_sp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

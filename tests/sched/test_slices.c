@@ -423,6 +423,288 @@ static void reused_tid_closes_old_slices(void **state)
 	tr_free(&h);
 }
 
+/* ---- stack-pointer unwinding (entry sp S, return sp S + 8) ---- */
+
+/* Largest number of slices open at once on tid (begins minus ends). */
+static int max_open(const struct tr *h, uint64_t tid)
+{
+	int d = 0, m = 0;
+
+	for (size_t i = 0; i < h->nrecs; i++) {
+		const struct trec *r = &h->recs[i];
+
+		if (r->type != FTF_REC_EVENT || r->tid != tid)
+			continue;
+		if (r->sub == FTF_EVENT_DURATION_BEGIN && ++d > m)
+			m = d;
+		if (r->sub == FTF_EVENT_DURATION_END)
+			d--;
+	}
+	return m;
+}
+
+static size_t count_unfinished(const struct tr *h)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < h->nrecs; i++) {
+		const struct trec *r = &h->recs[i];
+		const struct targ *a;
+
+		if (r->type != FTF_REC_EVENT ||
+		    r->sub != FTF_EVENT_DURATION_END)
+			continue;
+		a = tr_arg(r, "unfinished");
+		n += a && a->b;
+	}
+	return n;
+}
+
+/* work_a (sp 0x8000) sets a jump buffer and, 5 times, calls work_b (sp
+ * 0x7f00) which calls malloc (sp 0x7e00) which longjmps back into
+ * work_a; then work_b returns normally, then work_a. Each new work_b call
+ * at 0x7f00 shows the previous work_b and malloc frames are dead. */
+static void sp_longjmp_closes_abandoned_frames(void **state)
+{
+	struct ftfb_translator_opts o = {.funcs = funcs, .nfuncs = 3};
+	const struct trec *e;
+	struct tr h;
+
+	(void)state;
+	tr_setup(&h, &o);
+	tr_add(&h, 100, 100, "app", NULL);
+	ev_entry_sp(&h, 10, 100, 0, 0x8000);
+	for (int i = 0; i < 5; i++) {
+		ev_entry_sp(&h, 20 + 10 * i, 100, 1, 0x7f00);
+		ev_entry_sp(&h, 21 + 10 * i, 100, 2, 0x7e00);
+	}
+	ev_entry_sp(&h, 70, 100, 1, 0x7f00);
+	ev_ret_sp(&h, 81, 100, 1, 5, 0x7f08);
+	ev_ret_sp(&h, 82, 100, 0, 6, 0x8008);
+	tr_finish(&h, 90);
+
+	/* 1 + 5 * 2 + 1 calls, all ended; the 10 abandoned ones unfinished
+	 * at the time of the next work_b call */
+	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_BEGIN),
+			 12);
+	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END),
+			 12);
+	assert_int_equal(count_unfinished(&h), 10);
+	assert_int_equal(h.t.st.slices_closed_early, 10);
+	assert_int_equal(h.t.st.unmatched_returns, 0);
+	assert_int_equal(max_open(&h, 100), 3);
+	for (int i = 0; i < 5; i++) {
+		e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 2 * i);
+		assert_string_equal(e->name, "malloc");
+		assert_int_equal(e->ts, 30 + 10 * i);
+		assert_true(tr_arg(e, "unfinished")->b);
+		e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END,
+			   2 * i + 1);
+		assert_string_equal(e->name, "work_b");
+		assert_int_equal(e->ts, 30 + 10 * i);
+		assert_true(tr_arg(e, "unfinished")->b);
+	}
+	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 10);
+	assert_string_equal(e->name, "work_b");
+	assert_int_equal(tr_arg(e, "ret")->i64, 5);
+	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 11);
+	assert_string_equal(e->name, "work_a");
+	assert_int_equal(tr_arg(e, "ret")->i64, 6);
+	assert_int_equal(e->ts, 82);
+	check_balanced(&h);
+	tr_free(&h);
+}
+
+/* A call whose return never came (not hijacked): the next call at the
+ * same sp, a sibling, ends it. */
+static void sp_lost_return_closed_by_sibling(void **state)
+{
+	struct ftfb_translator_opts o = {.funcs = funcs, .nfuncs = 3};
+	const struct trec *e;
+	struct tr h;
+
+	(void)state;
+	tr_setup(&h, &o);
+	tr_add(&h, 100, 100, "app", NULL);
+	ev_entry_sp(&h, 10, 100, 0, 0x8000);
+	ev_entry_sp(&h, 11, 100, 2, 0x7f00); /* its return is lost */
+	ev_entry_sp(&h, 15, 100, 2, 0x7f00);
+	ev_ret_sp(&h, 16, 100, 2, 42, 0x7f08);
+	ev_ret_sp(&h, 17, 100, 0, 1, 0x8008);
+	tr_finish(&h, 90);
+
+	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END),
+			 3);
+	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 0);
+	assert_string_equal(e->name, "malloc");
+	assert_int_equal(e->ts, 15);
+	assert_true(tr_arg(e, "unfinished")->b);
+	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 1);
+	assert_string_equal(e->name, "malloc");
+	assert_int_equal(e->ts, 16);
+	assert_int_equal(tr_arg(e, "ret")->i64, 42);
+	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 2);
+	assert_string_equal(e->name, "work_a");
+	assert_int_equal(tr_arg(e, "ret")->i64, 1);
+	assert_int_equal(h.t.st.slices_closed_early, 1);
+	assert_int_equal(h.t.st.unmatched_returns, 0);
+	check_balanced(&h);
+	tr_free(&h);
+}
+
+/* A return at sp R ends the call entered at R - 8 and the calls above it
+ * (unfinished); sp beats the cookie; a return above every open call is
+ * unmatched. */
+static void sp_return_skips_frames(void **state)
+{
+	struct ftfb_translator_opts o = {.funcs = funcs, .nfuncs = 3};
+	const struct trec *e;
+	struct tr h;
+
+	(void)state;
+	tr_setup(&h, &o);
+	tr_add(&h, 100, 100, "app", NULL);
+	ev_entry_sp(&h, 10, 100, 0, 0x8000);
+	ev_entry_sp(&h, 11, 100, 1, 0x7f00);
+	ev_entry_sp(&h, 12, 100, 2, 0x7e00);
+	ev_ret_sp(&h, 20, 100, 0, 3, 0x8008);
+	/* same sp, other cookie: still that call's end */
+	ev_entry_sp(&h, 30, 100, 1, 0x8000);
+	ev_ret_sp(&h, 31, 100, 2, 4, 0x8008);
+	ev_ret_sp(&h, 40, 100, 0, 5, 0x9008); /* nothing open */
+	tr_finish(&h, 90);
+
+	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END),
+			 4);
+	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 0);
+	assert_string_equal(e->name, "malloc");
+	assert_int_equal(e->ts, 20);
+	assert_true(tr_arg(e, "unfinished")->b);
+	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 1);
+	assert_string_equal(e->name, "work_b");
+	assert_true(tr_arg(e, "unfinished")->b);
+	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 2);
+	assert_string_equal(e->name, "work_a");
+	assert_int_equal(tr_arg(e, "ret")->i64, 3);
+	assert_null(tr_arg(e, "unfinished"));
+	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 3);
+	assert_string_equal(e->name, "work_b"); /* the frame's name */
+	assert_int_equal(tr_arg(e, "ret")->i64, 4);
+	assert_int_equal(h.t.st.sp_cookie_mismatch, 1);
+	assert_int_equal(h.t.st.unmatched_returns, 1);
+	assert_int_equal(h.t.st.slices_closed_early, 2);
+	check_balanced(&h);
+	tr_free(&h);
+}
+
+/* Tail call: work_a (sp 0x8000) jumps to work_b, entered at the same sp.
+ * work_a is ended (unfinished) at work_b's entry; the kernel then reports
+ * both returns at sp 0x8008 (chained uretprobes): work_b's ends work_b,
+ * work_a's finds no call left and is counted unmatched. */
+static void sp_tail_call(void **state)
+{
+	struct ftfb_translator_opts o = {.funcs = funcs, .nfuncs = 3};
+	const struct trec *e;
+	struct tr h;
+
+	(void)state;
+	tr_setup(&h, &o);
+	tr_add(&h, 100, 100, "app", NULL);
+	ev_entry_sp(&h, 10, 100, 0, 0x8000);
+	ev_entry_sp(&h, 12, 100, 1, 0x8000);
+	ev_ret_sp(&h, 20, 100, 1, 9, 0x8008);
+	ev_ret_sp(&h, 20, 100, 0, 9, 0x8008);
+	tr_finish(&h, 90);
+
+	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END),
+			 2);
+	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 0);
+	assert_string_equal(e->name, "work_a");
+	assert_int_equal(e->ts, 12);
+	assert_true(tr_arg(e, "unfinished")->b);
+	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 1);
+	assert_string_equal(e->name, "work_b");
+	assert_int_equal(tr_arg(e, "ret")->i64, 9);
+	assert_int_equal(h.t.st.unmatched_returns, 1);
+	assert_int_equal(max_open(&h, 100), 1);
+	check_balanced(&h);
+	tr_free(&h);
+}
+
+/* Recursion 10 deep, sp decreasing by 0x40 per level: every return ends
+ * its own call, innermost first, none unfinished. */
+static void sp_recursion_balanced(void **state)
+{
+	struct ftfb_translator_opts o = {.funcs = funcs, .nfuncs = 3};
+	const struct trec *e;
+	struct tr h;
+
+	(void)state;
+	tr_setup(&h, &o);
+	tr_add(&h, 100, 100, "app", NULL);
+	for (int i = 0; i < 10; i++)
+		ev_entry_sp(&h, 10 + i, 100, 0, 0x8000 - 0x40 * i);
+	for (int i = 9; i >= 0; i--)
+		ev_ret_sp(&h, 40 - i, 100, 0, (uint64_t)i,
+			  0x8000 - 0x40 * i + 8);
+	tr_finish(&h, 90);
+
+	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END),
+			 10);
+	for (int n = 0; n < 10; n++) {
+		e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, n);
+		assert_int_equal(tr_arg(e, "ret")->i64, 9 - n);
+		assert_int_equal(e->ts, 31 + n);
+	}
+	assert_int_equal(count_unfinished(&h), 0);
+	assert_int_equal(h.t.st.unmatched_returns, 0);
+	assert_int_equal(max_open(&h, 100), 10);
+	check_balanced(&h);
+	tr_free(&h);
+}
+
+/* Depth cap 4 with sp: 7 nested calls (3 capped); the 3 capped ones
+ * longjmp back to level 4, which calls again (capped, at the outermost
+ * capped call's sp) and returns; then the 4 written calls return. The
+ * cap region ends by address, not by a count the lost returns broke. */
+static void sp_depth_cap_recovers_after_longjmp(void **state)
+{
+	struct ftfb_translator_opts o = {
+		.funcs = funcs, .nfuncs = 3, .max_depth = 4};
+	const struct trec *e;
+	struct tr h;
+
+	(void)state;
+	tr_setup(&h, &o);
+	tr_add(&h, 100, 100, "app", NULL);
+	for (int i = 0; i < 7; i++)
+		ev_entry_sp(&h, 10 + i, 100, 0, 0x8000 - 0x40 * i);
+	ev_entry_sp(&h, 20, 100, 2, 0x8000 - 0x40 * 4);
+	ev_ret_sp(&h, 21, 100, 2, 0, 0x8000 - 0x40 * 4 + 8);
+	for (int i = 3; i >= 0; i--)
+		ev_ret_sp(&h, 30 - i, 100, 0, (uint64_t)i,
+			  0x8000 - 0x40 * i + 8);
+	/* traced normally afterwards */
+	ev_entry_sp(&h, 40, 100, 1, 0x8000);
+	ev_ret_sp(&h, 41, 100, 1, 77, 0x8008);
+	tr_finish(&h, 90);
+
+	assert_int_equal(h.t.st.depth_capped, 4);
+	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END),
+			 5);
+	for (int n = 0; n < 4; n++) {
+		e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, n);
+		assert_int_equal(tr_arg(e, "ret")->i64, 3 - n);
+	}
+	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 4);
+	assert_string_equal(e->name, "work_b");
+	assert_int_equal(tr_arg(e, "ret")->i64, 77);
+	assert_int_equal(count_unfinished(&h), 0);
+	assert_int_equal(h.t.st.unmatched_returns, 0);
+	check_balanced(&h);
+	tr_free(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -435,6 +717,12 @@ int main(void)
 		cmocka_unit_test(top_functions_by_count_and_time),
 		cmocka_unit_test(thread_churn_with_tid_reuse),
 		cmocka_unit_test(reused_tid_closes_old_slices),
+		cmocka_unit_test(sp_longjmp_closes_abandoned_frames),
+		cmocka_unit_test(sp_lost_return_closed_by_sibling),
+		cmocka_unit_test(sp_return_skips_frames),
+		cmocka_unit_test(sp_tail_call),
+		cmocka_unit_test(sp_recursion_balanced),
+		cmocka_unit_test(sp_depth_cap_recovers_after_longjmp),
 	};
 
 	return cmocka_run_group_tests_name("slices", tests, NULL, NULL);

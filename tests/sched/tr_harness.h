@@ -369,6 +369,33 @@ static inline void ev_ret(struct tr *h, uint64_t ts, uint32_t tid,
 	assert_int_equal(ftfb_translator_event(&h->t, &e, sizeof(e)), 0);
 }
 
+/* Entry / return with the user stack pointer (entry: the sp pointing at
+ * the return address; return: that + 8), no args. */
+static inline void ev_entry_sp(struct tr *h, uint64_t ts, uint32_t tid,
+			       uint32_t cookie, uint64_t sp)
+{
+	struct ftfb_uentry e;
+
+	memset(&e, 0, sizeof(e));
+	tr_hdr(&e.hdr, FTFB_EV_UENTRY, ts, 0, tid, tid);
+	e.cookie = cookie;
+	e.sp = sp;
+	assert_int_equal(ftfb_translator_event(&h->t, &e, sizeof(e)), 0);
+}
+
+static inline void ev_ret_sp(struct tr *h, uint64_t ts, uint32_t tid,
+			     uint32_t cookie, uint64_t ret, uint64_t sp)
+{
+	struct ftfb_uret e;
+
+	memset(&e, 0, sizeof(e));
+	tr_hdr(&e.hdr, FTFB_EV_URET, ts, 0, tid, tid);
+	e.cookie = cookie;
+	e.ret = ret;
+	e.sp = sp;
+	assert_int_equal(ftfb_translator_event(&h->t, &e, sizeof(e)), 0);
+}
+
 static inline void tr_add(struct tr *h, uint32_t tid, uint32_t tgid,
 			  const char *comm, const char *pname)
 {
