@@ -528,6 +528,29 @@ static int on_task_exit(struct ftfb_translator *t, const struct ftfb_exit *e)
 	return 0;
 }
 
+/*
+ * Uprobe calls are matched by the user stack pointer (x86-64): an entry
+ * records the sp at the function's first instruction (it points at the
+ * return address), a return the sp after the return (entry sp + 8,
+ * checked by tests/bpf/test_uprobe.c). The stack grows down, so:
+ *   - a call at sp S means every open call entered at sp >= S is over:
+ *     its return was skipped (longjmp, exception unwinding, a return the
+ *     kernel did not hijack past its uretprobe nesting limit) or it
+ *     tail-called this function. They end now, marked unfinished.
+ *   - a return at sp R belongs to the call entered at R - 8: open calls
+ *     entered below that end first (unfinished); the call at R - 8 ends
+ *     with `ret` even if its cookie differs (sp wins, counted in
+ *     stats.sp_cookie_mismatch); no call at R - 8: unmatched return.
+ *   - tail call f -> g: g enters at f's sp, so f ends (unfinished) at
+ *     g's entry; the kernel then reports both returns at the same sp
+ *     (chained uretprobes): g's ends g, f's is an unmatched return.
+ *   - depth cap: the calls past it are not stored; the capped region is
+ *     left when its outermost call (sp overflow_sp) returns, or when a
+ *     call or return comes at or above that sp.
+ * Events without sp (0) and frames without sp keep the cookie matching:
+ * a return ends the innermost open call of its function and the calls
+ * above it.
+ */
 static int on_uentry(struct ftfb_translator *t, const struct ftfb_uentry *e)
 {
 	struct ftfb_task *k;

@@ -45,6 +45,10 @@
  * Uprobe depth cap: opts.max_depth (default 512) open calls per thread;
  * deeper calls are counted (stats.depth_capped) and not written, and their
  * returns are matched and dropped, so the written slices stay balanced.
+ * Calls and returns are matched by stack pointer when the events carry it
+ * (see translate.c before on_uentry): calls abandoned by longjmp or a
+ * lost return end (unfinished) at the next call at the same or a higher
+ * stack address, so they never pile up to the cap.
  */
 #ifndef FTFB_TRANSLATE_H
 #define FTFB_TRANSLATE_H
