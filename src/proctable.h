@@ -56,6 +56,8 @@ struct ftfb_task {
 	 * stack pointers, the capped region ends when a call or return
 	 * reaches that address, whatever the count says. */
 	uint64_t overflow_sp;
+	/* sp of the last call ended by a call at the same sp */
+	uint64_t tail_sp;
 	struct ftfb_task *next_free;
 };
 

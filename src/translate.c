@@ -366,6 +366,7 @@ static int close_all(struct ftfb_translator *t, struct ftfb_task *k,
 	}
 	k->overflow = 0;
 	k->overflow_sp = 0;
+	k->tail_sp = 0;
 	return 0;
 }
 
@@ -543,7 +544,9 @@ static int on_task_exit(struct ftfb_translator *t, const struct ftfb_exit *e)
  *     stats.sp_cookie_mismatch); no call at R - 8: unmatched return.
  *   - tail call f -> g: g enters at f's sp, so f ends (unfinished) at
  *     g's entry; the kernel then reports both returns at the same sp
- *     (chained uretprobes): g's ends g, f's is an unmatched return.
+ *     (chained uretprobes): g's ends g, f's finds no call and is counted
+ *     in stats.tail_returns (a return at the sp of the last call ended by
+ *     a call at that same sp), not as unmatched.
  *   - depth cap: the calls past it are not stored; the capped region is
  *     left when its outermost call (sp overflow_sp) returns, or when a
  *     call or return comes at or above that sp.
@@ -578,6 +581,8 @@ static int on_uentry(struct ftfb_translator *t, const struct ftfb_uentry *e)
 		while (!k->overflow && k->depth &&
 		       k->stack[k->depth - 1].sp &&
 		       k->stack[k->depth - 1].sp <= e->sp) {
+			if (k->stack[k->depth - 1].sp == e->sp)
+				k->tail_sp = e->sp; /* maybe a tail call */
 			err = end_frame(t, k, e->hdr.ts, false, 0);
 			if (err)
 				return err;
@@ -641,8 +646,8 @@ static int on_uret(struct ftfb_translator *t, const struct ftfb_uret *e)
 			return 0; /* the outermost capped call */
 		/* past it: the capped calls were abandoned */
 	}
-	if (k && e->sp && !k->overflow && k->depth &&
-	    k->stack[k->depth - 1].sp) {
+	if (k && e->sp && !k->overflow &&
+	    (!k->depth || k->stack[k->depth - 1].sp)) {
 		/* The returning call's entry sp is e->sp - 8 (the return
 		 * popped the return address): the calls above it are dead. */
 		uint64_t csp = e->sp - 8;
@@ -659,7 +664,10 @@ static int on_uret(struct ftfb_translator *t, const struct ftfb_uret *e)
 			return end_frame(t, k, e->hdr.ts, true, e->ret);
 		}
 		if (!k->depth || k->stack[k->depth - 1].sp) {
-			t->st.unmatched_returns++;
+			if (csp == k->tail_sp)
+				t->st.tail_returns++;
+			else
+				t->st.unmatched_returns++;
 			return 0;
 		}
 		/* a frame without sp on top: match by cookie */

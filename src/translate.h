@@ -103,6 +103,9 @@ struct ftfb_translator_stats {
 	/* returns matched to an open call by stack pointer whose cookie
 	 * (function) differs: ended anyway, sp is authoritative */
 	uint64_t sp_cookie_mismatch;
+	/* returns of calls that tail-called another probed function
+	 * (already ended, unfinished, at its entry): not unmatched */
+	uint64_t tail_returns;
 };
 
 /* Per-function call counts and inclusive time (for the summary): a call
