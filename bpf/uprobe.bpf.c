@@ -29,6 +29,9 @@
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
 const volatile __u32 nargs = 0; /* 0..FTFB_MAX_ARGS integer args to record */
+/* The tracer's own process: never recorded (with -a and a library it
+ * uses, its calls would make events that make calls ...). */
+const volatile __u32 self_tgid = 0;
 
 static __always_inline void fill_entry(struct ftfb_uentry *e,
 				       struct pt_regs *ctx, __u64 id, __u32 cpu)
@@ -109,7 +112,8 @@ static __always_inline int on_entry(struct pt_regs *ctx)
 	__u32 off;
 	void *rb;
 
-	if (filter_tgids && !ftfb_traced(id >> 32))
+	if ((__u32)(id >> 32) == self_tgid ||
+	    (filter_tgids && !ftfb_traced(id >> 32)))
 		return 0;
 	b = claim_ubuf(cpu);
 	if (!b) {
@@ -161,7 +165,8 @@ static __always_inline int on_return(struct pt_regs *ctx)
 	__u32 off;
 	void *rb;
 
-	if (filter_tgids && !ftfb_traced(id >> 32))
+	if ((__u32)(id >> 32) == self_tgid ||
+	    (filter_tgids && !ftfb_traced(id >> 32)))
 		return 0;
 	b = claim_ubuf(cpu);
 	if (!b) {

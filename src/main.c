@@ -489,6 +489,9 @@ static int on_event(void *ctx, const void *data, size_t size)
 	struct session *s = ctx;
 	int r;
 
+	/* Stop promptly even while events keep coming. */
+	if (stop_signal)
+		return -EINTR;
 	s->events++;
 	r = ftfb_translator_event(s->tr, data, size);
 	if (r) {
