@@ -146,5 +146,10 @@ struct ftfb_batch {
 #define FTFB_TASK_NEW 0x0800
 /* Not a kernel bit: prev was preempted (still runnable, "R+"). */
 #define FTFB_PREEMPTED 0x10000
+/* Not a kernel bit (per-process tracing only): next is not traced and its
+ * own switch-out will not be recorded, so it must not be shown as running
+ * on the CPU until whatever switch is recorded next: the translator marks
+ * it idle (incoming weight INT32_MIN), as Perfetto expects of idle time. */
+#define FTFB_NEXT_UNFOLLOWED 0x20000
 
 #endif

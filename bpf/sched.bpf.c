@@ -12,6 +12,16 @@
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
+/* Per CPU, per-process tracing only: 1 + the tid of the untraced task
+ * whose switch-in was recorded last (0: none), whose switch-out must be
+ * recorded too. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} last_in SEC(".maps");
+
 static __always_inline void fill_hdr(struct ftfb_hdr *h, __u64 ts, __u32 tid,
 				     __u32 tgid)
 {
@@ -26,6 +36,7 @@ int BPF_PROG(ftfb_switch, bool preempt, struct task_struct *prev,
 {
 	__u32 prev_tgid = prev->tgid, next_tgid = next->tgid;
 	__u32 cpu = bpf_get_smp_processor_id();
+	bool pt = true, nt = true, closing = false;
 	struct ftfb_switch *e;
 	void *rb;
 
@@ -36,8 +47,26 @@ int BPF_PROG(ftfb_switch, bool preempt, struct task_struct *prev,
 	ftfb_ubuf_flush_cpu(cpu);
 	if (!emit_sched)
 		return 0;
-	if (filter_tgids && !ftfb_traced(prev_tgid) && !ftfb_traced(next_tgid))
-		return 0;
+	if (filter_tgids) {
+		/* Per process: the switches in and out of traced tasks, and
+		 * the switch-out of an untraced task whose switch-in was
+		 * recorded (else it would seem to run on forever); that
+		 * closing switch's incoming task, untraced too, is marked
+		 * unfollowed. */
+		__u32 zero = 0, *li = bpf_map_lookup_elem(&last_in, &zero);
+
+		pt = ftfb_traced(prev_tgid);
+		nt = ftfb_traced(next_tgid);
+		/* as values: the verifier refuses the pointer OR clang
+		 * would make of !pt && !nt */
+		barrier_var(pt);
+		barrier_var(nt);
+		closing = li && *li == (__u32)prev->pid + 1;
+		if (!pt && !nt && !closing)
+			return 0;
+		if (li)
+			*li = (!pt && !nt) ? 0 : (__u32)next->pid + 1;
+	}
 	e = ftfb_reserve(&rb, FTFB_EV_SWITCH, sizeof(*e), cpu);
 	if (!e)
 		return 0;
@@ -48,6 +77,8 @@ int BPF_PROG(ftfb_switch, bool preempt, struct task_struct *prev,
 		e->prev_state = FTFB_PREEMPTED;
 	else
 		e->prev_state = prev_state | (__u32)prev->exit_state;
+	if (!pt && !nt)
+		e->prev_state |= FTFB_NEXT_UNFOLLOWED;
 	e->prev_prio = prev->prio;
 	e->next_prio = next->prio;
 	ftfb_submit(rb, e);

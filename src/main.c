@@ -725,6 +725,7 @@ static int run_trace(struct cli_opts *o)
 	lo.nr_rings = o->nr_rings;
 	lo.sched = !o->no_sched;
 	lo.uprobe_nargs = o->nargs;
+	lo.verbose = o->verbose;
 	if (o->verbose)
 		fprintf(stderr, "ftf-bpf: loading BPF programs\n");
 	r = ftfb_loader_open(&s.loader, &lo, err, sizeof(err));

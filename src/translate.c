@@ -387,7 +387,10 @@ static int on_switch(struct ftfb_translator *t, const struct ftfb_switch *e)
 			to_ticks(t, e->hdr.ts));
 	if (!err)
 		err = ftf_arg_int32(t->w, t->s_incoming_weight,
-				    ftfb_weight_of(e->next_tid, e->next_prio));
+				    (e->prev_state & FTFB_NEXT_UNFOLLOWED)
+					    ? INT32_MIN
+					    : ftfb_weight_of(e->next_tid,
+							     e->next_prio));
 	if (!err)
 		err = ftf_arg_int32(t->w, t->s_outgoing_weight,
 				    ftfb_weight_of(e->hdr.tid, e->prev_prio));

@@ -61,10 +61,29 @@ def mode_pid(tool, ftf_dump, pingpong, outdir):
     check("traced process exited" in tr.stderr, "ftf-bpf says it stopped because the process exited")
     t = Trace(ftf_dump, out)
     check_pingpong_trace(t, pid, ping, pong, tr.stderr)
-    # -p filters in the kernel: no switch between two tasks of other processes.
+    # -p filters in the kernel: a switch without a task of pid is recorded
+    # only to end an untraced task that a recorded switch put on the CPU
+    # (else Perfetto shows it running forever), and its incoming task is
+    # then marked idle (weight INT32_MIN).
     ours = {ping, pong, pid}
-    foreign = [s for s in t.switches if s[3] not in ours and s[4] not in ours]
-    check(not foreign, f"no context switch without a task of pid {pid} ({len(foreign)} found)")
+    last_in, bad, closing = {}, [], 0
+    for sw in sorted(t.switches):
+        ts, cpu, _, out_tid, in_tid, rest = sw
+        if out_tid not in ours and in_tid not in ours:
+            closing += 1
+            if last_in.get(cpu) != out_tid or "incoming_weight: int32(-2147483648)" not in rest:
+                bad.append(sw)
+        last_in[cpu] = in_tid
+    check(not bad, f"switches without a task of pid {pid} only end the task a recorded switch put on the CPU, "
+                   f"incoming marked idle ({closing} such, {len(bad)} not: {bad[:2]})")
+    # ... so on every CPU each recorded switch starts from the task the
+    # previous one put there: Perfetto's CPU tracks have no dangling slice.
+    last_in, broken = {}, 0
+    for ts, cpu, _, out_tid, in_tid, rest in sorted(t.switches):
+        if cpu in last_in and last_in[cpu] not in (0, out_tid):
+            broken += 1
+        last_in[cpu] = 0 if "incoming_weight: int32(-2147483648)" in rest else in_tid
+    check(broken == 0, f"every switch on a CPU starts from the task the previous recorded one put there ({broken} not)")
 
 
 def mode_cmd(tool, ftf_dump, pingpong, outdir):

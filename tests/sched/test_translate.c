@@ -114,6 +114,32 @@ static void switch_weights_and_idle(void **state)
 	tr_free(&h);
 }
 
+/* Per-process tracing: the switch that ends an untraced task is flagged
+ * FTFB_NEXT_UNFOLLOWED by BPF; its incoming task is shown as idle (weight
+ * INT32_MIN) and its outgoing state still comes from the kernel bits. */
+static void unfollowed_incoming_is_idle(void **state)
+{
+	struct ftfb_translator_opts o = {0};
+	const struct trec *r;
+	struct tr h;
+
+	(void)state;
+	tr_setup(&h, &o);
+	tr_add(&h, 300, 300, "x", NULL);
+	tr_add(&h, 400, 400, "y", NULL);
+	ev_switch(&h, 10, 0, 300, 300,
+		  FTFB_TASK_INTERRUPTIBLE | FTFB_NEXT_UNFOLLOWED, 120, 400, 400,
+		  120);
+	tr_finish(&h, 100);
+	r = tr_nth(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH, 0);
+	assert_non_null(r);
+	assert_int_equal(tr_arg(r, "incoming_weight")->i64, INT32_MIN);
+	assert_int_equal(tr_arg(r, "outgoing_weight")->i64, 20);
+	assert_int_equal(r->out_state, 3); /* blocked: S */
+	assert_int_equal(r->in_koid, 400);
+	tr_free(&h);
+}
+
 static void wakeup_has_waker(void **state)
 {
 	struct ftfb_translator_opts o = {0};
@@ -517,6 +543,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(state_maps_to_ftf_state),
 		cmocka_unit_test(switch_weights_and_idle),
+		cmocka_unit_test(unfollowed_incoming_is_idle),
 		cmocka_unit_test(wakeup_has_waker),
 		cmocka_unit_test(names_from_start_fork_exec_rename),
 		cmocka_unit_test(non_leader_exec_takes_leader_tid),
