@@ -768,6 +768,7 @@ static int run_trace(struct cli_opts *o)
 	to.clock_mono = o->clock_mono;
 	to.lookup = ftfb_procfs_lookup;
 	to.lookup_ctx = NULL;
+	to.self_tid = (uint32_t)getpid();
 	to.funcs = s.probes.funcs;
 	to.nfuncs = s.probes.nfuncs;
 	if (ftfb_translator_init(s.tr, &to)) {

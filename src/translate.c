@@ -877,8 +877,9 @@ int ftfb_translator_drops(struct ftfb_translator *t, uint64_t mono_ns,
 	err = advance(t, mono_ns);
 	if (err)
 		return err;
-	/* The counter lives on pid 0 / tid 0 (no thread of ours). */
-	err = ensure_task(t, 0, 0, &idle);
+	/* The counter lives on the tracer's own thread when it is given
+	 * (in Perfetto: under the ftf-bpf process), else on pid 0 / tid 0. */
+	err = ensure_task(t, t->o.self_tid, t->o.self_tid, &idle);
 	if (err)
 		return err;
 	ref = thread_ref(t, idle);

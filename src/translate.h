@@ -87,6 +87,8 @@ struct ftfb_translator_opts {
 	size_t nfuncs;
 	unsigned max_depth;    /* uprobe nesting cap per thread; 0: 512 */
 	size_t expected_tasks; /* table size hint; 0: 4096 */
+	uint32_t self_tid;     /* the tracer's pid (main thread), which owns
+				* the dropped-events counter; 0: pid 0 */
 };
 
 struct ftfb_translator_stats {
