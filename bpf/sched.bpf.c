@@ -204,6 +204,8 @@ int BPF_PROG(ftfb_rename, struct task_struct *task, const char *comm)
 	struct ftfb_comm_ev *e;
 	void *rb;
 
+	/* the calls made under the old name first */
+	ftfb_ubuf_flush_cpu(bpf_get_smp_processor_id());
 	if (filter_tgids && !ftfb_traced(tgid))
 		return 0;
 	e = ftfb_reserve(&rb, FTFB_EV_RENAME, sizeof(*e),

@@ -112,7 +112,7 @@ static __always_inline int on_entry(struct pt_regs *ctx)
 	__u32 off;
 	void *rb;
 
-	if ((__u32)(id >> 32) == self_tgid ||
+	if ((self_tgid && (__u32)(id >> 32) == self_tgid) ||
 	    (filter_tgids && !ftfb_traced(id >> 32)))
 		return 0;
 	b = claim_ubuf(cpu);
@@ -165,7 +165,7 @@ static __always_inline int on_return(struct pt_regs *ctx)
 	__u32 off;
 	void *rb;
 
-	if ((__u32)(id >> 32) == self_tgid ||
+	if ((self_tgid && (__u32)(id >> 32) == self_tgid) ||
 	    (filter_tgids && !ftfb_traced(id >> 32)))
 		return 0;
 	b = claim_ubuf(cpu);

@@ -490,7 +490,7 @@ static int load_uprobe(struct ftfb_loader *l, bool multi)
 	u->rodata->nr_rings = l->nr_rings;
 	u->rodata->wakeup_bytes = l->opts.ring_bytes / 4;
 	u->rodata->nargs = l->opts.uprobe_nargs;
-	u->rodata->self_tgid = (__u32)getpid();
+	u->rodata->self_tgid = l->opts.exclude_self ? (__u32)getpid() : 0;
 	if ((err = bpf_map__reuse_fd(u->maps.rings,
 				     bpf_map__fd(l->sched->maps.rings))) ||
 	    (err = bpf_map__reuse_fd(u->maps.traced_tgids,

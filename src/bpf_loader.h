@@ -32,6 +32,7 @@ struct ftfb_loader_opts {
 	bool verbose;      /* let libbpf's warnings through to stderr */
 	bool uprobe_no_multi; /* one link per function even where the
 			       * kernel has uprobe_multi (tests, debugging) */
+	bool exclude_self;       /* never record this process's uprobe hits */
 };
 
 struct ftfb_loader; /* opaque */

@@ -726,6 +726,7 @@ static int run_trace(struct cli_opts *o)
 	lo.sched = !o->no_sched;
 	lo.uprobe_nargs = o->nargs;
 	lo.verbose = o->verbose;
+	lo.exclude_self = true;
 	if (o->verbose)
 		fprintf(stderr, "ftf-bpf: loading BPF programs\n");
 	r = ftfb_loader_open(&s.loader, &lo, err, sizeof(err));

@@ -384,6 +384,7 @@ static void test_filtered(void **state)
 	int go[2], rep[2], status;
 	size_t busy_events = 0, gc_fork = 0, gc_exit = 0;
 	pid_t busy, child, ids[4], traced[2];
+	uint32_t last_in[1024];
 
 	(void)state;
 	busy_loops = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
@@ -436,6 +437,7 @@ static void test_filtered(void **state)
 	assert_int_equal(waitpid(busy, &status, 0), busy);
 	drain_all(l, &log);
 
+	memset(last_in, 0xff, sizeof(last_in));
 	traced[0] = child;
 	traced[1] = ids[3];
 	for (size_t i = 0; i < log.n; i++) {
@@ -445,8 +447,16 @@ static void test_filtered(void **state)
 		case FTFB_EV_SWITCH: {
 			const struct ftfb_switch *s = (const void *)h;
 
-			assert_true(in_set(h->tgid, traced, 2) ||
-				    in_set(s->next_tgid, traced, 2));
+			/* a switch between two untraced tasks only ends the
+			 * task a recorded switch put on this CPU, and says
+			 * so (its incoming task is not followed) */
+			if (!in_set(h->tgid, traced, 2) &&
+			    !in_set(s->next_tgid, traced, 2)) {
+				assert_true(s->prev_state &
+					    FTFB_NEXT_UNFOLLOWED);
+				assert_int_equal(last_in[h->cpu], h->tid);
+			}
+			last_in[h->cpu] = s->next_tid;
 			break;
 		}
 		case FTFB_EV_WAKEUP:
@@ -485,14 +495,18 @@ static void test_filtered(void **state)
 	assert_true(ca.wakeups >= ROUNDS / 5 && cb.wakeups >= ROUNDS / 5);
 	assert_int_equal(gc_fork, 1);
 	assert_int_equal(gc_exit, 1);
-	/* busy only appears as the prev of a switch into a traced thread */
+	/* busy only appears as the prev of a switch: into a traced thread,
+	 * or ending busy's run after a recorded switch put it on the CPU
+	 * (checked above) */
 	for (size_t i = 0; i < log.n; i++) {
 		const struct ftfb_hdr *h = evlog_hdr(&log, i);
 
 		if (h->tgid == (uint32_t)busy) {
+			const struct ftfb_switch *s = (const void *)h;
+
 			assert_int_equal(h->kind, FTFB_EV_SWITCH);
-			assert_true(in_set(((const struct ftfb_switch *)h)
-						   ->next_tgid, traced, 2));
+			assert_true(in_set(s->next_tgid, traced, 2) ||
+				    (s->prev_state & FTFB_NEXT_UNFOLLOWED));
 		}
 	}
 	ftfb_loader_close(l);

@@ -65,7 +65,9 @@ def mode_pid(tool, ftf_dump, pingpong, outdir):
     # only to end an untraced task that a recorded switch put on the CPU
     # (else Perfetto shows it running forever), and its incoming task is
     # then marked idle (weight INT32_MIN).
-    ours = {ping, pong, pid}
+    # (all of pid's threads: a sanitizer runtime may add its own)
+    ours = {ping, pong, pid} | {k[0] for k in t.kobjs
+                                if k[1] == "thread" and f"process: koid({pid})" in k[3]}
     last_in, bad, closing = {}, [], 0
     for sw in sorted(t.switches):
         ts, cpu, _, out_tid, in_tid, rest = sw
