@@ -537,7 +537,8 @@ static int on_task_exit(struct ftfb_translator *t, const struct ftfb_exit *e)
  * records the sp at the function's first instruction (it points at the
  * return address), a return the sp after the return (entry sp + 8,
  * checked by tests/bpf/test_uprobe.c). The stack grows down, so:
- *   - a call at sp S means every open call entered at sp >= S is over:
+ *   - a call at sp S means every open call entered at sp <= S (at the
+ *     same depth or deeper: the stack grows down) is over:
  *     its return was skipped (longjmp, exception unwinding, a return the
  *     kernel did not hijack past its uretprobe nesting limit) or it
  *     tail-called this function. They end now, marked unfinished.
@@ -573,10 +574,10 @@ static int on_uentry(struct ftfb_translator *t, const struct ftfb_uentry *e)
 		return err;
 	t->fstats[e->cookie].calls++;
 	if (e->sp) {
-		/* A call at sp S: open calls whose entry sp is >= S can no
-		 * longer be running (their frames are at or below S's return
-		 * address): their returns were skipped (longjmp, exception,
-		 * return not hijacked) or they tail-called this function. */
+		/* A call at sp S: open calls whose entry sp is <= S (as deep
+		 * as this call or deeper) can no longer be running: their
+		 * returns were skipped (longjmp, exception, return not
+		 * hijacked) or they tail-called this function. */
 		if (k->overflow && k->overflow_sp && e->sp >= k->overflow_sp) {
 			k->overflow = 0; /* the capped calls are gone too */
 			k->overflow_sp = 0;
