@@ -13,7 +13,13 @@
 #include <string.h>
 #include <time.h>
 
-__attribute__((noinline, optimize("O0"))) void empty_fn(void)
+#ifdef __clang__
+#define UNOPTIMIZED __attribute__((noinline, optnone))
+#else
+#define UNOPTIMIZED __attribute__((noinline, optimize("O0")))
+#endif
+
+UNOPTIMIZED void empty_fn(void)
 {
 }
 

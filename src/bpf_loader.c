@@ -688,7 +688,7 @@ int ftfb_loader_poll(struct ftfb_loader *l, int timeout_ms, ftfb_event_fn fn,
 static int take_ubuf(struct ftfb_loader *l, int cpu)
 {
 	struct ftfb_ubuf *b = (void *)(l->ubufs + cpu * l->ubuf_stride);
-	uint64_t free_ = 0;
+	__u64 free_ = 0;
 	int err = 0, tries = 0;
 
 	while (!__atomic_compare_exchange_n(&b->busy, &free_,

@@ -32,7 +32,7 @@ static long rounds;
 static pid_t ping_tid, pong_tid;
 static pthread_barrier_t ready, go;
 
-static void die(const char *what)
+__attribute__((noreturn)) static void die(const char *what)
 {
 	perror(what);
 	exit(1);
