@@ -724,8 +724,15 @@ int ftfb_loader_drain(struct ftfb_loader *l, ftfb_event_fn fn, void *ctx)
 	l->fn_ctx = ctx;
 	l->stop = 0;
 	l->delivered = 0;
-	/* No new uprobe events: the buffers only shrink from here. */
+	/* No new events at all: the trace ends now, and draining must end
+	 * even on a machine busy enough to fill the rings as fast as they
+	 * are read (seen: -a under load never finished draining). The
+	 * uprobe buffers only shrink from here; with the sched programs
+	 * gone, their tails (each the newest events of the thread that ran
+	 * last on that cpu) are taken below, after everything older in the
+	 * ring. */
 	destroy_links(&l->ulinks);
+	destroy_links(&l->links);
 	n = ring_buffer__consume(l->rb);
 	if (l->stop)
 		return l->stop;
@@ -733,9 +740,8 @@ int ftfb_loader_drain(struct ftfb_loader *l, ftfb_event_fn fn, void *ctx)
 		return n;
 	if (!l->flushers)
 		return l->delivered;
-	/* The tails still buffered (each the events of the thread that ran
-	 * last on that cpu); a sched program that flushed a buffer first put
-	 * it in the ring, read below. */
+	/* The tails still buffered; a sched program still running when its
+	 * link went may have flushed one into the ring: read below. */
 	for (int cpu = 0; cpu < l->ncpus; cpu++) {
 		err = take_ubuf(l, cpu);
 		if (err)

@@ -64,11 +64,11 @@ bool ftfb_loader_uprobe_multi(const struct ftfb_loader *l);
 int ftfb_loader_poll(struct ftfb_loader *l, int timeout_ms, ftfb_event_fn fn,
 		     void *ctx);
 
-/* At stop: detach the uprobes, then consume everything available now,
- * without waiting, including the uprobe events still buffered per thread
- * (each thread's events in order, before its later sched events). The
- * sched programs stay attached; calling it again reads what came since.
- * Returns the number of events consumed, fn's non-zero return or -errno. */
+/* At stop: detach every program (nothing new comes in, so it ends even
+ * on a busy machine), then consume everything left, without waiting,
+ * including the uprobe events still buffered per thread (each thread's
+ * events in order). The maps stay, for ftfb_loader_counters(). Returns
+ * the number of events consumed, fn's non-zero return or -errno. */
 int ftfb_loader_drain(struct ftfb_loader *l, ftfb_event_fn fn, void *ctx);
 
 /* Sums over CPUs of the per-kind counters: events lost (ring full) and

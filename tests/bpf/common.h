@@ -3,14 +3,44 @@
 #ifndef FTFB_TEST_BPF_COMMON_H
 #define FTFB_TEST_BPF_COMMON_H
 
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
 
 #include "bpf_loader.h"
 #include "events.h"
 
 #define EV_SLOT 128
+
+/* Open a loader or skip the test when BPF cannot load here at all. */
+static inline struct ftfb_loader *open_or_skip(const struct ftfb_loader_opts *o)
+{
+	struct ftfb_loader *l = NULL;
+	char err[256] = "";
+	int rc;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "SKIP: real BPF tests need root\n");
+		skip();
+	}
+	rc = ftfb_loader_open(&l, o, err, sizeof(err));
+	if (rc == -EPERM) {
+		fprintf(stderr, "SKIP: %s\n", err);
+		skip();
+	}
+	if (rc)
+		fprintf(stderr, "ftfb_loader_open: %d: %s\n", rc, err);
+	assert_int_equal(rc, 0);
+	return l;
+}
+
 
 struct evlog {
 	size_t n, cap;

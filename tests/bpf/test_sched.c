@@ -38,28 +38,6 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-/* Open a loader or skip the test when BPF cannot load here at all. */
-static struct ftfb_loader *open_or_skip(const struct ftfb_loader_opts *o)
-{
-	struct ftfb_loader *l = NULL;
-	char err[256] = "";
-	int rc;
-
-	if (geteuid() != 0) {
-		fprintf(stderr, "SKIP: real BPF tests need root\n");
-		skip();
-	}
-	rc = ftfb_loader_open(&l, o, err, sizeof(err));
-	if (rc == -EPERM) {
-		fprintf(stderr, "SKIP: %s\n", err);
-		skip();
-	}
-	if (rc)
-		fprintf(stderr, "ftfb_loader_open: %d: %s\n", rc, err);
-	assert_int_equal(rc, 0);
-	return l;
-}
-
 static void drain_all(struct ftfb_loader *l, struct evlog *log)
 {
 	int n;

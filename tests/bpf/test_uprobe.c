@@ -62,27 +62,6 @@ static long (*volatile target_fn)(long, long, long, long, long,
 static long (*volatile other_fn)(long) = ftfb_probe_other;
 static volatile long sink;
 
-static struct ftfb_loader *open_or_skip(const struct ftfb_loader_opts *o)
-{
-	struct ftfb_loader *l = NULL;
-	char err[256] = "";
-	int rc;
-
-	if (geteuid() != 0) {
-		fprintf(stderr, "SKIP: real BPF tests need root\n");
-		skip();
-	}
-	rc = ftfb_loader_open(&l, o, err, sizeof(err));
-	if (rc == -EPERM) {
-		fprintf(stderr, "SKIP: %s\n", err);
-		skip();
-	}
-	if (rc)
-		fprintf(stderr, "ftfb_loader_open: %d: %s\n", rc, err);
-	assert_int_equal(rc, 0);
-	return l;
-}
-
 static void attach_fn(struct ftfb_loader *l, const void *fn, uint64_t cookie,
 		      int pid)
 {
