@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -69,6 +70,11 @@ struct ftfb_loader {
 	void *fn_ctx;
 	int stop;
 	int delivered; /* events passed to fn by this poll/drain */
+	/* A poll returns by this time (CLOCK_MONOTONIC ns; 0: no limit) even
+	 * while events keep coming, so its caller can check for the end. */
+	uint64_t budget_end;
+	bool budget_hit;
+	unsigned samples;
 };
 
 static bool libbpf_verbose;
@@ -258,6 +264,14 @@ static int deliver(struct ftfb_loader *l, const void *data, size_t size)
 	return r;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static int on_sample(void *ctx, void *data, size_t size)
 {
 	struct ftfb_loader *l = ctx;
@@ -266,6 +280,13 @@ static int on_sample(void *ctx, void *data, size_t size)
 	if (r) {
 		l->stop = r;
 		return -ECANCELED; /* makes libbpf stop consuming */
+	}
+	/* This record is delivered whole; stop after it if the poll's time
+	 * is up (checked every 256 records). */
+	if (l->budget_end && (++l->samples & 255) == 0 &&
+	    now_ns() > l->budget_end) {
+		l->budget_hit = true;
+		return -ECANCELED;
 	}
 	return 0;
 }
@@ -667,18 +688,31 @@ int ftfb_loader_poll(struct ftfb_loader *l, int timeout_ms, ftfb_event_fn fn,
 	l->fn_ctx = ctx;
 	l->stop = 0;
 	l->delivered = 0;
+	l->budget_hit = false;
+	/* Consume for at most about 2 timeouts: a consumer slower than
+	 * the producers (a sanitizer build, a busy machine) must still see
+	 * its stop conditions. */
+	l->budget_end = now_ns() + 2 * (uint64_t)(timeout_ms > 0 ? timeout_ms
+								  : 100) *
+					   1000000ull;
 	n = ring_buffer__poll(l->rb, timeout_ms);
-	if (l->stop)
-		return l->stop;
-	if (n < 0)
+	if (l->stop || l->budget_hit)
+		goto out;
+	if (n < 0) {
+		l->budget_end = 0;
 		return n;
+	}
 	/* Wakeups are batched: below the threshold the data is there
 	 * without an epoll event. */
 	m = ring_buffer__consume(l->rb);
+	if (!l->stop && !l->budget_hit && m < 0) {
+		l->budget_end = 0;
+		return m;
+	}
+out:
+	l->budget_end = 0; /* drain has no limit: it detaches first */
 	if (l->stop)
 		return l->stop;
-	if (m < 0)
-		return m;
 	return l->delivered;
 }
 
