@@ -101,6 +101,17 @@ static __always_inline __u32 ubuf_room(struct ftfb_ubuf *b, __u64 id, __u32 cpu)
 	return off;
 }
 
+/* Whether calls of the task `id` (pid_tgid) are recorded: never the
+ * tracer's own, and with -p/-- only the traced processes'. */
+static __always_inline bool recorded(__u64 id)
+{
+	__u32 tgid = id >> 32;
+
+	if (self_tgid && tgid == self_tgid)
+		return false;
+	return !filter_tgids || ftfb_traced(tgid);
+}
+
 static __always_inline int on_entry(struct pt_regs *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
@@ -112,8 +123,7 @@ static __always_inline int on_entry(struct pt_regs *ctx)
 	__u32 off;
 	void *rb;
 
-	if ((self_tgid && (__u32)(id >> 32) == self_tgid) ||
-	    (filter_tgids && !ftfb_traced(id >> 32)))
+	if (!recorded(id))
 		return 0;
 	b = claim_ubuf(cpu);
 	if (!b) {
@@ -165,8 +175,7 @@ static __always_inline int on_return(struct pt_regs *ctx)
 	__u32 off;
 	void *rb;
 
-	if ((self_tgid && (__u32)(id >> 32) == self_tgid) ||
-	    (filter_tgids && !ftfb_traced(id >> 32)))
+	if (!recorded(id))
 		return 0;
 	b = claim_ubuf(cpu);
 	if (!b) {
