@@ -68,8 +68,11 @@ def mode_pid(tool, ftf_dump, pingpong, outdir):
     # (all of pid's threads: a sanitizer runtime may add its own)
     ours = {ping, pong, pid} | {k[0] for k in t.kobjs
                                 if k[1] == "thread" and f"process: koid({pid})" in k[3]}
+    # Up to the workers' last switch: at exit a sanitizer runtime may
+    # start a short-lived thread of its own that the trace never names.
+    end = max(s[0] for s in t.switches if s[3] in (ping, pong) or s[4] in (ping, pong))
     last_in, bad, closing = {}, [], 0
-    for sw in sorted(t.switches):
+    for sw in sorted(s for s in t.switches if s[0] <= end):
         ts, cpu, _, out_tid, in_tid, rest = sw
         if out_tid not in ours and in_tid not in ours:
             closing += 1
