@@ -65,9 +65,12 @@ def mode_pid(tool, ftf_dump, pingpong, outdir):
     # only to end an untraced task that a recorded switch put on the CPU
     # (else Perfetto shows it running forever), and its incoming task is
     # then marked idle (weight INT32_MIN).
-    # (all of pid's threads: a sanitizer runtime may add its own)
-    ours = {ping, pong, pid} | {k[0] for k in t.kobjs
-                                if k[1] == "thread" and f"process: koid({pid})" in k[3]}
+    # (all of pid's threads: a sanitizer runtime may add its own; and the
+    # processes it forks, which -p follows: LeakSanitizer clones a
+    # helper process at exit, which keeps the workload's name)
+    procs = {pid} | {k[0] for k in t.kobjs if k[1] == "process" and k[2] == "pingpong"}
+    ours = {ping, pong} | procs | {k[0] for k in t.kobjs if k[1] == "thread"
+                                   and any(f"process: koid({p})" in k[3] for p in procs)}
     # Up to the workers' last switch: at exit a sanitizer runtime may
     # start a short-lived thread of its own that the trace never names.
     end = max(s[0] for s in t.switches if s[3] in (ping, pong) or s[4] in (ping, pong))

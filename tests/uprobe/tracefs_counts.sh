@@ -12,8 +12,14 @@ set -u
 RES=$1 WL=$2 LIB=$3
 [ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
 T=/sys/kernel/tracing
-[ -w $T/uprobe_events ] || T=/sys/kernel/debug/tracing
-[ -w $T/uprobe_events ] || { echo "skip: no tracefs"; exit 77; }
+MOUNTED=
+if [ ! -w $T/uprobe_events ]; then
+	# tracefs is not mounted on a fresh machine: mount it for this test
+	# and unmount it after, leaving the machine as it was
+	mount -t tracefs nodev $T || { echo "cannot mount tracefs on $T"; exit 1; }
+	MOUNTED=1
+fi
+[ -w $T/uprobe_events ] || { echo "no $T/uprobe_events: kernel without uprobe events?"; exit 1; }
 G=ftfbsym$$
 I=$T/instances/$G
 OUT=$(mktemp)
@@ -25,6 +31,7 @@ cleanup() {
 	done
 	rmdir $I 2>/dev/null
 	rm -f "$OUT"
+	[ -z "$MOUNTED" ] || umount $T
 }
 trap cleanup EXIT
 
