@@ -136,6 +136,10 @@ void cli_usage(FILE *f, const char *prog)
 "      --args N           record the first N integer arguments (0..6, default 0)\n"
 "      --list             print what the -u specs match and trace nothing\n"
 "      --no-sched         record only the uprobes, not context switches\n"
+"  -f, --follow-children  with -p/--: probe the calls of the processes the\n"
+"                         target forks too (default: the target's own only,\n"
+"                         filtered by the kernel; with -f every process that\n"
+"                         maps the binary takes the probe and BPF filters it)\n"
 "\n"
 "Output and limits:\n"
 "  -o, --output FILE      trace file (default: " CLI_DEFAULT_OUTPUT "); an existing\n"
@@ -162,12 +166,13 @@ void cli_usage(FILE *f, const char *prog)
 "  sudo %s -- make -j2                    a command until it exits\n"
 "  sudo %s -p 1234 -u 'parse_*' -u libc:malloc --args 2\n"
 "  sudo %s -u work -- ./app args          calls of work() in ./app\n"
+"  sudo %s -f -u libc:malloc -- make      malloc() in make and all it starts\n"
 "  sudo %s --list -u 'libc:*alloc*'       what a spec matches\n"
 "\n"
 "Needs root (or CAP_BPF + CAP_PERFMON) and a kernel with BTF.\n"
 "Open the trace at https://ui.perfetto.dev (Open trace file), or check it\n"
 "with ftf-dump --summary FILE.\n",
-		prog, prog, prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog, prog, prog);
 }
 
 enum {
@@ -192,6 +197,7 @@ static const struct option long_opts[] = {
 	{ "args", required_argument, NULL, OPT_ARGS },
 	{ "list", no_argument, NULL, OPT_LIST },
 	{ "no-sched", no_argument, NULL, OPT_NO_SCHED },
+	{ "follow-children", no_argument, NULL, 'f' },
 	{ "status", no_argument, NULL, OPT_STATUS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -224,7 +230,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the first non-option, which starts CMD. */
-	while ((c = getopt_long(argc, argv, "+:ap:u:o:d:qvhV", long_opts,
+	while ((c = getopt_long(argc, argv, "+:ap:u:o:d:fqvhV", long_opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'a':
@@ -304,6 +310,9 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,
 			break;
 		case OPT_STATUS:
 			o->force_status = true;
+			break;
+		case 'f':
+			o->follow_children = true;
 			break;
 		case 'q':
 			o->quiet = true;

@@ -36,6 +36,7 @@ struct cli_opts {
 	int nr_rings;        /* --rings */
 	bool clock_mono;     /* --clock mono */
 	bool no_sched;       /* --no-sched */
+	bool follow_children; /* -f: uprobes also in the target's children */
 	int nargs;           /* --args N */
 	const char *uprobes[CLI_MAX_UPROBES];
 	int nuprobes;

@@ -750,8 +750,14 @@ static int run_trace(struct cli_opts *o)
 		rc = 1;
 		goto out;
 	}
+	/* -p/--: the link's pid filter keeps every other process from
+	 * taking the probe, but also the target's children; with -f there
+	 * is none and the BPF programs keep the traced tgids (the map
+	 * follows fork in the kernel, before the child runs). */
 	if (probes_attach(&s.probes, s.loader,
-			  o->pid ? o->pid : (s.have_child ? s.child.pid : -1),
+			  o->follow_children ? -1
+			  : o->pid	     ? o->pid
+			  : (s.have_child ? s.child.pid : -1),
 			  o->verbose, err, sizeof(err))) {
 		die_line(err);
 		rc = 1;

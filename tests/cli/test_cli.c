@@ -81,6 +81,7 @@ static void defaults(void **state)
 	assert_int_equal(o.nr_rings, 1);
 	assert_int_equal(o.duration_ns, 0);
 	assert_false(o.clock_mono);
+	assert_false(o.follow_children);
 	assert_int_equal(o.nargs, 0);
 	assert_null(o.cmd);
 }
@@ -94,7 +95,7 @@ static void every_option(void **state)
 	assert_int_equal(PARSE(&o, err, "-p", "123", "-u", "parse_*", "-u",
 			       "libc:malloc", "--args", "3", "-o", "x.fxt",
 			       "-d", "2m", "--buffer-size", "100K", "--rings",
-			       "2", "--clock", "mono", "-q", "-v"),
+			       "2", "--clock", "mono", "-q", "-v", "-f"),
 			 0);
 	assert_int_equal(o.pid, 123);
 	assert_int_equal(o.nuprobes, 2);
@@ -109,6 +110,9 @@ static void every_option(void **state)
 	assert_true(o.clock_mono);
 	assert_true(o.quiet);
 	assert_true(o.verbose);
+	assert_true(o.follow_children);
+	assert_int_equal(PARSE(&o, err, "--follow-children", "--", "make"), 0);
+	assert_true(o.follow_children);
 }
 
 static void command_after_dashes_or_bare(void **state)

@@ -3,7 +3,7 @@
 """Real-BPF integration tests of uprobe slices (run as root).
 
 usage: test_uprobe.py MODE FTF_BPF FTF_DUMP WORKLOAD WORKLOAD_LIB OUTDIR
-MODE: pid | cmd
+MODE: pid | cmd | children
 
 The workload (tests/uprobe/workload.c) has exactly known behaviour: 3
 threads "wl-worker-0..2", each calling work_a 1000 times (returning 2i+1),
@@ -25,8 +25,9 @@ PER_THREAD = {"work_a": 1000, "work_b": 500, "fib": 177, "args6": 1, "wl_lib_add
 THREADS = ["wl-worker-0", "wl-worker-1", "wl-worker-2"]
 
 
-def specs(lib):
-    return ["-u", "work_*", "-u", "fib", "-u", "args6", "-u", f"{lib}:wl_lib_add", "--args", "6"]
+def specs(lib, binary=None):
+    b = f"{binary}:" if binary else ""
+    return ["-u", f"{b}work_*", "-u", f"{b}fib", "-u", f"{b}args6", "-u", f"{lib}:wl_lib_add", "--args", "6"]
 
 
 def int_args(argtext):
@@ -39,8 +40,8 @@ def check_trace(t, pid, stderr):
     check("lost: 0 events" in stderr, "the summary reports 0 lost events")
     tids = {}
     for name in THREADS:
-        ks = [k for k in t.kobjs if k[1] == "thread" and k[2] == name]
-        check(len(ks) >= 1, f"a thread named {name!r} is in the trace")
+        ks = [k for k in t.kobjs if k[1] == "thread" and k[2] == name and f"process: koid({pid})" in k[3]]
+        check(len(ks) >= 1, f"a thread named {name!r} of process {pid} is in the trace")
         tids[name] = ks[-1][0]
     by_tid = collections.defaultdict(list)
     for e in t.events:
@@ -122,11 +123,58 @@ def mode_cmd(tool, ftf_dump, workload, lib, outdir):
     check_trace(Trace(ftf_dump, out), pid, p.stderr)
 
 
+def mode_children(tool, ftf_dump, workload, lib, outdir):
+    """-- sh -c 'WL & WL; wait': the probes are on the workload's functions,
+    the traced command is the shell, the calls happen in its two children.
+    Without -f the link's pid filter (the shell) keeps them out; with -f
+    each child holds exactly the workload's calls, and a third workload run
+    by no one traced, released by the shell while the probes are attached
+    without a pid filter, has none (the BPF filter on traced tgids)."""
+    sib = subprocess.Popen([workload, "--wait-signal"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    sib_pid = int(sib.stdout.readline().split()[1])
+    def shell(sib_pid):
+        # the untraced one runs whole while the probes are attached: the
+        # shell waits for it to be a zombie (this script reaps it later)
+        return ["--", "sh", "-c", f"kill -USR1 {sib_pid}; {workload} & {workload}; wait; "
+                f"while ! grep -q '^State:.*Z' /proc/{sib_pid}/status; do sleep 0.02; done"]
+    cmd = shell(sib_pid)
+    for flag in ([], ["-f"]):
+        out = os.path.join(outdir, f"uprobe-children{''.join(flag)}.fxt")
+        p = subprocess.run([tool, *flag, "-o", out] + specs("libftfbwl", workload) + cmd,
+                           capture_output=True, text=True, timeout=120)
+        print("  ftf-bpf said:\n    " + p.stderr.strip().replace("\n", "\n    "))
+        check(p.returncode == 0, f"ftf-bpf {' '.join(flag)} -- sh exited 0 (got {p.returncode})")
+        kids = [int(line.split()[1]) for line in p.stdout.splitlines() if line.startswith("ready ")]
+        check(len(kids) == 2, f"the shell ran two workloads: {kids}")
+        t = Trace(ftf_dump, out)
+        slices = [e for e in t.events if e[5] in ("DurationBegin", "DurationEnd")]
+        if not flag:
+            check(not slices, f"without -f the children's calls are not probed ({len(slices)} slices)")
+            check(all(any(s[4] == k or s[3] == k for s in t.switches) for k in kids),
+                  "without -f the children's scheduling is traced")
+            sib.wait(timeout=120)
+            sib = subprocess.Popen([workload, "--wait-signal"], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+            sib_pid = int(sib.stdout.readline().split()[1])
+            cmd = shell(sib_pid)
+            continue
+        for k in kids:
+            check_trace(t, k, p.stderr)
+        per_child = sum(PER_THREAD.values()) * 2 * len(THREADS)
+        check(len(slices) == 2 * per_child,
+              f"with -f: {2 * per_child} begins and ends in all, the children's (got {len(slices)})")
+        sib_out, _ = sib.communicate(timeout=120)
+        check(sib.returncode == 0 and "done" in sib_out, "the untraced workload ran, all of it while the probes were attached")
+        check(not [e for e in slices if e[1] == sib_pid],
+              f"the untraced workload {sib_pid} has no slices")
+
+
 def main():
     skip_unless_root()
     mode, tool, ftf_dump, workload, lib, outdir = sys.argv[1:7]
     os.makedirs(outdir, exist_ok=True)
-    fn = {"pid": mode_pid, "cmd": mode_cmd}[mode]
+    fn = {"pid": mode_pid, "cmd": mode_cmd, "children": mode_children}[mode]
     run_main(lambda: fn(tool, ftf_dump, workload, lib, outdir))
 
 
