@@ -38,7 +38,8 @@ struct ftfb_ringbuf {
 	__uint(max_entries, 4096);
 };
 
-/* N ring buffers, event goes to rings[cpu % nr_rings]. */
+/* N ring buffers: switches and wakeups go to rings[cpu % nr_rings], the
+ * rest to rings[0] (see ftfb_ring_of). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
 	__uint(max_entries, 1); /* set to nr_rings by the loader */
@@ -116,12 +117,22 @@ static __always_inline void ftfb_count(void *map, __u32 kind)
 	ftfb_add(map, kind, 1);
 }
 
-/* The ring of this cpu. */
-static __always_inline void *ftfb_ring(__u32 cpu)
+/*
+ * The ring an event of `kind` goes to. The reader takes the rings one
+ * after the other, so only events of one ring keep their order. Switches
+ * and wakeups, nearly all of the sched events, spread by cpu: a cpu's
+ * switches stay in order, which its CPU track needs. A thread's calls
+ * and life (uprobe batches and records, fork, exec, exit, rename) all go
+ * to ring 0 whatever cpu it runs on, so its calls never overtake each
+ * other (a batch flushed on one cpu, the next on another) nor its exit or
+ * rename. With one ring, all of it is ring 0.
+ */
+static __always_inline void *ftfb_ring_of(__u32 kind, __u32 cpu)
 {
 	__u32 idx = 0;
 
-	if (nr_rings > 1)
+	if (nr_rings > 1 && (kind == FTFB_EV_SWITCH || kind == FTFB_EV_WAKEUP ||
+			     kind == FTFB_EV_WAKEUP_NEW))
 		idx = cpu % nr_rings;
 	return bpf_map_lookup_elem(&rings, &idx);
 }
@@ -135,7 +146,7 @@ static __always_inline __u64 ftfb_wake_flags(void *rb)
 	return BPF_RB_NO_WAKEUP;
 }
 
-/* Write b's events to this cpu's ring as one FTFB_EV_BATCH record and
+/* Write b's events to their ring as one FTFB_EV_BATCH record and
  * empty b. A failed write counts its events in `drops` (they were
  * counted in `fired` when appended). The caller owns b (busy). */
 static __always_inline void ftfb_ubuf_flush(struct ftfb_ubuf *b, __u32 cpu)
@@ -153,7 +164,7 @@ static __always_inline void ftfb_ubuf_flush(struct ftfb_ubuf *b, __u32 cpu)
 	b->batch.hdr.kind = FTFB_EV_BATCH;
 	b->batch.hdr._pad = 0;
 	b->batch._pad = 0;
-	rb = ftfb_ring(cpu);
+	rb = ftfb_ring_of(FTFB_EV_BATCH, cpu);
 	if (!rb || bpf_ringbuf_output(rb, &b->batch, sizeof(b->batch) + len,
 				      ftfb_wake_flags(rb))) {
 		ftfb_add(&drops, FTFB_EV_UENTRY, b->n_entry);
@@ -183,7 +194,7 @@ static __always_inline void ftfb_ubuf_flush_cpu(__u32 cpu)
 	__sync_lock_test_and_set(&b->busy, 0);
 }
 
-/* Reserve `size` bytes for an event of `kind` in this CPU's ring and fill
+/* Reserve `size` bytes for an event of `kind` in its ring and fill
  * the header's kind and cpu. Counts the attempt in `fired`, a failure in
  * `drops`. *rbp receives the ring to submit to. */
 static __always_inline void *ftfb_reserve(void **rbp, __u32 kind, __u32 size,
@@ -193,7 +204,7 @@ static __always_inline void *ftfb_reserve(void **rbp, __u32 kind, __u32 size,
 	void *rb;
 
 	ftfb_count(&fired, kind);
-	rb = ftfb_ring(cpu);
+	rb = ftfb_ring_of(kind, cpu);
 	if (!rb) {
 		ftfb_count(&drops, kind);
 		return NULL;

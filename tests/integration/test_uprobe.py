@@ -80,6 +80,8 @@ def check_trace(t, pid, stderr):
                 elif fn == "wl_lib_add":
                     lib_rets.append(r)
         check(ok and not stack, f"{name}: begins and ends are balanced and nested")
+        forced = sum(1 for e in evs if "unfinished" in e[6])
+        check(forced == 0, f"{name}: every call ended by its own return, none closed as unfinished ({forced})")
         check(fib_depth == 10, f"{name}: fib nests 10 deep (got {fib_depth})")
         check(sorted(work_a_rets) == [2 * i + 1 for i in range(1000)],
               f"{name}: work_a returned 2i+1 for i = 0..999")
@@ -129,7 +131,9 @@ def mode_children(tool, ftf_dump, workload, lib, outdir):
     Without -f the link's pid filter (the shell) keeps them out; with -f
     each child holds exactly the workload's calls, and a third workload run
     by no one traced, released by the shell while the probes are attached
-    without a pid filter, has none (the BPF filter on traced tgids)."""
+    without a pid filter, has none (the BPF filter on traced tgids). The -f
+    run uses two ring buffers: 9 threads on 2 cpus migrate, and no call of
+    a thread may overtake another on the way."""
     sib = subprocess.Popen([workload, "--wait-signal"], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True)
     sib_pid = int(sib.stdout.readline().split()[1])
@@ -139,8 +143,8 @@ def mode_children(tool, ftf_dump, workload, lib, outdir):
         return ["--", "sh", "-c", f"kill -USR1 {sib_pid}; {workload} & {workload}; wait; "
                 f"while ! grep -q '^State:.*Z' /proc/{sib_pid}/status; do sleep 0.02; done"]
     cmd = shell(sib_pid)
-    for flag in ([], ["-f"]):
-        out = os.path.join(outdir, f"uprobe-children{''.join(flag)}.fxt")
+    for flag in ([], ["-f", "--rings", "2"]):
+        out = os.path.join(outdir, f"uprobe-children{'-f' if flag else ''}.fxt")
         p = subprocess.run([tool, *flag, "-o", out] + specs("libftfbwl", workload) + cmd,
                            capture_output=True, text=True, timeout=120)
         print("  ftf-bpf said:\n    " + p.stderr.strip().replace("\n", "\n    "))
