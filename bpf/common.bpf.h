@@ -121,7 +121,8 @@ static __always_inline void ftfb_count(void *map, __u32 kind)
  * The ring an event of `kind` goes to. The reader takes the rings one
  * after the other, so only events of one ring keep their order. Switches
  * and wakeups, nearly all of the sched events, spread by cpu: a cpu's
- * switches stay in order, which its CPU track needs. A thread's calls
+ * switches stay in order, which its CPU track needs (and the task names
+ * sent just before a switch go with it). A thread's calls
  * and life (uprobe batches and records, fork, exec, exit, rename) all go
  * to ring 0 whatever cpu it runs on, so its calls never overtake each
  * other (a batch flushed on one cpu, the next on another) nor its exit or
@@ -131,8 +132,9 @@ static __always_inline void *ftfb_ring_of(__u32 kind, __u32 cpu)
 {
 	__u32 idx = 0;
 
-	if (nr_rings > 1 && (kind == FTFB_EV_SWITCH || kind == FTFB_EV_WAKEUP ||
-			     kind == FTFB_EV_WAKEUP_NEW))
+	if (nr_rings > 1 &&
+	    (kind == FTFB_EV_SWITCH || kind == FTFB_EV_WAKEUP ||
+	     kind == FTFB_EV_WAKEUP_NEW || kind == FTFB_EV_TASKNAME))
 		idx = cpu % nr_rings;
 	return bpf_map_lookup_elem(&rings, &idx);
 }

@@ -28,7 +28,8 @@ enum ftfb_kind {
 	FTFB_EV_UENTRY = 8,     /* struct ftfb_uentry */
 	FTFB_EV_URET = 9,       /* struct ftfb_uret */
 	FTFB_EV_BATCH = 10,     /* struct ftfb_batch + packed events */
-	FTFB_EV_KIND_MAX = 11,
+	FTFB_EV_TASKNAME = 11,  /* struct ftfb_taskname */
+	FTFB_EV_KIND_MAX = 12,
 };
 
 /* Common header. `tid`/`tgid` are the task the event is about (for a
@@ -85,11 +86,29 @@ struct ftfb_comm_ev {
 	char comm[FTFB_COMM_LEN];
 };
 
-/* sched_process_exit: a thread ended; group_dead if it was the last. */
+/* sched_process_exit: a thread ended; group_dead if it was the last.
+ * comm, pcomm: its name and its process's (group leader's), for a task
+ * that was never named (it existed before the trace and exited before
+ * userspace read its /proc entry). */
 struct ftfb_exit {
 	struct ftfb_hdr hdr;
 	__u32 group_dead;
 	__u32 _pad;
+	char comm[FTFB_COMM_LEN];
+	char pcomm[FTFB_COMM_LEN];
+};
+
+/* Per-process traces only: the names of an untraced task that a recorded
+ * switch shows (switched out before a traced task runs, or the end of
+ * its time on a cpu), sent just before that switch, once per task (an
+ * LRU map in the kernel), because such a task is often gone from /proc
+ * by the time userspace reads the switch (short-lived programs of a busy
+ * machine). hdr.tid/tgid = the task; comm its name, pcomm its process's
+ * (group leader's). */
+struct ftfb_taskname {
+	struct ftfb_hdr hdr;
+	char comm[FTFB_COMM_LEN];
+	char pcomm[FTFB_COMM_LEN];
 };
 
 /* uprobe entry: cookie = index of the probed function (userspace table).

@@ -22,12 +22,45 @@ struct {
 	__type(value, __u32);
 } last_in SEC(".maps");
 
+/* Per-process tracing only: the untraced tasks whose names were sent
+ * (tid -> start time, so a reused tid is named again). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u64);
+} named SEC(".maps");
+
 static __always_inline void fill_hdr(struct ftfb_hdr *h, __u64 ts, __u32 tid,
 				     __u32 tgid)
 {
 	h->ts = ts;
 	h->tid = tid;
 	h->tgid = tgid;
+}
+
+/* Send the names of untraced task p, once, before the switch that shows
+ * it (see struct ftfb_taskname). */
+static __always_inline void name_untraced(struct task_struct *p, __u32 cpu)
+{
+	__u32 tid = p->pid;
+	__u64 start = p->start_time, *seen;
+	struct ftfb_taskname *e;
+	void *rb;
+
+	if (!tid)
+		return;
+	seen = bpf_map_lookup_elem(&named, &tid);
+	if (seen && *seen == start)
+		return;
+	e = ftfb_reserve(&rb, FTFB_EV_TASKNAME, sizeof(*e), cpu);
+	if (!e)
+		return;
+	fill_hdr(&e->hdr, bpf_ktime_get_ns(), tid, p->tgid);
+	bpf_core_read(e->comm, sizeof(e->comm), &p->comm);
+	bpf_core_read(e->pcomm, sizeof(e->pcomm), &p->group_leader->comm);
+	ftfb_submit(rb, e);
+	bpf_map_update_elem(&named, &tid, &start, BPF_ANY);
 }
 
 SEC("tp_btf/sched_switch")
@@ -66,6 +99,10 @@ int BPF_PROG(ftfb_switch, bool preempt, struct task_struct *prev,
 			return 0;
 		if (li)
 			*li = (!pt && !nt) ? 0 : (__u32)next->pid + 1;
+		if (!pt)
+			name_untraced(prev, cpu);
+		if (!nt && pt)
+			name_untraced(next, cpu);
 	}
 	e = ftfb_reserve(&rb, FTFB_EV_SWITCH, sizeof(*e), cpu);
 	if (!e)
@@ -94,6 +131,14 @@ static __always_inline int on_wakeup(struct task_struct *p, __u32 kind)
 
 	if (filter_tgids && !ftfb_traced(tgid))
 		return 0;
+	/* an untraced waker is named in the trace too (its koid is the
+	 * wakeup's `waker`) */
+	if (filter_tgids) {
+		struct task_struct *cur = bpf_get_current_task_btf();
+
+		if (!ftfb_traced(cur->tgid))
+			name_untraced(cur, bpf_get_smp_processor_id());
+	}
 	/* hdr.cpu is the target cpu (where p will run), as the tracepoint's
 	 * target_cpu; the ring is still chosen by the current cpu. */
 	e = ftfb_reserve(&rb, kind, sizeof(*e), bpf_get_smp_processor_id());
@@ -190,6 +235,9 @@ int BPF_PROG(ftfb_exit, struct task_struct *p, bool group_dead)
 		fill_hdr(&e->hdr, bpf_ktime_get_ns(), p->pid, tgid);
 		e->group_dead = group_dead;
 		e->_pad = 0;
+		bpf_core_read(e->comm, sizeof(e->comm), &p->comm);
+		bpf_core_read(e->pcomm, sizeof(e->pcomm),
+			      &p->group_leader->comm);
 		ftfb_submit(rb, e);
 	}
 	if (filter_tgids && group_dead)

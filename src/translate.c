@@ -25,6 +25,7 @@ static const char *const kind_names[FTFB_EV_KIND_MAX] = {
 	[FTFB_EV_UENTRY] = "uentry",
 	[FTFB_EV_URET] = "uret",
 	[FTFB_EV_BATCH] = "batch", /* split by the loader, never seen here */
+	[FTFB_EV_TASKNAME] = "taskname",
 };
 
 static const size_t kind_size[FTFB_EV_KIND_MAX] = {
@@ -37,6 +38,7 @@ static const size_t kind_size[FTFB_EV_KIND_MAX] = {
 	[FTFB_EV_RENAME] = sizeof(struct ftfb_comm_ev),
 	[FTFB_EV_UENTRY] = sizeof(struct ftfb_uentry),
 	[FTFB_EV_URET] = sizeof(struct ftfb_uret),
+	[FTFB_EV_TASKNAME] = sizeof(struct ftfb_taskname),
 };
 
 /* ---- helpers ---- */
@@ -518,6 +520,63 @@ static int on_rename(struct ftfb_translator *t, const struct ftfb_comm_ev *e)
 	return write_thread(t, k);
 }
 
+/*
+ * Names task tid from what the kernel said (its comm and its process's,
+ * the group leader's) if the trace holds it without a name: first seen in
+ * a switch or wakeup when its /proc entry was already gone. With `create`
+ * (the names come before the switch that shows the task) an unknown task
+ * is created: from /proc if it is still there (which may know the whole
+ * cmdline), else from these names. A named task is left alone.
+ */
+static int name_task(struct ftfb_translator *t, uint32_t tid, uint32_t tgid,
+		     const char *comm, const char *pcomm, bool create)
+{
+	struct ftfb_task *k = ftfb_pt_find(&t->pt, tid), *l;
+	struct ftfb_task_info ti;
+	int err;
+
+	if (!tid || !comm[0])
+		return 0;
+	if (!tgid)
+		tgid = tid;
+	if (!k) {
+		if (!create)
+			return 0;
+		memset(&ti, 0, sizeof(ti));
+		if (t->o.lookup && t->o.lookup(t->o.lookup_ctx, tid, &ti) == 0)
+			return ensure_task(t, tid, tgid, &k);
+	} else if (k->comm[0]) {
+		return 0;
+	}
+	l = ftfb_pt_find(&t->pt, tgid);
+	if (tgid != tid && pcomm[0] && (!l || !l->comm[0])) {
+		/* its process first: the leader thread, named */
+		memset(&ti, 0, sizeof(ti));
+		ti.tid = ti.tgid = tgid;
+		set_comm(ti.comm, pcomm);
+		err = new_task(t, &ti, NULL);
+		if (err)
+			return err;
+		k = ftfb_pt_find(&t->pt, tid); /* (the table may move) */
+	}
+	t->st.named_by_kernel++;
+	if (!k) {
+		memset(&ti, 0, sizeof(ti));
+		ti.tid = tid;
+		ti.tgid = tgid;
+		set_comm(ti.comm, comm);
+		return new_task(t, &ti, NULL);
+	}
+	k->tgid = tgid;
+	set_comm(k->comm, comm);
+	if (tid == tgid) {
+		err = write_process(t, k);
+		if (err)
+			return err;
+	}
+	return write_thread(t, k);
+}
+
 static int on_task_exit(struct ftfb_translator *t, const struct ftfb_exit *e)
 {
 	struct ftfb_task *k = ftfb_pt_find(&t->pt, e->hdr.tid);
@@ -525,6 +584,10 @@ static int on_task_exit(struct ftfb_translator *t, const struct ftfb_exit *e)
 
 	if (!k)
 		return 0;
+	err = name_task(t, e->hdr.tid, e->hdr.tgid, e->comm, e->pcomm, false);
+	if (err)
+		return err;
+	k = ftfb_pt_find(&t->pt, e->hdr.tid);
 	err = close_all(t, k, e->hdr.ts);
 	if (err)
 		return err;
@@ -847,6 +910,13 @@ int ftfb_translator_event(struct ftfb_translator *t, const void *data,
 
 		memcpy(&e, data, sizeof(e));
 		return on_task_exit(t, &e);
+	}
+	case FTFB_EV_TASKNAME: {
+		struct ftfb_taskname e;
+
+		memcpy(&e, data, sizeof(e));
+		return name_task(t, e.hdr.tid, e.hdr.tgid, e.comm, e.pcomm,
+				 true);
 	}
 	case FTFB_EV_UENTRY: {
 		struct ftfb_uentry e;

@@ -101,6 +101,8 @@ struct ftfb_translator_stats {
 	uint64_t depth_capped;	      /* calls past max_depth (not written) */
 	uint64_t unmatched_returns;   /* returns with no open call */
 	uint64_t lookups_failed;      /* tids first seen that lookup missed */
+	uint64_t named_by_kernel;     /* tasks named from the kernel's comm
+				       * (gone from /proc) */
 	uint64_t temp_strings;	      /* names written through temp slots */
 	/* returns matched to an open call by stack pointer whose cookie
 	 * (function) differs: ended anyway, sp is authoritative */

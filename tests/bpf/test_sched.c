@@ -97,6 +97,37 @@ struct tidcount {
 	size_t switch_in, switch_out, wakeups, blocked_out, prio120_in;
 };
 
+/* Whether an event after log index i shows task tid: a switch in or out
+ * of it, or a wakeup it makes. */
+static bool shown_by_later(const struct evlog *log, size_t i, uint32_t tid)
+{
+	for (size_t j = i + 1; j < log->n; j++) {
+		const struct ftfb_hdr *h = evlog_hdr(log, j);
+
+		if (h->kind == FTFB_EV_SWITCH &&
+		    (h->tid == tid ||
+		     ((const struct ftfb_switch *)h)->next_tid == tid))
+			return true;
+		if ((h->kind == FTFB_EV_WAKEUP || h->kind == FTFB_EV_WAKEUP_NEW) &&
+		    h->tid == tid)
+			return true;
+	}
+	return false;
+}
+
+/* Whether the last thread of process tgid exited before log index i. */
+static bool exited_before(const struct evlog *log, size_t i, uint32_t tgid)
+{
+	for (size_t j = 0; j < i; j++) {
+		const struct ftfb_hdr *h = evlog_hdr(log, j);
+
+		if (h->kind == FTFB_EV_EXIT && h->tgid == tgid &&
+		    ((const struct ftfb_exit *)h)->group_dead)
+			return true;
+	}
+	return false;
+}
+
 static void count_for_tid(const struct evlog *log, pid_t tgid, pid_t tid,
 			  struct tidcount *c)
 {
@@ -440,6 +471,18 @@ static void test_filtered(void **state)
 			last_in[h->cpu] = s->next_tid;
 			break;
 		}
+		case FTFB_EV_TASKNAME: {
+			const struct ftfb_taskname *n = (const void *)h;
+
+			/* names of untraced tasks only (or of a traced one
+			 * after its process's exit took it off the traced
+			 * tgids), which a switch or a wakeup then shows */
+			if (in_set(h->tgid, traced, 2))
+				assert_true(exited_before(&log, i, h->tgid));
+			assert_true(n->comm[0] != '\0');
+			assert_true(shown_by_later(&log, i, h->tid));
+			continue;
+		}
 		case FTFB_EV_WAKEUP:
 		case FTFB_EV_WAKEUP_NEW: {
 			const struct ftfb_wakeup *w = (const void *)h;
@@ -482,7 +525,8 @@ static void test_filtered(void **state)
 	for (size_t i = 0; i < log.n; i++) {
 		const struct ftfb_hdr *h = evlog_hdr(&log, i);
 
-		if (h->tgid == (uint32_t)busy) {
+		if (h->tgid == (uint32_t)busy &&
+		    h->kind != FTFB_EV_TASKNAME) {
 			const struct ftfb_switch *s = (const void *)h;
 
 			assert_int_equal(h->kind, FTFB_EV_SWITCH);

@@ -3,7 +3,7 @@
 """Real-BPF integration tests of scheduling traces (run as root).
 
 usage: test_sched.py MODE FTF_BPF FTF_DUMP PINGPONG OUTDIR
-MODE: pid | cmd | all | sigint
+MODE: pid | cmd | names | all | sigint
 
 The ping-pong workload's two threads ("ping", "pong") pass a byte N times
 over pipes, both pinned to one CPU, so each is switched in at least N
@@ -12,6 +12,7 @@ with a thread that blocks and is woken or is preempted: those counts, the
 tids and names the workload prints are the independent expectations.
 """
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -106,6 +107,46 @@ def mode_cmd(tool, ftf_dump, pingpong, outdir):
     check_pingpong_trace(t, pid, ping, pong, p.stderr)
 
 
+def mode_names(tool, ftf_dump, pingpong, outdir):
+    """-- pingpong on CPU 0 while short-lived untraced programs (/bin/true,
+    400 of them) run on the same CPU: the trace shows them where they
+    switch in and out around ping and pong, and they are usually gone from
+    /proc by the time the tracer reads those switches. Every task the
+    trace shows (but an incoming one marked idle, which Perfetto draws as
+    idle) and every waker must still have a thread name and a named
+    process."""
+    out = os.path.join(outdir, "sched-names.fxt")
+    churn = subprocess.Popen(["taskset", "-c", "0", "sh", "-c", "for i in $(seq 400); do /bin/true; done"])
+    try:
+        p = subprocess.run([tool, "-o", out, "--", pingpong, str(N), "--cpu", "0"],
+                           capture_output=True, text=True, timeout=120)
+    finally:
+        churn.wait(timeout=120)
+    print("  ftf-bpf said:\n    " + p.stderr.strip().replace("\n", "\n    "))
+    check(p.returncode == 0, f"ftf-bpf -- pingpong exited 0 (got {p.returncode})")
+    pid, ping, pong = parse_ids(p.stdout.strip().splitlines()[0])
+    t = Trace(ftf_dump, out)
+    check_pingpong_trace(t, pid, ping, pong, p.stderr)
+    shown = set()
+    for ts, cpu, _, out_tid, in_tid, rest in t.switches:
+        shown.add(out_tid)
+        if "incoming_weight: int32(-2147483648)" not in rest:
+            shown.add(in_tid)
+    wakers = {int(x) for w in t.wakeups for x in re.findall(r"waker: koid\((\d+)\)", w[3])}
+    shown.discard(0)
+    wakers.discard(0)
+    foreign = shown - {pid, ping, pong}
+    check(len(foreign) >= 10, f"the trace shows untraced tasks around the workload's: {len(foreign)}")
+    named = {k[0] for k in t.kobjs if k[1] == "thread" and k[2]}
+    unnamed = sorted((shown | wakers) - named)
+    check(not unnamed, f"every task shown and every waker has a thread name "
+                       f"({len(shown | wakers)} tasks, {len(unnamed)} without: {unnamed[:10]})")
+    procs = {k[0] for k in t.kobjs if k[1] == "process" and k[2]}
+    orphans = sorted(k[0] for k in t.kobjs if k[1] == "thread" and k[0] in (shown | wakers)
+                     and int(re.search(r"process: koid\((\d+)\)", k[3])[1]) not in procs)
+    check(not orphans, f"... and a named process ({len(orphans)} without: {orphans[:10]})")
+
+
 def mode_all(tool, ftf_dump, pingpong, outdir):
     out = os.path.join(outdir, "sched-all.fxt")
     # A busy process on CPU 0 for part of the trace; CPU 1 goes idle.
@@ -164,7 +205,7 @@ def main():
     skip_unless_root()
     mode, tool, ftf_dump, pingpong, outdir = sys.argv[1:6]
     os.makedirs(outdir, exist_ok=True)
-    fn = {"pid": mode_pid, "cmd": mode_cmd, "all": mode_all, "sigint": mode_sigint}[mode]
+    fn = {"pid": mode_pid, "cmd": mode_cmd, "names": mode_names, "all": mode_all, "sigint": mode_sigint}[mode]
     run_main(lambda: fn(tool, ftf_dump, pingpong, outdir))
 
 

@@ -333,6 +333,50 @@ static void first_seen_tids_are_looked_up(void **state)
 	tr_free(&h);
 }
 
+/* Tasks gone from /proc before their events are read are named from the
+ * kernel's comm: the taskname event sent before the switch that shows an
+ * untraced task, and the exit of a task first seen nameless. /proc still
+ * wins when the task is there; a named task is never renamed by them. */
+static void names_from_the_kernel_when_proc_is_gone(void **state)
+{
+	static const struct tr_lookup_ent procs[] = {
+		{900, 900, "verylongprogram", "verylongprogramname"},
+	};
+	static const struct kobj_exp exp[] = {
+		{1, 805, "parent", 0}, /* taskname: its process first */
+		{2, 805, "parent", 805},
+		{2, 810, "short", 805},
+		/* taskname, but in /proc: its cmdline names the process */
+		{1, 900, "verylongprogramname", 0},
+		{2, 900, "verylongprogram", 900},
+		{2, 820, "", 820},  /* first seen in a switch, not in /proc */
+		{1, 820, "late", 0}, /* named at its exit */
+		{2, 820, "late", 820},
+	};
+	struct ftfb_translator_opts o = {0};
+	struct tr h;
+
+	(void)state;
+	tr_setup(&h, &o);
+	h.lookup = procs;
+	h.nlookup = 1;
+	ev_named(&h, FTFB_EV_TASKNAME, 10, 810, 805, "short", "parent");
+	ev_named(&h, FTFB_EV_TASKNAME, 11, 900, 900, "verylongprogram",
+		 "verylongprogram");
+	ev_switch(&h, 12, 0, 810, 805, FTFB_TASK_INTERRUPTIBLE, 120, 820, 820,
+		  120);
+	ev_named(&h, FTFB_EV_EXIT, 20, 820, 820, "late", "late");
+	/* named already: nothing more is written */
+	ev_named(&h, FTFB_EV_TASKNAME, 30, 810, 805, "other", "other");
+	ev_named(&h, FTFB_EV_EXIT, 31, 810, 805, "other", "other");
+	tr_finish(&h, 100);
+	check_kobjs(&h, exp, sizeof(exp) / sizeof(exp[0]));
+	assert_int_equal(h.t.st.lookups_failed, 1);
+	assert_int_equal(h.t.st.named_by_kernel, 2);
+	assert_int_equal(tr_count(&h, FTF_REC_SCHED, 1), 1);
+	tr_free(&h);
+}
+
 /* 40,000 distinct thread names: more than the 32,767 string ids. Every
  * thread object still carries its own name. */
 static void more_names_than_string_ids(void **state)
@@ -549,6 +593,7 @@ int main(void)
 		cmocka_unit_test(non_leader_exec_takes_leader_tid),
 		cmocka_unit_test(unchanged_names_are_not_rewritten),
 		cmocka_unit_test(first_seen_tids_are_looked_up),
+		cmocka_unit_test(names_from_the_kernel_when_proc_is_gone),
 		cmocka_unit_test(more_names_than_string_ids),
 		cmocka_unit_test(drops_become_a_counter),
 		cmocka_unit_test(unknown_and_short_events_are_skipped),

@@ -342,6 +342,30 @@ static inline void ev_exit(struct tr *h, uint64_t ts, uint32_t tid,
 	assert_int_equal(ftfb_translator_event(&h->t, &e, sizeof(e)), 0);
 }
 
+/* An exit that carries the task's names (comm, pcomm), or a taskname
+ * event (kind FTFB_EV_TASKNAME). */
+static inline void ev_named(struct tr *h, uint16_t kind, uint64_t ts,
+			    uint32_t tid, uint32_t tgid, const char *comm,
+			    const char *pcomm)
+{
+	struct ftfb_exit x;
+	struct ftfb_taskname n;
+	char *c = kind == FTFB_EV_EXIT ? x.comm : n.comm;
+	char *pc = kind == FTFB_EV_EXIT ? x.pcomm : n.pcomm;
+
+	memset(&x, 0, sizeof(x));
+	memset(&n, 0, sizeof(n));
+	tr_hdr(kind == FTFB_EV_EXIT ? &x.hdr : &n.hdr, kind, ts, 0, tid, tgid);
+	memcpy(c, comm, strnlen(comm, FTFB_COMM_LEN - 1));
+	memcpy(pc, pcomm, strnlen(pcomm, FTFB_COMM_LEN - 1));
+	if (kind == FTFB_EV_EXIT)
+		assert_int_equal(ftfb_translator_event(&h->t, &x, sizeof(x)),
+				 0);
+	else
+		assert_int_equal(ftfb_translator_event(&h->t, &n, sizeof(n)),
+				 0);
+}
+
 static inline void ev_entry(struct tr *h, uint64_t ts, uint32_t tid,
 			    uint32_t tgid, uint32_t cookie, uint32_t nargs,
 			    const uint64_t *args)
