@@ -14,6 +14,36 @@ static const struct ftfb_func funcs[] = {
 	{"malloc", "libc"},
 };
 
+enum { ANY_TS = -1 };
+#define CLOSED_EARLY INT64_MIN
+
+/* Checks the i-th duration end: named `name` (NULL: any), at `ts` (ANY_TS:
+ * any), and either a return with value `ret` (no `unfinished` arg) or, for
+ * CLOSED_EARLY, a slice the translator had to close (`unfinished` true, no
+ * `ret`). Returns it for further checks. */
+static const struct trec *check_end(const struct tr *h, size_t i,
+				    const char *name, int64_t ts, int64_t ret)
+{
+	const struct trec *e =
+		tr_nth(h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, i);
+
+	assert_non_null(e);
+	if (name)
+		assert_string_equal(e->name, name);
+	if (ts != ANY_TS)
+		assert_int_equal(e->ts, ts);
+	if (ret == CLOSED_EARLY) {
+		assert_non_null(tr_arg(e, "unfinished"));
+		assert_true(tr_arg(e, "unfinished")->b);
+		assert_null(tr_arg(e, "ret"));
+	} else {
+		assert_non_null(tr_arg(e, "ret"));
+		assert_int_equal(tr_arg(e, "ret")->i64, ret);
+		assert_null(tr_arg(e, "unfinished"));
+	}
+	return e;
+}
+
 /* Per tid: begins minus ends never below 0 and 0 at the end. */
 static void check_balanced(const struct tr *h)
 {
@@ -115,20 +145,13 @@ static void exit_and_finish_close_open_slices(void **state)
 	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END),
 			 3);
 	/* 101 at its exit, innermost first */
-	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 0);
+	e = check_end(&h, 0, "work_b", 50, CLOSED_EARLY);
 	assert_int_equal(e->tid, 101);
-	assert_int_equal(e->ts, 50);
-	assert_string_equal(e->name, "work_b");
-	assert_true(tr_arg(e, "unfinished")->b);
-	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 1);
+	e = check_end(&h, 1, "work_a", ANY_TS, CLOSED_EARLY);
 	assert_int_equal(e->tid, 101);
-	assert_string_equal(e->name, "work_a");
 	/* 102 at the end of the trace */
-	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 2);
+	e = check_end(&h, 2, NULL, 90, CLOSED_EARLY);
 	assert_int_equal(e->tid, 102);
-	assert_int_equal(e->ts, 90);
-	assert_true(tr_arg(e, "unfinished")->b);
-	assert_null(tr_arg(e, "ret"));
 	assert_int_equal(h.t.st.slices_closed_early, 3);
 	check_balanced(&h);
 	tr_free(&h);
@@ -139,7 +162,6 @@ static void exit_and_finish_close_open_slices(void **state)
 static void skipped_returns_are_closed(void **state)
 {
 	struct ftfb_translator_opts o = {.funcs = funcs, .nfuncs = 3};
-	const struct trec *e;
 	struct tr h;
 
 	(void)state;
@@ -154,17 +176,9 @@ static void skipped_returns_are_closed(void **state)
 
 	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END),
 			 3);
-	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 0);
-	assert_string_equal(e->name, "malloc");
-	assert_int_equal(e->ts, 20);
-	assert_true(tr_arg(e, "unfinished")->b);
-	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 1);
-	assert_string_equal(e->name, "work_b");
-	assert_true(tr_arg(e, "unfinished")->b);
-	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 2);
-	assert_string_equal(e->name, "work_a");
-	assert_int_equal(tr_arg(e, "ret")->i64, 7);
-	assert_null(tr_arg(e, "unfinished"));
+	check_end(&h, 0, "malloc", 20, CLOSED_EARLY);
+	check_end(&h, 1, "work_b", ANY_TS, CLOSED_EARLY);
+	check_end(&h, 2, "work_a", ANY_TS, 7);
 	assert_int_equal(h.t.st.unmatched_returns, 1);
 	check_balanced(&h);
 	tr_free(&h);
@@ -174,7 +188,6 @@ static void depth_cap_keeps_slices_balanced(void **state)
 {
 	struct ftfb_translator_opts o = {
 		.funcs = funcs, .nfuncs = 3, .max_depth = 4};
-	const struct trec *e;
 	struct tr h;
 
 	(void)state;
@@ -197,14 +210,9 @@ static void depth_cap_keeps_slices_balanced(void **state)
 	assert_int_equal(h.t.st.depth_capped, 3);
 	/* the 3 innermost returns (ret 0,1,2) belong to the capped calls;
 	 * the first written end is the 4th-deepest call's, ret 3 */
-	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 0);
-	assert_int_equal(tr_arg(e, "ret")->i64, 3);
-	assert_int_equal(e->ts, 33);
-	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 3);
-	assert_int_equal(tr_arg(e, "ret")->i64, 6);
-	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 4);
-	assert_string_equal(e->name, "work_b");
-	assert_int_equal(tr_arg(e, "ret")->i64, 99);
+	check_end(&h, 0, NULL, 33, 3);
+	check_end(&h, 3, NULL, ANY_TS, 6);
+	check_end(&h, 4, "work_b", ANY_TS, 99);
 	assert_int_equal(h.t.fstats[0].calls, 7);
 	check_balanced(&h);
 	tr_free(&h);
@@ -412,13 +420,10 @@ static void reused_tid_closes_old_slices(void **state)
 	tr_finish(&h, 90);
 	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END),
 			 2);
-	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 0);
-	assert_int_equal(e->ts, 20);
+	e = check_end(&h, 0, NULL, 20, CLOSED_EARLY);
 	assert_int_equal(e->pid, 100);
-	assert_true(tr_arg(e, "unfinished")->b);
-	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 1);
+	e = check_end(&h, 1, NULL, ANY_TS, 5);
 	assert_int_equal(e->pid, 900); /* the new process */
-	assert_int_equal(tr_arg(e, "ret")->i64, 5);
 	check_balanced(&h);
 	tr_free(&h);
 }
@@ -467,7 +472,6 @@ static size_t count_unfinished(const struct tr *h)
 static void sp_longjmp_closes_abandoned_frames(void **state)
 {
 	struct ftfb_translator_opts o = {.funcs = funcs, .nfuncs = 3};
-	const struct trec *e;
 	struct tr h;
 
 	(void)state;
@@ -494,23 +498,12 @@ static void sp_longjmp_closes_abandoned_frames(void **state)
 	assert_int_equal(h.t.st.unmatched_returns, 0);
 	assert_int_equal(max_open(&h, 100), 3);
 	for (int i = 0; i < 5; i++) {
-		e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 2 * i);
-		assert_string_equal(e->name, "malloc");
-		assert_int_equal(e->ts, 30 + 10 * i);
-		assert_true(tr_arg(e, "unfinished")->b);
-		e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END,
-			   2 * i + 1);
-		assert_string_equal(e->name, "work_b");
-		assert_int_equal(e->ts, 30 + 10 * i);
-		assert_true(tr_arg(e, "unfinished")->b);
+		check_end(&h, 2 * i, "malloc", 30 + 10 * i, CLOSED_EARLY);
+		check_end(&h, 2 * i + 1, "work_b", 30 + 10 * i,
+			  CLOSED_EARLY);
 	}
-	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 10);
-	assert_string_equal(e->name, "work_b");
-	assert_int_equal(tr_arg(e, "ret")->i64, 5);
-	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 11);
-	assert_string_equal(e->name, "work_a");
-	assert_int_equal(tr_arg(e, "ret")->i64, 6);
-	assert_int_equal(e->ts, 82);
+	check_end(&h, 10, "work_b", ANY_TS, 5);
+	check_end(&h, 11, "work_a", 82, 6);
 	check_balanced(&h);
 	tr_free(&h);
 }
@@ -520,7 +513,6 @@ static void sp_longjmp_closes_abandoned_frames(void **state)
 static void sp_lost_return_closed_by_sibling(void **state)
 {
 	struct ftfb_translator_opts o = {.funcs = funcs, .nfuncs = 3};
-	const struct trec *e;
 	struct tr h;
 
 	(void)state;
@@ -535,17 +527,9 @@ static void sp_lost_return_closed_by_sibling(void **state)
 
 	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END),
 			 3);
-	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 0);
-	assert_string_equal(e->name, "malloc");
-	assert_int_equal(e->ts, 15);
-	assert_true(tr_arg(e, "unfinished")->b);
-	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 1);
-	assert_string_equal(e->name, "malloc");
-	assert_int_equal(e->ts, 16);
-	assert_int_equal(tr_arg(e, "ret")->i64, 42);
-	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 2);
-	assert_string_equal(e->name, "work_a");
-	assert_int_equal(tr_arg(e, "ret")->i64, 1);
+	check_end(&h, 0, "malloc", 15, CLOSED_EARLY);
+	check_end(&h, 1, "malloc", 16, 42);
+	check_end(&h, 2, "work_a", ANY_TS, 1);
 	assert_int_equal(h.t.st.slices_closed_early, 1);
 	assert_int_equal(h.t.st.unmatched_returns, 0);
 	check_balanced(&h);
@@ -558,7 +542,6 @@ static void sp_lost_return_closed_by_sibling(void **state)
 static void sp_return_skips_frames(void **state)
 {
 	struct ftfb_translator_opts o = {.funcs = funcs, .nfuncs = 3};
-	const struct trec *e;
 	struct tr h;
 
 	(void)state;
@@ -576,20 +559,10 @@ static void sp_return_skips_frames(void **state)
 
 	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END),
 			 4);
-	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 0);
-	assert_string_equal(e->name, "malloc");
-	assert_int_equal(e->ts, 20);
-	assert_true(tr_arg(e, "unfinished")->b);
-	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 1);
-	assert_string_equal(e->name, "work_b");
-	assert_true(tr_arg(e, "unfinished")->b);
-	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 2);
-	assert_string_equal(e->name, "work_a");
-	assert_int_equal(tr_arg(e, "ret")->i64, 3);
-	assert_null(tr_arg(e, "unfinished"));
-	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 3);
-	assert_string_equal(e->name, "work_b"); /* the frame's name */
-	assert_int_equal(tr_arg(e, "ret")->i64, 4);
+	check_end(&h, 0, "malloc", 20, CLOSED_EARLY);
+	check_end(&h, 1, "work_b", ANY_TS, CLOSED_EARLY);
+	check_end(&h, 2, "work_a", ANY_TS, 3);
+	check_end(&h, 3, "work_b", ANY_TS, 4); /* the frame's name */
 	assert_int_equal(h.t.st.sp_cookie_mismatch, 1);
 	assert_int_equal(h.t.st.unmatched_returns, 1);
 	assert_int_equal(h.t.st.slices_closed_early, 2);
@@ -604,7 +577,6 @@ static void sp_return_skips_frames(void **state)
 static void sp_tail_call(void **state)
 {
 	struct ftfb_translator_opts o = {.funcs = funcs, .nfuncs = 3};
-	const struct trec *e;
 	struct tr h;
 
 	(void)state;
@@ -618,13 +590,8 @@ static void sp_tail_call(void **state)
 
 	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END),
 			 2);
-	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 0);
-	assert_string_equal(e->name, "work_a");
-	assert_int_equal(e->ts, 12);
-	assert_true(tr_arg(e, "unfinished")->b);
-	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 1);
-	assert_string_equal(e->name, "work_b");
-	assert_int_equal(tr_arg(e, "ret")->i64, 9);
+	check_end(&h, 0, "work_a", 12, CLOSED_EARLY);
+	check_end(&h, 1, "work_b", ANY_TS, 9);
 	assert_int_equal(h.t.st.tail_returns, 1);
 	assert_int_equal(h.t.st.unmatched_returns, 0);
 	assert_int_equal(max_open(&h, 100), 1);
@@ -637,7 +604,6 @@ static void sp_tail_call(void **state)
 static void sp_recursion_balanced(void **state)
 {
 	struct ftfb_translator_opts o = {.funcs = funcs, .nfuncs = 3};
-	const struct trec *e;
 	struct tr h;
 
 	(void)state;
@@ -653,9 +619,7 @@ static void sp_recursion_balanced(void **state)
 	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END),
 			 10);
 	for (int n = 0; n < 10; n++) {
-		e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, n);
-		assert_int_equal(tr_arg(e, "ret")->i64, 9 - n);
-		assert_int_equal(e->ts, 31 + n);
+		check_end(&h, n, NULL, 31 + n, 9 - n);
 	}
 	assert_int_equal(count_unfinished(&h), 0);
 	assert_int_equal(h.t.st.unmatched_returns, 0);
@@ -672,7 +636,6 @@ static void sp_depth_cap_recovers_after_longjmp(void **state)
 {
 	struct ftfb_translator_opts o = {
 		.funcs = funcs, .nfuncs = 3, .max_depth = 4};
-	const struct trec *e;
 	struct tr h;
 
 	(void)state;
@@ -694,12 +657,9 @@ static void sp_depth_cap_recovers_after_longjmp(void **state)
 	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END),
 			 5);
 	for (int n = 0; n < 4; n++) {
-		e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, n);
-		assert_int_equal(tr_arg(e, "ret")->i64, 3 - n);
+		check_end(&h, n, NULL, ANY_TS, 3 - n);
 	}
-	e = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_END, 4);
-	assert_string_equal(e->name, "work_b");
-	assert_int_equal(tr_arg(e, "ret")->i64, 77);
+	check_end(&h, 4, "work_b", ANY_TS, 77);
 	assert_int_equal(count_unfinished(&h), 0);
 	assert_int_equal(h.t.st.unmatched_returns, 0);
 	check_balanced(&h);
