@@ -30,22 +30,30 @@ from ftfcheck import Trace, Tracer, check, run_main, skip_unless_root  # noqa: E
 N = 200
 
 
-def lock_prefix(tool, ftf_dump, target, outdir):
-    out = os.path.join(outdir, "guards-lock.fxt")
+def refused_alone_skipped_from_glob(tool, out, lone, glob, cmd, why, skipped):
+    """-u LONE is refused with one line containing WHY, non-zero exit and no
+    trace file; -u GLOB (which also matches it) succeeds and names SKIPPED
+    in a warning."""
     if os.path.exists(out):
         os.unlink(out)
-    p = subprocess.run([tool, "-o", out, "-u", f"{target}:ftfb_locked", "--", target, str(N)],
+    p = subprocess.run([tool, "-o", out, "-u", lone, "--"] + cmd,
                        capture_output=True, text=True, timeout=60)
     print("  said:", p.stderr.strip())
-    check(p.returncode != 0, f"-u ftfb_locked (LOCK first) is refused (exit {p.returncode})")
-    check(len(p.stderr.strip().splitlines()) == 1 and "LOCK" in p.stderr,
-          "one line naming the LOCK prefix")
+    check(p.returncode != 0, f"-u {lone} is refused (exit {p.returncode})")
+    check(len(p.stderr.strip().splitlines()) == 1 and why in p.stderr,
+          f"one line saying why ({why!r})")
     check(not os.path.exists(out), "no trace file is left")
-    p = subprocess.run([tool, "-o", out, "-u", f"{target}:ftfb_*", "--", target, str(N)],
+    p = subprocess.run([tool, "-o", out, "-u", glob, "--"] + cmd,
                        capture_output=True, text=True, timeout=60)
     print("  said:\n    " + p.stderr.strip().replace("\n", "\n    "))
-    check(p.returncode == 0, f"a glob matching it traces the rest (exit {p.returncode})")
-    check("skipping" in p.stderr and "ftfb_locked" in p.stderr, "the skipped function is named in a warning")
+    check(p.returncode == 0, f"-u {glob} still traces the rest (exit {p.returncode}: {p.stderr.strip()[-200:]})")
+    check("skipping" in p.stderr and skipped in p.stderr, f"the skipped {skipped} is named in a warning")
+
+
+def lock_prefix(tool, ftf_dump, target, outdir):
+    out = os.path.join(outdir, "guards-lock.fxt")
+    refused_alone_skipped_from_glob(tool, out, f"{target}:ftfb_locked", f"{target}:ftfb_*",
+                                    [target, str(N)], "LOCK", "ftfb_locked")
     t = Trace(ftf_dump, out)
     names = collections.Counter((e[4], e[5]) for e in t.events if e[5] in ("DurationBegin", "DurationEnd"))
     check(names == {("ftfb_plain", "DurationBegin"): N, ("ftfb_plain", "DurationEnd"): N},
@@ -76,20 +84,8 @@ def self_exclusion(tool, ftf_dump, target, outdir):
 
 def main_test(tool, outdir):
     out = os.path.join(outdir, "guards.fxt")
-    for f in (out, out + ".old"):
-        if os.path.exists(f):
-            os.unlink(f)
-    p = subprocess.run([tool, "-o", out, "-u", "libc:_setjmp", "--", "/bin/true"],
-                       capture_output=True, text=True, timeout=60)
-    print("  said:", p.stderr.strip())
-    check(p.returncode != 0, f"-u libc:_setjmp is refused (exit {p.returncode})")
-    check(len(p.stderr.strip().splitlines()) == 1 and "returns twice" in p.stderr,
-          "one line saying it returns twice")
-    check(not os.path.exists(out), "no trace file is left")
-    p = subprocess.run([tool, "-o", out, "-u", "libc:*jmp*", "--", "/bin/true"],
-                       capture_output=True, text=True, timeout=60)
-    check(p.returncode == 0, f"a glob matching them still traces the rest (exit {p.returncode}: {p.stderr.strip()[-200:]})")
-    check("skipping" in p.stderr and "setjmp" in p.stderr, "the skipped functions are named in a warning")
+    refused_alone_skipped_from_glob(tool, out, "libc:_setjmp", "libc:*jmp*", ["/bin/true"],
+                                    "returns twice", "setjmp")
 
 
 def main():
