@@ -101,6 +101,25 @@ static __always_inline __u32 ubuf_room(struct ftfb_ubuf *b, __u64 id, __u32 cpu)
 	return off;
 }
 
+/* The head of a compact event of the task `id` at the end of b (flushing b
+ * first if needed, see ubuf_room); *off is where it starts. The caller
+ * writes the nvals values after it and then sets batch.len. */
+static __always_inline struct ftfb_ucompact *
+append_compact(struct ftfb_ubuf *b, struct pt_regs *ctx, __u64 id, __u32 cpu,
+	       __u16 kind, __u16 nvals, __u32 *off)
+{
+	struct ftfb_ucompact *c;
+
+	*off = ubuf_room(b, id, cpu);
+	c = (void *)&b->data[*off];
+	c->ts = bpf_ktime_get_ns();
+	c->cookie = bpf_get_attach_cookie(ctx);
+	c->sp = ctx->sp;
+	c->kind = kind;
+	c->nvals = nvals;
+	return c;
+}
+
 /* Whether calls of the task `id` (pid_tgid) are recorded: never the
  * tracer's own, and with -p/-- only the traced processes'. */
 static __always_inline bool recorded(__u64 id)
@@ -136,13 +155,7 @@ static __always_inline int on_entry(struct pt_regs *ctx)
 		return 0;
 	}
 	b->fired_entry++;
-	off = ubuf_room(b, id, cpu);
-	c = (void *)&b->data[off];
-	c->ts = bpf_ktime_get_ns();
-	c->cookie = bpf_get_attach_cookie(ctx);
-	c->sp = ctx->sp;
-	c->kind = FTFB_EV_UENTRY;
-	c->nvals = nargs;
+	c = append_compact(b, ctx, id, cpu, FTFB_EV_UENTRY, nargs, &off);
 	v = (void *)(c + 1);
 	/* x86-64 SysV integer argument registers. */
 	if (nargs > 0)
@@ -187,13 +200,7 @@ static __always_inline int on_return(struct pt_regs *ctx)
 		return 0;
 	}
 	b->fired_ret++;
-	off = ubuf_room(b, id, cpu);
-	c = (void *)&b->data[off];
-	c->ts = bpf_ktime_get_ns();
-	c->cookie = bpf_get_attach_cookie(ctx);
-	c->sp = ctx->sp;
-	c->kind = FTFB_EV_URET;
-	c->nvals = 1;
+	c = append_compact(b, ctx, id, cpu, FTFB_EV_URET, 1, &off);
 	*(__u64 *)(c + 1) = ctx->ax;
 	b->batch.len = off + sizeof(*c) + 8;
 	b->n_ret++;
