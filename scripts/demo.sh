@@ -3,12 +3,10 @@
 # scheduling of all its threads plus every call of its stage_* functions,
 # into demo.fxt; then prints the trace's summary. Run as root (BPF).
 set -euo pipefail
+why="tracing with BPF needs root"
+. "$(dirname "$0")/need-root.sh"
 cd "$(dirname "$0")/.."
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "demo.sh: tracing with BPF needs root: run sudo $0" >&2
-	exit 1
-fi
 bash scripts/setup.sh
 [ -f build/build.ninja ] || meson setup build >/dev/null
 ninja -C build >/dev/null

@@ -4,10 +4,8 @@
 # libbpf 1.4 and bpftool 7.5 come from bookworm-backports (bookworm has 1.1).
 set -euo pipefail
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "setup.sh: must run as root (it installs Debian packages); try: sudo $0" >&2
-	exit 1
-fi
+why="it installs Debian packages, which needs root"
+. "$(dirname "$0")/need-root.sh"
 
 export DEBIAN_FRONTEND=noninteractive
 

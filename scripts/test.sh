@@ -8,12 +8,10 @@
 #      reader and the ELF symbol reader (suite 'fuzz')
 # and ends with one line "N passed, N failed, N skipped" summed over all.
 set -uo pipefail
+why="the BPF tests need root"
+. "$(dirname "$0")/need-root.sh"
 cd "$(dirname "$0")/.."
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "test.sh: the BPF tests need root: run sudo $0" >&2
-	exit 1
-fi
 bash scripts/setup.sh || { echo "test.sh: setup failed" >&2; exit 1; }
 
 pass=0 fail=0 skip=0 rc=0
