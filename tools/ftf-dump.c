@@ -55,6 +55,16 @@ static void report(const struct ftf_reader *r)
 	fprintf(stderr, "ERROR @%zu: %s\n", r->err_pos, ftf_reader_error(r));
 }
 
+/* The file being read; the loops give back what they have passed every
+ * 64 MiB, so a trace larger than memory does not fill it. */
+static struct ftf_file file;
+
+static void passed(size_t offset)
+{
+	if (offset - file.released >= ((size_t)64 << 20))
+		ftf_file_release(&file, offset);
+}
+
 static int do_dump(const char *path, const uint8_t *data, size_t len)
 {
 	struct ftf_reader r;
@@ -75,6 +85,7 @@ static int do_dump(const char *path, const uint8_t *data, size_t len)
 				break;
 			continue;
 		}
+		passed(rec.offset);
 		ftf_record_print(stdout, &rec);
 		fputc('\n', stdout);
 	}
@@ -131,6 +142,7 @@ static int do_summary(const char *path, const uint8_t *data, size_t len)
 				break;
 			continue;
 		}
+		passed(rec.offset);
 		if (rec.unknown) {
 			unknown++;
 			continue;
@@ -299,6 +311,7 @@ static int do_check(const uint8_t *data, size_t len)
 				break;
 			continue;
 		}
+		passed(rec.offset);
 		if (rec.unknown || rec.type != FTF_REC_EVENT)
 			continue;
 		events++;
@@ -357,8 +370,6 @@ int main(int argc, char **argv)
 		{ 0 },
 	};
 	int mode = 0, opt, ret, err;
-	uint8_t *data;
-	size_t len;
 
 	while ((opt = getopt_long(argc, argv, "sch", opts, NULL)) != -1) {
 		switch (opt) {
@@ -382,18 +393,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ftf-dump: expected one FILE (see --help)\n");
 		return 2;
 	}
-	err = ftf_read_file(argv[optind], &data, &len);
+	err = ftf_file_open(&file, argv[optind]);
 	if (err) {
 		fprintf(stderr, "ftf-dump: cannot read %s: %s\n", argv[optind],
 			strerror(-err));
 		return 2;
 	}
 	if (mode == 's')
-		ret = do_summary(argv[optind], data, len);
+		ret = do_summary(argv[optind], file.data, file.len);
 	else if (mode == 'c')
-		ret = do_check(data, len);
+		ret = do_check(file.data, file.len);
 	else
-		ret = do_dump(argv[optind], data, len);
-	free(data);
+		ret = do_dump(argv[optind], file.data, file.len);
+	ftf_file_close(&file);
 	return ret;
 }

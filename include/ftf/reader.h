@@ -285,6 +285,28 @@ const struct ftf_reader_string *ftf_reader_string(const struct ftf_reader *r,
  * non-NULL *data. */
 int ftf_read_file(const char *path, uint8_t **data, size_t *len);
 
+/* A trace file opened for reading. A regular file is mapped read-only, so
+ * its pages are read as the reader reaches them and a trace larger than
+ * memory reads fine (the file must not shrink while open: that is SIGBUS);
+ * anything else (a pipe, a /proc file, an empty file) is read whole into
+ * memory with ftf_read_file. */
+struct ftf_file {
+	const uint8_t *data;
+	size_t len;
+	void *map;       /* the mapping, or NULL */
+	uint8_t *buf;    /* the buffer read, or NULL */
+	size_t released; /* bytes given back by ftf_file_release */
+};
+
+/* 0, or a negative errno as ftf_read_file (*f is then empty). */
+int ftf_file_open(struct ftf_file *f, const char *path);
+void ftf_file_close(struct ftf_file *f);
+/* Tells the kernel the bytes before `upto` will not be needed soon: their
+ * pages leave memory, and come back from the file if read again (strings
+ * the reader resolved point there). Keeps a pass over a trace larger than
+ * memory from filling it. No-op for a file read into memory. */
+void ftf_file_release(struct ftf_file *f, size_t upto);
+
 /* Names for dumps: "process", "thread", ...; "blocked", ...; NULL if the
  * value has no name. */
 const char *ftf_obj_type_name(unsigned obj_type);

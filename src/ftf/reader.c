@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -783,4 +784,60 @@ const char *ftf_thread_state_name(unsigned s)
 	};
 
 	return s < 6 ? names[s] : NULL;
+}
+
+int ftf_file_open(struct ftf_file *f, const char *path)
+{
+	struct stat st;
+	int fd, err;
+	void *map;
+
+	memset(f, 0, sizeof(*f));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (uint64_t)st.st_size > SIZE_MAX) {
+		close(fd);
+		err = ftf_read_file(path, &f->buf, &f->len);
+		f->data = f->buf;
+		return err;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	err = map == MAP_FAILED ? -errno : 0;
+	close(fd);
+	if (err)
+		return err;
+	(void)madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
+	f->map = map;
+	f->data = map;
+	f->len = (size_t)st.st_size;
+	return 0;
+}
+
+void ftf_file_close(struct ftf_file *f)
+{
+	if (f->map)
+		munmap(f->map, f->len);
+	free(f->buf);
+	memset(f, 0, sizeof(*f));
+}
+
+void ftf_file_release(struct ftf_file *f, size_t upto)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	if (!f->map || upto > f->len)
+		return;
+	upto -= upto % page;
+	if (upto <= f->released)
+		return;
+	(void)madvise((uint8_t *)f->map + f->released, upto - f->released,
+		      MADV_DONTNEED);
+	f->released = upto;
 }

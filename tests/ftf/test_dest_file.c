@@ -5,10 +5,13 @@
  * written reads back intact.
  */
 #include "helpers.h"
+#include "ftf/reader.h"
 
 #include <fcntl.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define NONE FTF_ARG_TYPES_NONE
@@ -299,6 +302,106 @@ static void open_refuses_symlink(void **state)
 	tmp_remove(&t);
 }
 
+/* This process's data segment size (VmData, bytes) from /proc. */
+static uint64_t vm_data_bytes(void)
+{
+	char line[256];
+	unsigned long long kb = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmData: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb * 1024;
+}
+
+/* In a child whose data limit allows only 16 MiB more than it has: reads
+ * the trace of `size` bytes at `path` (n instants, ts = i) with
+ * ftf_file_open and counts its instants. 0, or which step failed. */
+static int read_under_data_limit(const char *path, size_t size, size_t n)
+{
+	uint64_t have = vm_data_bytes();
+	struct rlimit rl = {have + (16u << 20), have + (16u << 20)};
+	struct ftf_record rec;
+	struct ftf_reader r;
+	struct ftf_file f;
+	size_t instants = 0;
+	uint64_t last_ts = 0;
+	int ret;
+
+	if (!have || setrlimit(RLIMIT_DATA, &rl))
+		return 10;
+#ifndef __SANITIZE_ADDRESS__ /* (ASan aborts on a failed malloc) */
+	{
+		/* the limit bites: reading the file into memory fails */
+		uint8_t *data;
+		size_t len;
+
+		if (ftf_read_file(path, &data, &len) != -ENOMEM)
+			return 11;
+	}
+#endif
+	if (ftf_file_open(&f, path) || f.len != size || !f.map)
+		return 12;
+	if (ftf_reader_init(&r, f.data, f.len) < 0)
+		return 13;
+	while ((ret = ftf_reader_next(&r, &rec)) > 0)
+		if (rec.type == FTF_REC_EVENT) {
+			instants++;
+			last_ts = rec.u.event.ts;
+		}
+	ftf_reader_free(&r);
+	ftf_file_close(&f);
+	if (ret < 0)
+		return 14;
+	return instants == n && last_ts == n - 1 ? 0 : 15;
+}
+
+/* A trace larger than the reader's process may allocate still reads: the
+ * file is mapped, not copied into memory (ftf-dump on a 33 GB trace on a
+ * 24 GiB machine failed with ENOMEM when it was). */
+static void file_open_reads_beyond_memory_limit(void **state)
+{
+	enum { N = 1500000 }; /* 48 MB */
+	struct ftf_dest_file df;
+	struct ftf_writer w;
+	struct ftf_clock c;
+	struct fake_time ft = {0};
+	struct ftf_writer_options o = {.num_temp_strs = -1, .clock = &c};
+	struct tmp t;
+	int status, thread, arg;
+	pid_t pid;
+
+	(void)state;
+	fake_clock_init(&c, &ft);
+	tmp_make(&t);
+	assert_int_equal(ftf_dest_file_open(&df, t.path, 0), 0);
+	assert_int_equal(ftf_writer_init(&w, &df.base, &o), 0);
+	thread = ftf_set_thread_slot(&w, 0, 1, 2);
+	arg = ftf_intern_string(&w, "i");
+	assert_true(thread > 0 && arg > 0);
+	for (size_t i = 0; i < N; i++) {
+		assert_int_equal(
+			ftf_write_instant(&w, FTF_ARG_TYPES(1, 0, 0, 0, 0, 0),
+					  thread, 0, 0, (uint64_t)i),
+			0);
+		assert_int_equal(ftf_arg_int64(&w, arg, (int64_t)i), 0);
+	}
+	assert_int_equal(ftf_writer_close(&w), 0);
+	assert_true(df.bytes_written > 32 * N);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(read_under_data_limit(t.path, df.bytes_written, N));
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	tmp_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -308,6 +411,7 @@ int main(void)
 		cmocka_unit_test(dev_full_reports_enospc),
 		cmocka_unit_test(short_write_truncates_to_record_boundary),
 		cmocka_unit_test(open_refuses_symlink),
+		cmocka_unit_test(file_open_reads_beyond_memory_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
