@@ -32,6 +32,12 @@ const volatile __u32 nargs = 0; /* 0..FTFB_MAX_ARGS integer args to record */
 /* The tracer's own process: never recorded (with -a and a library it
  * uses, its calls would make events that make calls ...). */
 const volatile __u32 self_tgid = 0;
+/* Set by the loader once every entry and return link is attached, cleared
+ * before they are detached: the links come and go one at a time, and
+ * between them a call would be seen only half (an entry without its
+ * return, or the reverse); armed, the trace starts and ends at one
+ * instant for every function. */
+volatile __u32 armed = 0;
 
 static __always_inline void fill_entry(struct ftfb_uentry *e,
 				       struct pt_regs *ctx, __u64 id, __u32 cpu)
@@ -120,12 +126,15 @@ append_compact(struct ftfb_ubuf *b, struct pt_regs *ctx, __u64 id, __u32 cpu,
 	return c;
 }
 
-/* Whether calls of the task `id` (pid_tgid) are recorded: never the
- * tracer's own, and with -p/-- only the traced processes'. */
+/* Whether calls of the task `id` (pid_tgid) are recorded: only while
+ * armed, never the tracer's own, and with -p/-- only the traced
+ * processes'. */
 static __always_inline bool recorded(__u64 id)
 {
 	__u32 tgid = id >> 32;
 
+	if (!armed)
+		return false;
 	if (self_tgid && tgid == self_tgid)
 		return false;
 	return !filter_tgids || ftfb_traced(tgid);

@@ -557,28 +557,32 @@ static int attach_multi(struct ftfb_loader *l, const char *path,
 	LIBBPF_OPTS(bpf_uprobe_multi_opts, ro, .offsets = uoffs,
 		    .cookies = (const __u64 *)cookies, .cnt = n,
 		    .retprobe = true);
-	entry = bpf_program__attach_uprobe_multi(l->up->progs.ftfb_uentry_multi,
-						 pid, path, NULL, &eo);
-	if (!entry) {
-		err = -errno;
-		goto out;
-	}
+	/* The return link first and, in l->ulinks, before the entry link
+	 * (links are destroyed last first): while only one of the two is
+	 * there, calls show returns without entries (dropped, counted),
+	 * never entries without returns (slices closed as unfinished). */
 	ret = bpf_program__attach_uprobe_multi(l->up->progs.ftfb_uret_multi,
 					       pid, path, NULL, &ro);
 	if (!ret) {
 		err = -errno;
-		bpf_link__destroy(entry);
 		goto out;
 	}
-	err = add_link(&l->ulinks, entry);
+	entry = bpf_program__attach_uprobe_multi(l->up->progs.ftfb_uentry_multi,
+						 pid, path, NULL, &eo);
+	if (!entry) {
+		err = -errno;
+		bpf_link__destroy(ret);
+		goto out;
+	}
+	err = add_link(&l->ulinks, ret);
 	if (err) {
 		bpf_link__destroy(entry);
 		bpf_link__destroy(ret);
 		goto out;
 	}
-	err = add_link(&l->ulinks, ret);
+	err = add_link(&l->ulinks, entry);
 	if (err)
-		bpf_link__destroy(ret); /* entry stays: closed with l */
+		bpf_link__destroy(entry); /* ret stays: closed with l */
 out:
 	free(uoffs);
 	return err;
@@ -594,7 +598,8 @@ static int attach_single(struct ftfb_loader *l, const char *path,
 	int err = 0;
 
 	for (size_t i = 0; i < n && !err; i++) {
-		for (int r = 0; r < 2 && !err; r++) {
+		/* return first, as in attach_multi */
+		for (int r = 1; r >= 0 && !err; r--) {
 			LIBBPF_OPTS(bpf_uprobe_opts, uo,
 				    .bpf_cookie = cookies[i], .retprobe = r);
 			struct bpf_link *link = bpf_program__attach_uprobe_opts(
@@ -616,6 +621,13 @@ static int attach_single(struct ftfb_loader *l, const char *path,
 			bpf_link__destroy(l->ulinks.v[--l->ulinks.n]);
 	}
 	return err;
+}
+
+void ftfb_loader_arm_uprobes(struct ftfb_loader *l, bool on)
+{
+	if (l->up)
+		__atomic_store_n(&l->up->bss->armed, on ? 1 : 0,
+				 __ATOMIC_RELEASE);
 }
 
 int ftfb_loader_attach_uprobes(struct ftfb_loader *l, const char *binary_path,
@@ -765,6 +777,7 @@ int ftfb_loader_drain(struct ftfb_loader *l, ftfb_event_fn fn, void *ctx)
 	 * gone, their tails (each the newest events of the thread that ran
 	 * last on that cpu) are taken below, after everything older in the
 	 * ring. */
+	ftfb_loader_arm_uprobes(l, false);
 	destroy_links(&l->ulinks);
 	destroy_links(&l->links);
 	n = ring_buffer__consume(l->rb);

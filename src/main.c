@@ -385,6 +385,8 @@ static int probes_attach(struct probes *p, struct ftfb_loader *l, int pid,
 			j += n;
 		}
 	}
+	/* every link is there: entries and returns start now */
+	ftfb_loader_arm_uprobes(l, true);
 	if (verbose)
 		fprintf(stderr, "ftf-bpf: attached %zu uprobes in %.3f s\n",
 			p->nfuncs, (double)(mono_ns() - t0) / 1e9);

@@ -53,6 +53,7 @@ static void attach_target(struct ftfb_loader *l)
 	if (rc)
 		fprintf(stderr, "attach: %d: %s\n", rc, err);
 	assert_int_equal(rc, 0);
+	ftfb_loader_arm_uprobes(l, true);
 }
 
 static void drain_all(struct ftfb_loader *l, struct evlog *log)

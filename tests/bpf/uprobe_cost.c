@@ -67,6 +67,7 @@ int main(int argc, char **argv)
 		ftfb_loader_close(l);
 		return 1;
 	}
+	ftfb_loader_arm_uprobes(l, true);
 	/* statistics on while this fd is open */
 	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	if (stats_fd < 0) {
