@@ -480,6 +480,7 @@ struct session {
 	int out_err; /* first output error (a full disk, ...) */
 	char out_errmsg[512];
 	uint64_t events;
+	bool draining; /* after the loop: every event left is taken */
 	uint64_t drops[FTFB_EV_KIND_MAX];
 	uint64_t fired[FTFB_EV_KIND_MAX];
 	uint64_t start_ns;
@@ -491,8 +492,10 @@ static int on_event(void *ctx, const void *data, size_t size)
 	struct session *s = ctx;
 	int r;
 
-	/* Stop promptly even while events keep coming. */
-	if (stop_signal)
+	/* Stop promptly even while events keep coming; but the drain that
+	 * follows takes all that is left (it detached the programs first, so
+	 * it ends): a signal must not discard events already recorded. */
+	if (stop_signal && !s->draining)
 		return -EINTR;
 	s->events++;
 	r = ftfb_translator_event(s->tr, data, size);
@@ -885,6 +888,7 @@ static int run_trace(struct cli_opts *o)
 	}
 	(void)last_drops;
 	/* Whatever is still in the rings belongs to the trace. */
+	s.draining = true;
 	if (!s.out_err)
 		ftfb_loader_drain(s.loader, on_event, &s);
 	record_drops(&s);
