@@ -148,7 +148,7 @@ static int write_process(struct ftfb_translator *t, struct ftfb_task *k)
 	const char *name = process_name_of(k);
 	int id, err;
 
-	if (k->tid == 0 || !name[0])
+	if (!name[0])
 		return 0;
 	id = str_id(t, name, strlen(name), NULL);
 	if (id < 0)
@@ -164,8 +164,6 @@ static int write_thread(struct ftfb_translator *t, struct ftfb_task *k)
 {
 	int id, err;
 
-	if (k->tid == 0)
-		return 0;
 	id = str_id(t, k->comm, strnlen(k->comm, sizeof(k->comm)), NULL);
 	if (id < 0)
 		return id;
@@ -256,6 +254,12 @@ static int ensure_task(struct ftfb_translator *t, uint32_t tid,
 			t->st.lookups_failed++;
 		memset(&ti, 0, sizeof(ti));
 		ti.tgid = tid == 0 ? 0 : tgid_hint;
+		/* The idle task gets kernel objects too (process and thread
+		 * 0, "swapper"): Perfetto then puts wakeups from an idle cpu
+		 * (waker 0) on its swapper thread, not on a nameless thread
+		 * of no process. */
+		if (tid == 0)
+			memcpy(ti.comm, "swapper", sizeof("swapper"));
 	}
 	ti.tid = tid;
 	if (ti.tgid == 0)

@@ -107,10 +107,27 @@ static void switch_weights_and_idle(void **state)
 	assert_int_equal(tr_arg(r, "incoming_weight")->i64, 40);
 	assert_int_equal(tr_arg(r, "outgoing_weight")->i64, 1);
 	assert_int_equal(r->out_state, 1);
-	/* no kernel objects for the idle task */
-	for (size_t i = 0; i < h.nrecs; i++)
-		if (h.recs[i].type == FTF_REC_KERNEL_OBJECT)
-			assert_int_not_equal(h.recs[i].koid, 0);
+	/* the idle task's kernel objects: process 0 and its thread 0, both
+	 * "swapper" (Perfetto's name for it), once */
+	{
+		size_t procs = 0, threads = 0;
+
+		for (size_t i = 0; i < h.nrecs; i++) {
+			const struct trec *k = &h.recs[i];
+
+			if (k->type != FTF_REC_KERNEL_OBJECT || k->koid != 0)
+				continue;
+			assert_string_equal(k->name, "swapper");
+			if (k->sub == 1)
+				procs++;
+			if (k->sub == 2) {
+				threads++;
+				assert_int_equal(tr_arg(k, "process")->u64, 0);
+			}
+		}
+		assert_int_equal(procs, 1);
+		assert_int_equal(threads, 1);
+	}
 	tr_free(&h);
 }
 
@@ -245,6 +262,8 @@ static void non_leader_exec_takes_leader_tid(void **state)
 		{1, 400, "app", 0},	     {2, 400, "app", 400},
 		{2, 401, "app-worker", 400}, {1, 400, "newprog", 0},
 		{2, 400, "newprog", 400},
+		/* the idle task it switches to */
+		{1, 0, "swapper", 0},	     {2, 0, "swapper", 0},
 	};
 	static const struct ftfb_func funcs[] = {{"f", "app"}};
 	struct ftfb_translator_opts o = {.funcs = funcs, .nfuncs = 1};
