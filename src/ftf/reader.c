@@ -700,6 +700,21 @@ int ftf_reader_next(struct ftf_reader *r, struct ftf_record *rec)
 	return 1;
 }
 
+/* Opens path read-only and stats it: the fd, or a negative errno. */
+static int open_stat(const char *path, struct stat *st)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) < 0) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
 int ftf_read_file(const char *path, uint8_t **data, size_t *len)
 {
 	struct stat st;
@@ -709,14 +724,9 @@ int ftf_read_file(const char *path, uint8_t **data, size_t *len)
 
 	*data = NULL;
 	*len = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_stat(path, &st);
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
+		return fd;
 	if (S_ISDIR(st.st_mode)) {
 		close(fd);
 		return -EISDIR;
@@ -793,14 +803,9 @@ int ftf_file_open(struct ftf_file *f, const char *path)
 	void *map;
 
 	memset(f, 0, sizeof(*f));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_stat(path, &st);
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
+		return fd;
 	if (!S_ISREG(st.st_mode) || st.st_size <= 0 ||
 	    (uint64_t)st.st_size > SIZE_MAX) {
 		close(fd);

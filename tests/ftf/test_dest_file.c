@@ -85,38 +85,52 @@ static void whole_records_prefix(void **state)
 	assert_int_equal(ftf_whole_records_prefix(b, 128), 0);
 }
 
-/* Header 56 bytes, then 32-byte instants: the file is always 56 + 32k. */
-static void whole_records_only_and_read_back(void **state)
-{
+/* A writer on a file destination in a new temporary directory, with a
+ * fake clock that stands still. */
+struct file_writer {
 	struct ftf_dest_file df;
 	struct ftf_writer w;
 	struct ftf_clock c;
-	struct fake_time ft = {0};
-	struct ftf_writer_options o = {.num_temp_strs = -1, .clock = &c};
+	struct fake_time ft;
+	struct ftf_writer_options o;
 	struct tmp t;
+};
+
+static void file_writer_open(struct file_writer *fw, size_t buf_size)
+{
+	memset(fw, 0, sizeof(*fw));
+	fake_clock_init(&fw->c, &fw->ft);
+	fw->o.num_temp_strs = -1;
+	fw->o.clock = &fw->c;
+	tmp_make(&fw->t);
+	assert_int_equal(ftf_dest_file_open(&fw->df, fw->t.path, buf_size), 0);
+	assert_int_equal(ftf_writer_init(&fw->w, &fw->df.base, &fw->o), 0);
+}
+
+/* Header 56 bytes, then 32-byte instants: the file is always 56 + 32k. */
+static void whole_records_only_and_read_back(void **state)
+{
+	struct file_writer fw;
 	uint8_t *data;
 	size_t len;
 
 	(void)state;
-	fake_clock_init(&c, &ft);
-	tmp_make(&t);
-	assert_int_equal(ftf_dest_file_open(&df, t.path, 200), 0);
-	assert_int_equal(ftf_writer_init(&w, &df.base, &o), 0);
+	file_writer_open(&fw, 200);
 	for (int i = 0; i < 100; i++) {
 		size_t sz;
 
 		assert_int_equal(
-			ftf_write_instant(&w, FTF_ARG_TYPES(1, 0, 0, 0, 0, 0),
+			ftf_write_instant(&fw.w, FTF_ARG_TYPES(1, 0, 0, 0, 0, 0),
 					  3, 0, 0, (uint64_t)i),
 			0);
-		assert_int_equal(ftf_arg_int64(&w, 5, -i), 0);
-		sz = fd_size(df.fd);
+		assert_int_equal(ftf_arg_int64(&fw.w, 5, -i), 0);
+		sz = fd_size(fw.df.fd);
 		assert_true(sz == 0 || (sz >= 56 && (sz - 56) % 32 == 0));
-		assert_int_equal(sz, df.bytes_written);
+		assert_int_equal(sz, fw.df.bytes_written);
 	}
-	assert_true(df.bytes_written > 0);
-	assert_int_equal(ftf_writer_close(&w), 0);
-	data = slurp(t.path, &len);
+	assert_true(fw.df.bytes_written > 0);
+	assert_int_equal(ftf_writer_close(&fw.w), 0);
+	data = slurp(fw.t.path, &len);
 	assert_int_equal(len, 56 + 100 * 32);
 	assert_int_equal(((uint64_t *)data)[0], 0x0016547846040010ull);
 	for (int i = 0; i < 100; i++) {
@@ -129,7 +143,7 @@ static void whole_records_only_and_read_back(void **state)
 		assert_int_equal(r[3], (uint64_t)-i);
 	}
 	free(data);
-	tmp_remove(&t);
+	tmp_remove(&fw.t);
 }
 
 /* ftf_write_bytes can cut a record at a 4096-byte chunk; the cut record
@@ -366,40 +380,32 @@ static int read_under_data_limit(const char *path, size_t size, size_t n)
 static void file_open_reads_beyond_memory_limit(void **state)
 {
 	enum { N = 1500000 }; /* 48 MB */
-	struct ftf_dest_file df;
-	struct ftf_writer w;
-	struct ftf_clock c;
-	struct fake_time ft = {0};
-	struct ftf_writer_options o = {.num_temp_strs = -1, .clock = &c};
-	struct tmp t;
+	struct file_writer fw;
 	int status, thread, arg;
 	pid_t pid;
 
 	(void)state;
-	fake_clock_init(&c, &ft);
-	tmp_make(&t);
-	assert_int_equal(ftf_dest_file_open(&df, t.path, 0), 0);
-	assert_int_equal(ftf_writer_init(&w, &df.base, &o), 0);
-	thread = ftf_set_thread_slot(&w, 0, 1, 2);
-	arg = ftf_intern_string(&w, "i");
+	file_writer_open(&fw, 0);
+	thread = ftf_set_thread_slot(&fw.w, 0, 1, 2);
+	arg = ftf_intern_string(&fw.w, "i");
 	assert_true(thread > 0 && arg > 0);
 	for (size_t i = 0; i < N; i++) {
 		assert_int_equal(
-			ftf_write_instant(&w, FTF_ARG_TYPES(1, 0, 0, 0, 0, 0),
+			ftf_write_instant(&fw.w, FTF_ARG_TYPES(1, 0, 0, 0, 0, 0),
 					  thread, 0, 0, (uint64_t)i),
 			0);
-		assert_int_equal(ftf_arg_int64(&w, arg, (int64_t)i), 0);
+		assert_int_equal(ftf_arg_int64(&fw.w, arg, (int64_t)i), 0);
 	}
-	assert_int_equal(ftf_writer_close(&w), 0);
-	assert_true(df.bytes_written > 32 * N);
+	assert_int_equal(ftf_writer_close(&fw.w), 0);
+	assert_true(fw.df.bytes_written > 32 * N);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0)
-		_exit(read_under_data_limit(t.path, df.bytes_written, N));
+		_exit(read_under_data_limit(fw.t.path, fw.df.bytes_written, N));
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
-	tmp_remove(&t);
+	tmp_remove(&fw.t);
 }
 
 int main(void)
