@@ -290,10 +290,10 @@ static int drop_unprobeable(struct ftfb_symlist *sl, const char *spec,
 	for (int g = 0; g < 2; g++)
 		if (groups[g].n)
 			fprintf(stderr,
-				"ftf-bpf: -u '%s': skipping %zu function%s that %s: %s%s\n",
+				"ftf-bpf: -u '%s': skipping %zu function%s (%s%s): %s %s\n",
 				spec, groups[g].n, groups[g].n > 1 ? "s" : "",
-				groups[g].why, groups[g].names,
-				groups[g].n > 3 ? ", ..." : "");
+				groups[g].names, groups[g].n > 3 ? ", ..." : "",
+				groups[g].n > 1 ? "each" : "it", groups[g].why);
 	/* The dropped ones sit at the end now. */
 	for (size_t i = kept; i < sl->n; i++)
 		free_sym(&sl->v[i]);
