@@ -789,10 +789,13 @@ int ftfb_loader_drain(struct ftfb_loader *l, ftfb_event_fn fn, void *ctx)
 		return l->delivered;
 	/* The tails still buffered; a sched program still running when its
 	 * link went may have flushed one into the ring: read below. */
+	/* Every cpu's, whatever fails: the first error is returned. */
+	err = 0;
 	for (int cpu = 0; cpu < l->ncpus; cpu++) {
-		err = take_ubuf(l, cpu);
-		if (err)
-			return err;
+		int e = take_ubuf(l, cpu);
+
+		if (e && !err)
+			err = e;
 	}
 	/* What sched programs flushed meanwhile, and the sched events that
 	 * followed (after the buffered part of the same thread). */
@@ -801,7 +804,7 @@ int ftfb_loader_drain(struct ftfb_loader *l, ftfb_event_fn fn, void *ctx)
 		return l->stop;
 	if (n < 0)
 		return n;
-	return l->delivered;
+	return err ? err : l->delivered;
 }
 
 static int sum_percpu(struct ftfb_loader *l, struct bpf_map *map,

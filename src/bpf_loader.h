@@ -54,12 +54,12 @@ int ftfb_loader_attach_uprobes(struct ftfb_loader *l, const char *binary_path,
 			       const uint64_t *offs, const uint64_t *cookies,
 			       size_t n, int pid, char *errmsg, size_t errlen);
 
-/* true once uprobes were attached through uprobe_multi links. */
 /* Starts (on) or stops recording calls at the attached uprobes: armed
  * after the last ftfb_loader_attach_uprobes(), so every function's
  * entries and returns start at the same instant; drain disarms before it
  * detaches. */
 void ftfb_loader_arm_uprobes(struct ftfb_loader *l, bool on);
+/* true once uprobes were attached through uprobe_multi links. */
 bool ftfb_loader_uprobe_multi(const struct ftfb_loader *l);
 
 /* Wait up to timeout_ms for a ring buffer wakeup, then consume whatever

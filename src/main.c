@@ -480,7 +480,6 @@ struct session {
 	int out_err; /* first output error (a full disk, ...) */
 	char out_errmsg[512];
 	uint64_t events;
-	bool draining; /* after the loop: every event left is taken */
 	uint64_t drops[FTFB_EV_KIND_MAX];
 	uint64_t fired[FTFB_EV_KIND_MAX];
 	uint64_t start_ns;
@@ -492,11 +491,10 @@ static int on_event(void *ctx, const void *data, size_t size)
 	struct session *s = ctx;
 	int r;
 
-	/* Stop promptly even while events keep coming; but the drain that
-	 * follows takes all that is left (it detached the programs first, so
-	 * it ends): a signal must not discard events already recorded. */
-	if (stop_signal && !s->draining)
-		return -EINTR;
+	/* No early return on a signal: libbpf has consumed this record
+	 * already, so refusing it would lose it uncounted. The poll returns
+	 * within about two timeouts anyway (ftfb_loader_poll), and the drain
+	 * after the loop takes the rest. */
 	s->events++;
 	r = ftfb_translator_event(s->tr, data, size);
 	if (r) {
@@ -888,9 +886,16 @@ static int run_trace(struct cli_opts *o)
 	}
 	(void)last_drops;
 	/* Whatever is still in the rings belongs to the trace. */
-	s.draining = true;
-	if (!s.out_err)
-		ftfb_loader_drain(s.loader, on_event, &s);
+	if (!s.out_err) {
+		r = ftfb_loader_drain(s.loader, on_event, &s);
+		if (r < 0 && !s.out_err) {
+			snprintf(err, sizeof(err),
+				 "reading the last events from the BPF buffers failed: %s; the trace may miss events from the end",
+				 strerror(-r));
+			die_line(err);
+			rc = 1;
+		}
+	}
 	record_drops(&s);
 	if (tty)
 		fprintf(stderr, "\r\033[K");
