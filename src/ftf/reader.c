@@ -715,23 +715,23 @@ static int open_stat(const char *path, struct stat *st)
 	return fd;
 }
 
-int ftf_read_file(const char *path, uint8_t **data, size_t *len)
+/* Reads all of fd (st: its fstat) into a malloc'ed buffer; closes fd.
+ * Returns 0 or -errno as ftf_read_file. */
+static int read_fd(int fd, const struct stat *st, uint8_t **data,
+		   size_t *len)
 {
-	struct stat st;
 	uint8_t *buf;
 	size_t cap, n = 0;
-	int fd, err;
+	int err;
 
 	*data = NULL;
 	*len = 0;
-	fd = open_stat(path, &st);
-	if (fd < 0)
-		return fd;
-	if (S_ISDIR(st.st_mode)) {
+	if (S_ISDIR(st->st_mode)) {
 		close(fd);
 		return -EISDIR;
 	}
-	cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size : 4096;
+	cap = S_ISREG(st->st_mode) && st->st_size > 0 ? (size_t)st->st_size
+						       : 4096;
 	buf = malloc(cap + 1);
 	if (!buf) {
 		close(fd);
@@ -770,6 +770,18 @@ int ftf_read_file(const char *path, uint8_t **data, size_t *len)
 	return 0;
 }
 
+int ftf_read_file(const char *path, uint8_t **data, size_t *len)
+{
+	struct stat st;
+	int fd = open_stat(path, &st);
+
+	*data = NULL;
+	*len = 0;
+	if (fd < 0)
+		return fd;
+	return read_fd(fd, &st, data, len);
+}
+
 const char *ftf_obj_type_name(unsigned t)
 {
 	/* Zircon's ZX_OBJ_TYPE_* numbering, as Fuchsia's reader names them. */
@@ -806,23 +818,24 @@ int ftf_file_open(struct ftf_file *f, const char *path)
 	fd = open_stat(path, &st);
 	if (fd < 0)
 		return fd;
+	/* a pipe, a /proc file, an empty file: read from this fd (opening
+	 * a FIFO again would lose what its writer already wrote) */
 	if (!S_ISREG(st.st_mode) || st.st_size <= 0 ||
-	    (uint64_t)st.st_size > SIZE_MAX) {
-		close(fd);
-		err = ftf_read_file(path, &f->buf, &f->len);
-		f->data = f->buf;
-		return err;
-	}
+	    (uint64_t)st.st_size > SIZE_MAX)
+		goto read_it;
 	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	err = map == MAP_FAILED ? -errno : 0;
+	if (map == MAP_FAILED)
+		goto read_it; /* (a file system that cannot map) */
 	close(fd);
-	if (err)
-		return err;
 	(void)madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
 	f->map = map;
 	f->data = map;
 	f->len = (size_t)st.st_size;
 	return 0;
+read_it:
+	err = read_fd(fd, &st, &f->buf, &f->len);
+	f->data = f->buf;
+	return err;
 }
 
 void ftf_file_close(struct ftf_file *f)
