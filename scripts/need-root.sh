@@ -4,7 +4,7 @@
 # it says why root is needed and exits 1.
 if [ "$(id -u)" -ne 0 ]; then
 	if command -v sudo >/dev/null 2>&1; then
-		exec sudo bash "$(realpath "$0")" "$@"
+		exec sudo --preserve-env=TEST_ARGS,CI bash "$(realpath "$0")" "$@"
 	fi
 	echo "$(basename "$0"): $why: run it as root (sudo is not installed)" >&2
 	exit 1

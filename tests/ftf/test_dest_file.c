@@ -348,7 +348,14 @@ static int read_under_data_limit(const char *path, size_t size, size_t n)
 
 	if (!have || setrlimit(RLIMIT_DATA, &rl))
 		return 10;
-#ifndef __SANITIZE_ADDRESS__ /* (ASan aborts on a failed malloc) */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FTF_TEST_ASAN 1
+#endif
+#endif
+#if !defined(__SANITIZE_ADDRESS__) && !defined(FTF_TEST_ASAN)
+	/* (ASan aborts on a failed malloc: gcc says __SANITIZE_ADDRESS__,
+	 * clang __has_feature) */
 	{
 		/* the limit bites: reading the file into memory fails */
 		uint8_t *data;
