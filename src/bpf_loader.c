@@ -787,9 +787,9 @@ int ftfb_loader_drain(struct ftfb_loader *l, ftfb_event_fn fn, void *ctx)
 		return n;
 	if (!l->flushers)
 		return l->delivered;
-	/* The tails still buffered; a sched program still running when its
-	 * link went may have flushed one into the ring: read below. */
-	/* Every cpu's, whatever fails: the first error is returned. */
+	/* The tails still buffered, every cpu's whatever fails (the first
+	 * error is returned); a sched program still running when its link
+	 * went may have flushed one into the ring: read below. */
 	err = 0;
 	for (int cpu = 0; cpu < l->ncpus; cpu++) {
 		int e = take_ubuf(l, cpu);

@@ -288,8 +288,9 @@ int ftf_read_file(const char *path, uint8_t **data, size_t *len);
 /* A trace file opened for reading. A regular file is mapped read-only, so
  * its pages are read as the reader reaches them and a trace larger than
  * memory reads fine (the file must not shrink while open: that is SIGBUS);
- * anything else (a pipe, a /proc file, an empty file) is read whole into
- * memory with ftf_read_file. */
+ * anything else (a pipe, a /proc file, an empty file, a file that cannot
+ * be mapped) is read whole into memory from the descriptor already open,
+ * as ftf_read_file does. */
 struct ftf_file {
 	const uint8_t *data;
 	size_t len;
