@@ -1,5 +1,5 @@
 #!/bin/sh
-# ftf-dump's command line on the shared fixtures: the dump equals the text
+# ftf-dump's command line on the fixtures in tests/data/fixtures: the dump equals the text
 # of Fuchsia's reader (only "fxt-dump" -> "ftf-dump" on the last line),
 # bad files give exit 1 and an "ERROR @N" line at Fuchsia's offset,
 # --check and --summary say what the fixtures hold, usage and file errors

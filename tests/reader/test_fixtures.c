@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The reader against traces it did not write: the fixtures in
- * ../shared/fixtures, written by an independent writer and decoded by
+ * tests/data/fixtures, written by an independent writer and decoded by
  * Fuchsia's own trace-reader (*.decoded.txt, *.reader.txt).
  *
  * The good files must decode to exactly Fuchsia's records (same text, one
