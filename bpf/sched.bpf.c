@@ -31,6 +31,13 @@ struct {
 	__type(value, __u64);
 } named SEC(".maps");
 
+/* Set by the loader at stop (.bss): from then on every program returns at
+ * once, so the last drain ends whatever the machine does, and the links
+ * can be released later, off the path that finishes the trace (releasing
+ * a uprobe_multi link waits for an SRCU grace period, which a starved cpu
+ * can hold up for minutes). */
+volatile __u32 stopped = 0;
+
 static __always_inline void fill_hdr(struct ftfb_hdr *h, __u64 ts, __u32 tid,
 				     __u32 tgid)
 {
@@ -72,6 +79,9 @@ int BPF_PROG(ftfb_switch, bool preempt, struct task_struct *prev,
 	bool pt = true, nt = true, closing = false;
 	struct ftfb_switch *e;
 	void *rb;
+
+	if (stopped)
+		return 0;
 
 	/* prev's buffered uprobe events first (before its switch event),
 	 * whatever the tgid filter says: the buffer only holds events the
@@ -129,7 +139,7 @@ static __always_inline int on_wakeup(struct task_struct *p, __u32 kind)
 	__u64 id;
 	void *rb;
 
-	if (filter_tgids && !ftfb_traced(tgid))
+	if (stopped || (filter_tgids && !ftfb_traced(tgid)))
 		return 0;
 	/* an untraced waker is named in the trace too (its koid is the
 	 * wakeup's `waker`) */
@@ -174,6 +184,9 @@ int BPF_PROG(ftfb_fork, struct task_struct *parent, struct task_struct *child)
 	struct ftfb_fork *e;
 	void *rb;
 
+	if (stopped)
+		return 0;
+
 	if (filter_tgids) {
 		if (!ftfb_traced(ptgid))
 			return 0;
@@ -205,6 +218,9 @@ int BPF_PROG(ftfb_exec, struct task_struct *p, pid_t old_pid,
 	struct ftfb_comm_ev *e;
 	void *rb;
 
+	if (stopped)
+		return 0;
+
 	ftfb_ubuf_flush_cpu(cpu); /* the old image's calls first */
 	if (filter_tgids && !ftfb_traced(tgid))
 		return 0;
@@ -226,6 +242,9 @@ int BPF_PROG(ftfb_exit, struct task_struct *p, bool group_dead)
 	__u32 tgid = p->tgid;
 	struct ftfb_exit *e;
 	void *rb;
+
+	if (stopped)
+		return 0;
 
 	ftfb_ubuf_flush_cpu(cpu); /* the thread's last calls first */
 	if (filter_tgids && !ftfb_traced(tgid))
@@ -251,6 +270,9 @@ int BPF_PROG(ftfb_rename, struct task_struct *task, const char *comm)
 	__u32 tgid = task->tgid;
 	struct ftfb_comm_ev *e;
 	void *rb;
+
+	if (stopped)
+		return 0;
 
 	/* the calls made under the old name first */
 	ftfb_ubuf_flush_cpu(bpf_get_smp_processor_id());

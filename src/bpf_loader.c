@@ -29,6 +29,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf_loader.h"
+#include "detach.h"
 #include "ubuf.h"
 #include "sched.skel.h"
 #include "uprobe.skel.h"
@@ -762,9 +763,51 @@ static int take_ubuf(struct ftfb_loader *l, int cpu)
 	return err;
 }
 
+void ftfb_loader_stop_recording(struct ftfb_loader *l)
+{
+	ftfb_loader_arm_uprobes(l, false);
+	if (l->sched)
+		__atomic_store_n(&l->sched->bss->stopped, 1, __ATOMIC_RELEASE);
+}
+
+/* Data the producers have reserved and not yet committed: a program that
+ * was running when recording stopped. */
+static bool rings_pending(struct ftfb_loader *l)
+{
+	for (int i = 0; i < l->nr_rings; i++) {
+		struct ring *r = ring_buffer__ring(l->rb, (unsigned)i);
+
+		if (r && ring__avail_data_size(r) > 0)
+			return true;
+	}
+	return false;
+}
+
+#define SETTLE_NS 1000000000ull
+
+/* Consume until the rings are empty, also of the records a program still
+ * running at the stop commits a moment later (libbpf stops at a record
+ * still being written), for at most SETTLE_NS. */
+static int consume_settled(struct ftfb_loader *l)
+{
+	uint64_t deadline = now_ns() + SETTLE_NS;
+
+	for (;;) {
+		int n = ring_buffer__consume(l->rb);
+
+		if (l->stop)
+			return l->stop;
+		if (n < 0)
+			return n;
+		if (!rings_pending(l) || now_ns() >= deadline)
+			return 0;
+		usleep(1000);
+	}
+}
+
 int ftfb_loader_drain(struct ftfb_loader *l, ftfb_event_fn fn, void *ctx)
 {
-	int n, err;
+	int err;
 
 	l->fn = fn;
 	l->fn_ctx = ctx;
@@ -773,24 +816,21 @@ int ftfb_loader_drain(struct ftfb_loader *l, ftfb_event_fn fn, void *ctx)
 	/* No new events at all: the trace ends now, and draining must end
 	 * even on a machine busy enough to fill the rings as fast as they
 	 * are read (seen: -a under load never finished draining). The
+	 * programs stay attached but return at once (their links are
+	 * released at close, which may take long: see detach.h). The
 	 * uprobe buffers only shrink from here; with the sched programs
-	 * gone, their tails (each the newest events of the thread that ran
-	 * last on that cpu) are taken below, after everything older in the
-	 * ring. */
-	ftfb_loader_arm_uprobes(l, false);
-	destroy_links(&l->ulinks);
-	destroy_links(&l->links);
-	n = ring_buffer__consume(l->rb);
-	if (l->stop)
-		return l->stop;
-	if (n < 0)
-		return n;
+	 * stopped, their tails (each the newest events of the thread that
+	 * ran last on that cpu) are taken below, after everything older in
+	 * the ring. */
+	ftfb_loader_stop_recording(l);
+	err = consume_settled(l);
+	if (err)
+		return err;
 	if (!l->flushers)
 		return l->delivered;
 	/* The tails still buffered, every cpu's whatever fails (the first
-	 * error is returned); a sched program still running when its link
-	 * went may have flushed one into the ring: read below. */
-	err = 0;
+	 * error is returned); a sched program still running at the stop
+	 * may have flushed one into the ring: read below. */
 	for (int cpu = 0; cpu < l->ncpus; cpu++) {
 		int e = take_ubuf(l, cpu);
 
@@ -799,11 +839,12 @@ int ftfb_loader_drain(struct ftfb_loader *l, ftfb_event_fn fn, void *ctx)
 	}
 	/* What sched programs flushed meanwhile, and the sched events that
 	 * followed (after the buffered part of the same thread). */
-	n = ring_buffer__consume(l->rb);
-	if (l->stop)
-		return l->stop;
-	if (n < 0)
-		return n;
+	{
+		int e = consume_settled(l);
+
+		if (e)
+			return e;
+	}
 	return err ? err : l->delivered;
 }
 
@@ -911,10 +952,45 @@ int ftfb_loader_prog_ids(struct ftfb_loader *l, uint32_t *ids, size_t max)
 	return n;
 }
 
+/* The fds of every link, for the detacher; NULL if there is none. */
+static int *link_fds(struct ftfb_loader *l, size_t *n)
+{
+	size_t total = l->links.n + l->ulinks.n, k = 0;
+	int *fds;
+
+	*n = 0;
+	if (!total || !(fds = malloc(total * sizeof(*fds))))
+		return NULL;
+	for (size_t i = 0; i < l->ulinks.n; i++)
+		fds[k++] = bpf_link__fd(l->ulinks.v[i]);
+	for (size_t i = 0; i < l->links.n; i++)
+		fds[k++] = bpf_link__fd(l->links.v[i]);
+	*n = k;
+	return fds;
+}
+
 void ftfb_loader_close(struct ftfb_loader *l)
 {
+	struct ftfb_detacher d = { 0, -1 };
+
 	if (!l)
 		return;
+	if (l->opts.background_detach) {
+		size_t n;
+		int *fds = link_fds(l, &n);
+
+		/* recording stops first, so nothing is recorded half while
+		 * the links go one by one */
+		ftfb_loader_stop_recording(l);
+		int err = fds ? ftfb_detacher_start(&d, fds, n) : 0;
+
+		if (err && l->opts.verbose)
+			fprintf(stderr,
+				"ftf-bpf: cannot start the detaching helper (%s): detaching here\n",
+				strerror(-err));
+		free(fds);
+	}
+	/* With a helper these are not the last copies: they return at once. */
 	destroy_links(&l->ulinks);
 	destroy_links(&l->links);
 	free(l->ulinks.v);
@@ -929,4 +1005,5 @@ void ftfb_loader_close(struct ftfb_loader *l)
 		munmap(l->ubufs, l->ubufs_len);
 	free(l->percpu);
 	free(l);
+	ftfb_detacher_release(&d);
 }

@@ -33,6 +33,9 @@ struct ftfb_loader_opts {
 	bool uprobe_no_multi; /* one link per function even where the
 			       * kernel has uprobe_multi (tests, debugging) */
 	bool exclude_self;       /* never record this process's uprobe hits */
+	bool background_detach;  /* close: the links' last copies are closed
+				  * by a helper process (detach.h), so the
+				  * caller never waits for the kernel */
 };
 
 struct ftfb_loader; /* opaque */
@@ -69,11 +72,16 @@ bool ftfb_loader_uprobe_multi(const struct ftfb_loader *l);
 int ftfb_loader_poll(struct ftfb_loader *l, int timeout_ms, ftfb_event_fn fn,
 		     void *ctx);
 
-/* At stop: detach every program (nothing new comes in, so it ends even
- * on a busy machine), then consume everything left, without waiting,
- * including the uprobe events still buffered per thread (each thread's
- * events in order). The maps stay, for ftfb_loader_counters(). Returns
- * the number of events consumed, fn's non-zero return or -errno. */
+/* Stops every program from recording (they stay attached, returning at
+ * once, until ftfb_loader_close()). */
+void ftfb_loader_stop_recording(struct ftfb_loader *l);
+
+/* At stop: stop recording (nothing new comes in, so it ends even on a
+ * busy machine), then consume everything left, waiting at most about a
+ * second for records still being written, including the uprobe events
+ * still buffered per thread (each thread's events in order). The maps
+ * stay, for ftfb_loader_counters(). Returns the number of events
+ * consumed, fn's non-zero return or -errno. */
 int ftfb_loader_drain(struct ftfb_loader *l, ftfb_event_fn fn, void *ctx);
 
 /* Sums over CPUs of the per-kind counters: events lost (ring full) and
@@ -96,7 +104,9 @@ int ftfb_loader_uprobe_stats(struct ftfb_loader *l,
  * lists them); returns how many there are (at most max are stored). */
 int ftfb_loader_prog_ids(struct ftfb_loader *l, uint32_t *ids, size_t max);
 
-/* Detach and unload everything; l may be NULL. */
+/* Detach and unload everything; l may be NULL. With background_detach
+ * this returns at once however long the kernel takes to release the
+ * links; without, it may wait for the kernel (minutes on a starved cpu). */
 void ftfb_loader_close(struct ftfb_loader *l);
 
 #endif

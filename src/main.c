@@ -731,6 +731,7 @@ static int run_trace(struct cli_opts *o)
 	lo.uprobe_nargs = o->nargs;
 	lo.verbose = o->verbose;
 	lo.exclude_self = true;
+	lo.background_detach = true;
 	if (o->verbose)
 		fprintf(stderr, "ftf-bpf: loading BPF programs\n");
 	r = ftfb_loader_open(&s.loader, &lo, err, sizeof(err));
@@ -917,8 +918,12 @@ static int run_trace(struct cli_opts *o)
 	(void)exit_code_err;
 
 out:
+	/* The links are closed last (ftfb_loader_close below): recording
+	 * stopped at the drain, and the kernel's release of a link can take
+	 * minutes on a busy machine, which neither the trace nor the
+	 * summary waits for. */
 	if (s.loader)
-		ftfb_loader_close(s.loader);
+		ftfb_loader_stop_recording(s.loader);
 	if (s.have_child && !s.child.exited && s.child.go_fd > 0)
 		target_abort(&s.child);
 	if (s.writer_open) {
@@ -938,6 +943,8 @@ out:
 	}
 	if (s.tr && s.start_ns && !o->quiet)
 		summary(&s, mono_ns());
+	if (s.loader)
+		ftfb_loader_close(s.loader);
 	if (s.tr)
 		ftfb_translator_free(s.tr);
 	free(s.tr);

@@ -11,6 +11,7 @@ import threading
 import time
 
 UPROBE_EVENTS = "/sys/kernel/tracing/uprobe_events"
+DETACHER = "ftf-bpf-detach"  # src/detach.h
 
 
 def _bpftool(what):
@@ -54,6 +55,14 @@ def leftovers(before_uprobe_events, probed=()):
     ftf-bpf's are held by its fds), and a changed uprobe_events; '' if
     none."""
     problems = []
+    # the helper that closes the links after ftf-bpf exits must finish
+    for comm in glob.glob("/proc/[0-9]*/comm"):
+        try:
+            with open(comm) as f:
+                if f.read().strip() == DETACHER:
+                    problems.append(f"the detaching helper {comm.split('/')[2]} still runs")
+        except OSError:
+            continue
     progs = [p for p in _bpftool("prog") if p.get("name", "").startswith("ftfb_")]
     ours = {p["id"] for p in progs}
     links = [l for l in _bpftool("link") if l.get("prog_id") in ours]

@@ -95,6 +95,32 @@ class Trace:
     def process_names(self, pid):
         return [k[2] for k in self.kobjs if k[1] == "process" and k[0] == pid]
 
+    def nameless(self):
+        """The threads and processes the trace shows with no name: every
+        tid in a switch, a wakeup (target and waker) or an event, and the
+        process of each, must have a kernel object with a non-empty name
+        (Perfetto otherwise lists a bare "Thread N", or a nameless process
+        of no thread). Returns one description per nameless one."""
+        named = {(k[1], k[0]) for k in self.kobjs if k[2]}
+        tids = set()
+        for s in self.switches:
+            tids.update((s[3], s[4]))
+        for w in self.wakeups:
+            tids.add(w[2])
+            m = re.search(r"waker: koid\((\d+)\)", w[3])
+            if m:
+                tids.add(int(m[1]))
+        for e in self.events:
+            tids.add(e[2])
+        bad = []
+        for tid in sorted(tids):
+            if ("thread", tid) not in named:
+                bad.append(f"thread {tid}")
+            for pid in set(self.thread_process(tid)):
+                if ("process", pid) not in named:
+                    bad.append(f"process {pid} (of thread {tid})")
+        return bad
+
     def switches_into(self, tid):
         return sum(1 for s in self.switches if s[4] == tid)
 
