@@ -22,8 +22,9 @@ struct {
 	__type(value, __u32);
 } last_in SEC(".maps");
 
-/* Per-process tracing only: the untraced tasks whose names were sent
- * (tid -> start time, so a reused tid is named again). */
+/* The tasks whose names were sent in a taskname event (tid -> start
+ * time, so a reused tid is named again): per process, the untraced ones;
+ * with -a, those born before the programs were attached. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
@@ -46,9 +47,9 @@ static __always_inline void fill_hdr(struct ftfb_hdr *h, __u64 ts, __u32 tid,
 	h->tgid = tgid;
 }
 
-/* Send the names of untraced task p, once, before the switch that shows
- * it (see struct ftfb_taskname). */
-static __always_inline void name_untraced(struct task_struct *p, __u32 cpu)
+/* Send the names of task p, once, before the switch that shows it (see
+ * struct ftfb_taskname). */
+static __always_inline void name_once(struct task_struct *p, __u32 cpu)
 {
 	__u32 tid = p->pid;
 	__u64 start = p->start_time, *seen;
@@ -68,6 +69,21 @@ static __always_inline void name_untraced(struct task_struct *p, __u32 cpu)
 	bpf_core_read(e->pcomm, sizeof(e->pcomm), &p->group_leader->comm);
 	ftfb_submit(rb, e);
 	bpf_map_update_elem(&named, &tid, &start, BPF_ANY);
+}
+
+/* -a: tasks born before this time (CLOCK_MONOTONIC ns, as task start
+ * times; set by the loader once the programs are attached) had no fork
+ * event, so their names come from /proc when the tracer first sees them,
+ * and one that has exited by then would stay nameless (seen: short-lived
+ * processes of a busy machine, switched in, dying, named ""). They are
+ * named from the kernel instead, once each. Later tasks are named by
+ * their fork, exec and rename events. */
+__u64 born_before_ns = 0;
+
+static __always_inline void name_if_unforked(struct task_struct *p, __u32 cpu)
+{
+	if (p->start_time < born_before_ns)
+		name_once(p, cpu);
 }
 
 SEC("tp_btf/sched_switch")
@@ -110,9 +126,14 @@ int BPF_PROG(ftfb_switch, bool preempt, struct task_struct *prev,
 		if (li)
 			*li = (!pt && !nt) ? 0 : (__u32)next->pid + 1;
 		if (!pt)
-			name_untraced(prev, cpu);
-		if (!nt && pt)
-			name_untraced(next, cpu);
+			name_once(prev, cpu);
+		/* (also the closing switch's incoming task: nothing else
+		 * names it before the trace shows it) */
+		if (!nt)
+			name_once(next, cpu);
+	} else {
+		name_if_unforked(prev, cpu);
+		name_if_unforked(next, cpu);
 	}
 	e = ftfb_reserve(&rb, FTFB_EV_SWITCH, sizeof(*e), cpu);
 	if (!e)
@@ -147,7 +168,11 @@ static __always_inline int on_wakeup(struct task_struct *p, __u32 kind)
 		struct task_struct *cur = bpf_get_current_task_btf();
 
 		if (!ftfb_traced(cur->tgid))
-			name_untraced(cur, bpf_get_smp_processor_id());
+			name_once(cur, bpf_get_smp_processor_id());
+	} else {
+		name_if_unforked(bpf_get_current_task_btf(),
+				 bpf_get_smp_processor_id());
+		name_if_unforked(p, bpf_get_smp_processor_id());
 	}
 	/* hdr.cpu is the target cpu (where p will run), as the tracepoint's
 	 * target_cpu; the ring is still chosen by the current cpu. */

@@ -480,9 +480,15 @@ int ftfb_loader_open(struct ftfb_loader **out,
 		goto fail;
 	prefault_rings(l);
 	if (opts->sched) {
+		/* While the programs are attached one by one, every task is
+		 * named from the kernel (a task born in between has a switch
+		 * but maybe no fork event); once all are, only the older ones:
+		 * every task born from then on has a fork event. */
+		l->sched->bss->born_before_ns = UINT64_MAX;
 		err = attach_sched(l, false, errmsg, errlen);
 		if (err)
 			goto fail;
+		l->sched->bss->born_before_ns = now_ns();
 	}
 	*out = l;
 	return 0;

@@ -22,7 +22,7 @@
 #include <sys/types.h>
 
 struct ftfb_detacher {
-	pid_t pid;      /* the helper, 0 if none */
+	pid_t pid;	/* the helper, 0 if none */
 	int release_fd; /* write end: the helper starts when it closes */
 };
 

@@ -592,7 +592,7 @@ static const char *kind_name(int k)
 	case FTFB_EV_RENAME: return "renames";
 	case FTFB_EV_UENTRY: return "function entries";
 	case FTFB_EV_URET: return "function returns";
-	case FTFB_EV_TASKNAME: return "names of untraced tasks";
+	case FTFB_EV_TASKNAME: return "task names from the kernel";
 	default: return "other";
 	}
 }

@@ -228,6 +228,26 @@ static int new_task(struct ftfb_translator *t, const struct ftfb_task_info *ti,
 	return 0;
 }
 
+static int ensure_task(struct ftfb_translator *t, uint32_t tid,
+		       uint32_t tgid_hint, struct ftfb_task **out);
+
+/* A task the lookup found (ti), after its process's leader. Takes ti as
+ * found: a second lookup could find the task gone (seen: nameless
+ * tasks in a trace). */
+static int add_found_task(struct ftfb_translator *t,
+			  const struct ftfb_task_info *ti,
+			  struct ftfb_task **out)
+{
+	if (ti->tgid != ti->tid && !ftfb_pt_find(&t->pt, ti->tgid)) {
+		struct ftfb_task *leader;
+		int err = ensure_task(t, ti->tgid, ti->tgid, &leader);
+
+		if (err)
+			return err;
+	}
+	return new_task(t, ti, out);
+}
+
 /*
  * The entry for tid, created on first sight: resolved through the lookup
  * function, else from what the event says (tgid_hint) with no name.
@@ -238,7 +258,6 @@ static int ensure_task(struct ftfb_translator *t, uint32_t tid,
 	struct ftfb_task_info ti;
 	struct ftfb_task *k = ftfb_pt_find(&t->pt, tid);
 	bool found;
-	int err;
 
 	if (k) {
 		*out = k;
@@ -264,13 +283,8 @@ static int ensure_task(struct ftfb_translator *t, uint32_t tid,
 	ti.tid = tid;
 	if (ti.tgid == 0)
 		ti.tgid = tid;
-	if (found && ti.tgid != tid && !ftfb_pt_find(&t->pt, ti.tgid)) {
-		struct ftfb_task *leader;
-
-		err = ensure_task(t, ti.tgid, ti.tgid, &leader);
-		if (err)
-			return err;
-	}
+	if (found)
+		return add_found_task(t, &ti, out);
 	return new_task(t, &ti, out);
 }
 
@@ -548,7 +562,7 @@ static int name_task(struct ftfb_translator *t, uint32_t tid, uint32_t tgid,
 			return 0;
 		memset(&ti, 0, sizeof(ti));
 		if (t->o.lookup && t->o.lookup(t->o.lookup_ctx, tid, &ti) == 0)
-			return ensure_task(t, tid, tgid, &k);
+			return add_found_task(t, &ti, &k);
 	} else if (k->comm[0]) {
 		return 0;
 	}

@@ -168,7 +168,7 @@ static void check_hdrs(const struct evlog *log, uint64_t t0, uint64_t t1)
 	for (size_t i = 0; i < log->n; i++) {
 		const struct ftfb_hdr *h = evlog_hdr(log, i);
 
-		assert_true(h->kind >= FTFB_EV_SWITCH && h->kind <= FTFB_EV_URET);
+		assert_true(h->kind >= FTFB_EV_SWITCH && h->kind < FTFB_EV_KIND_MAX);
 		assert_true(h->cpu < ncpu);
 		/* CLOCK_MONOTONIC, taken between our two readings */
 		assert_true(h->ts >= t0 && h->ts <= t1);
@@ -221,6 +221,16 @@ static void test_system_wide_pingpong(void **state)
 	/* nice 0 tasks have kernel prio 120 */
 	assert_int_equal(ca.prio120_in, ca.switch_in);
 	check_hdrs(&log, t0, t1);
+	/* -a names from the kernel only the tasks born before the attach,
+	 * never those its fork event names (the workload's) */
+	for (size_t i = 0; i < log.n; i++) {
+		const struct ftfb_hdr *h = evlog_hdr(&log, i);
+
+		if (h->kind == FTFB_EV_TASKNAME) {
+			assert_true(h->tgid != (uint32_t)child);
+			assert_true(((const struct ftfb_taskname *)h)->comm[0]);
+		}
+	}
 
 	assert_int_equal(ftfb_loader_counters(l, drops, fired), 0);
 	assert_int_equal(drops[FTFB_EV_SWITCH], 0);

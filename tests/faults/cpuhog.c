@@ -45,10 +45,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (argc > 3 && !strcmp(argv[3], "--rt")) {
-		struct sched_param sp = { .sched_priority = 50 };
+		struct sched_param sp = {.sched_priority = 50};
 
 		if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
-			fprintf(stderr, "cpuhog: cannot become SCHED_FIFO: %s\n",
+			fprintf(stderr,
+				"cpuhog: cannot become SCHED_FIFO: %s\n",
 				strerror(errno));
 			return 1;
 		}
