@@ -42,6 +42,8 @@ def valid_trace(ftf_dump, out, balanced=True):
     check(ends_on_record_boundary(out), f"{os.path.basename(out)} ends on a record boundary")
     if balanced:
         check(t.check_code == 0, f"ftf-dump --check accepts the trace ({t.check_out.strip()})")
+        bad = t.nameless()
+        check(not bad, f"every thread and process in it is named ({len(bad)} not: {bad[:6]})")
     return t
 
 
