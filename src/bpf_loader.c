@@ -994,6 +994,10 @@ void ftfb_loader_close(struct ftfb_loader *l)
 			fprintf(stderr,
 				"ftf-bpf: cannot start the detaching helper (%s): detaching here\n",
 				strerror(-err));
+		else if (d.pid && l->opts.verbose)
+			fprintf(stderr,
+				"ftf-bpf: the probes go with process %d (" FTFB_DETACHER_NAME "), once the kernel lets them\n",
+				(int)d.pid);
 		free(fds);
 	}
 	/* With a helper these are not the last copies: they return at once. */
