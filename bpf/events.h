@@ -112,7 +112,11 @@ struct ftfb_taskname {
 };
 
 /* uprobe entry: cookie = index of the probed function (userspace table).
- * nargs = how many of args[] are valid (--args N). */
+ * nargs = how many of args[] are valid (--args N), or'ed in userspace
+ * only with FTFB_UENTRY_BEFORE_WINDOW for a call that began before a
+ * flight-recorder snapshot's window (it is written at the window's start,
+ * marked with a before_window argument). */
+#define FTFB_UENTRY_BEFORE_WINDOW 0x80000000u
 struct ftfb_uentry {
 	struct ftfb_hdr hdr;
 	__u32 cookie;

@@ -141,6 +141,21 @@ void cli_usage(FILE *f, const char *prog)
 "                         filtered by the kernel; with -f every process that\n"
 "                         maps the binary takes the probe and BPF filters it)\n"
 "\n"
+"Flight recorder (keep the last seconds in memory, write them on demand):\n"
+"  -F, --flight-recorder DUR  record as usual but keep only the events of the\n"
+"                         last DUR in memory and write nothing until a\n"
+"                         snapshot: on SIGUSR1, at every --trigger, and at\n"
+"                         the stop; -o FILE.fxt writes FILE-1.fxt, FILE-2.fxt..\n"
+"      --flight-size SIZE memory cap of the window (default 256M); whichever\n"
+"                         of DUR and SIZE is reached first decides the window\n"
+"      --trigger 'SPEC>DUR'  a snapshot when a call of a -u function matching\n"
+"                         SPEC lasts longer than DUR (SPEC alone: any call);\n"
+"                         repeatable\n"
+"      --post DUR         keep recording DUR after a trigger before the\n"
+"                         snapshot is cut (default 0)\n"
+"      --max-snapshots N  write at most N snapshots (default 10); later ones\n"
+"                         are counted and reported\n"
+"\n"
 "Output and limits:\n"
 "  -o, --output FILE      trace file (default: " CLI_DEFAULT_OUTPUT "); an existing\n"
 "                         file is kept as FILE.old; a symlink is refused\n"
@@ -168,11 +183,13 @@ void cli_usage(FILE *f, const char *prog)
 "  sudo %s -u work -- ./app args          calls of work() in ./app\n"
 "  sudo %s -f -u libc:malloc -- make      malloc() in make and all it starts\n"
 "  sudo %s --list -u 'libc:*alloc*'       what a spec matches\n"
+"  sudo %s -F 10s -a -u app:handle --trigger 'app:handle>50ms' -o slow.fxt\n"
+"                                         the 10 s before each slow handle()\n"
 "\n"
 "Needs root (or CAP_BPF + CAP_PERFMON) and a kernel with BTF.\n"
 "Open the trace at https://ui.perfetto.dev (Open trace file), or check it\n"
 "with ftf-dump --summary FILE.\n",
-		prog, prog, prog, prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog, prog, prog, prog);
 }
 
 enum {
@@ -183,6 +200,10 @@ enum {
 	OPT_LIST,
 	OPT_NO_SCHED,
 	OPT_STATUS,
+	OPT_FLIGHT_SIZE,
+	OPT_TRIGGER,
+	OPT_POST,
+	OPT_MAX_SNAPSHOTS,
 };
 
 static const struct option long_opts[] = {
@@ -199,12 +220,43 @@ static const struct option long_opts[] = {
 	{ "no-sched", no_argument, NULL, OPT_NO_SCHED },
 	{ "follow-children", no_argument, NULL, 'f' },
 	{ "status", no_argument, NULL, OPT_STATUS },
+	{ "flight-recorder", required_argument, NULL, 'F' },
+	{ "flight-size", required_argument, NULL, OPT_FLIGHT_SIZE },
+	{ "trigger", required_argument, NULL, OPT_TRIGGER },
+	{ "post", required_argument, NULL, OPT_POST },
+	{ "max-snapshots", required_argument, NULL, OPT_MAX_SNAPSHOTS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* --trigger 'SPEC>DUR' or 'SPEC'. */
+static int parse_trigger(const char *arg, struct cli_opts *o, char *err,
+			 size_t errlen)
+{
+	const char *gt = strrchr(arg, '>');
+	size_t len = gt ? (size_t)(gt - arg) : strlen(arg);
+
+	if (o->ntriggers == CLI_MAX_TRIGGERS)
+		return fail(err, errlen,
+			    "too many --trigger (at most %d): use a glob in SPEC",
+			    CLI_MAX_TRIGGERS);
+	if (!len || len >= sizeof(o->triggers[0].spec))
+		return fail(err, errlen,
+			    "invalid --trigger '%s': give 'SPEC>DUR' (e.g. 'handle>50ms') or SPEC, SPEC as in -u",
+			    arg);
+	o->triggers[o->ntriggers].min_ns = 0;
+	if (gt && cli_parse_duration(gt + 1, &o->triggers[o->ntriggers].min_ns))
+		return fail(err, errlen,
+			    "invalid duration '%s' in --trigger '%s': use e.g. 50ms, 1s",
+			    gt + 1, arg);
+	memcpy(o->triggers[o->ntriggers].spec, arg, len);
+	o->triggers[o->ntriggers].spec[len] = '\0';
+	o->ntriggers++;
+	return 0;
+}
 
 static uint64_t round_up_pow2(uint64_t v)
 {
@@ -218,6 +270,7 @@ static uint64_t round_up_pow2(uint64_t v)
 int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,
 	      size_t errlen)
 {
+	const char *flight_only = NULL; /* an -F option given without -F */
 	int c, targets;
 	long v;
 
@@ -225,12 +278,14 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,
 	o->output = CLI_DEFAULT_OUTPUT;
 	o->ring_bytes = CLI_DEFAULT_RING_BYTES;
 	o->nr_rings = 1;
+	o->flight_bytes = 256ull << 20;
+	o->max_snapshots = 10;
 	err[0] = '\0';
 
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the first non-option, which starts CMD. */
-	while ((c = getopt_long(argc, argv, "+:ap:u:o:d:fqvhV", long_opts,
+	while ((c = getopt_long(argc, argv, "+:ap:u:o:d:F:fqvhV", long_opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'a':
@@ -261,6 +316,41 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,
 				return fail(err, errlen,
 					    "empty output path for -o: give a file name such as trace.fxt");
 			o->output = optarg;
+			break;
+		case 'F':
+			if (cli_parse_duration(optarg, &o->flight_ns) ||
+			    !o->flight_ns)
+				return fail(err, errlen,
+					    "invalid window '%s' for -F: use a duration such as 2s, 500ms, 1m",
+					    optarg);
+			break;
+		case OPT_FLIGHT_SIZE:
+			if (cli_parse_size(optarg, &o->flight_bytes) ||
+			    o->flight_bytes < (1u << 20))
+				return fail(err, errlen,
+					    "invalid size '%s' for --flight-size: use at least 1M, e.g. 64M, 256M, 2G",
+					    optarg);
+			flight_only = "--flight-size";
+			break;
+		case OPT_POST:
+			if (cli_parse_duration(optarg, &o->post_ns))
+				return fail(err, errlen,
+					    "invalid duration '%s' for --post: use e.g. 0, 200ms, 2s",
+					    optarg);
+			flight_only = "--post";
+			break;
+		case OPT_MAX_SNAPSHOTS:
+			if (parse_int(optarg, 1, 1000, &v))
+				return fail(err, errlen,
+					    "invalid count '%s' for --max-snapshots: give 1..1000",
+					    optarg);
+			o->max_snapshots = (unsigned)v;
+			flight_only = "--max-snapshots";
+			break;
+		case OPT_TRIGGER:
+			if (parse_trigger(optarg, o, err, errlen))
+				return -EINVAL;
+			flight_only = "--trigger";
 			break;
 		case 'd':
 			if (cli_parse_duration(optarg, &o->duration_ns))
@@ -362,6 +452,14 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,
 	if (o->no_sched && o->nuprobes == 0)
 		return fail(err, errlen,
 			    "--no-sched leaves nothing to record: add -u SPEC, or drop --no-sched");
+	if (!o->flight_ns && flight_only)
+		return fail(err, errlen,
+			    "%s belongs to the flight recorder: add -F DUR (the window to keep)",
+			    flight_only);
+	if (o->ntriggers && o->nuprobes == 0)
+		return fail(err, errlen,
+			    "--trigger '%s' needs the function traced: add -u %s",
+			    o->triggers[0].spec, o->triggers[0].spec);
 	if (o->nargs && o->nuprobes == 0)
 		return fail(err, errlen,
 			    "--args records uprobe arguments: add -u SPEC, or drop --args");

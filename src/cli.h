@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #define CLI_MAX_UPROBES 64
+#define CLI_MAX_TRIGGERS 16
 #define CLI_DEFAULT_OUTPUT "trace.fxt"
 #define CLI_DEFAULT_RING_BYTES (8u << 20)
 
@@ -43,6 +44,16 @@ struct cli_opts {
 	bool quiet;          /* -q: no live status */
 	bool verbose;        /* -v */
 	bool force_status;   /* --status: live status even if not a tty */
+	/* flight recorder (-F DUR); 0: off */
+	uint64_t flight_ns;
+	uint64_t flight_bytes;   /* --flight-size */
+	uint64_t post_ns;        /* --post */
+	unsigned max_snapshots;  /* --max-snapshots */
+	struct {
+		char spec[256];  /* the -u style SPEC */
+		uint64_t min_ns; /* >DUR, 0: any call */
+	} triggers[CLI_MAX_TRIGGERS];
+	int ntriggers;
 };
 
 /* Parses argv. Returns 0, or -EINVAL with one line in err. */

@@ -29,6 +29,7 @@
 #include "ftf/writer.h"
 #include "bpf_loader.h"
 #include "cli.h"
+#include "flight.h"
 #include "events.h"
 #include "probespec.h"
 #include "procfs.h"
@@ -46,10 +47,17 @@
 #define POLL_MS 100
 
 static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t snapshot_signals; /* SIGUSR1s received */
 
 static void on_signal(int sig)
 {
 	stop_signal = sig;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	snapshot_signals++;
 }
 
 static uint64_t mono_ns(void)
@@ -474,6 +482,8 @@ struct session {
 	struct ftfb_translator *tr;
 	struct ftfb_loader *loader;
 	struct probes probes;
+	struct ftfb_flight *flight; /* -F: the recorder, instead of s.tr's file */
+	uint64_t *trigger_ns;       /* -F --trigger: per cookie */
 	struct target_child child;
 	bool have_child;
 	bool writer_open;
@@ -496,6 +506,15 @@ static int on_event(void *ctx, const void *data, size_t size)
 	 * within about two timeouts anyway (ftfb_loader_poll), and the drain
 	 * after the loop takes the rest. */
 	s->events++;
+	if (s->flight) {
+		r = ftfb_flight_event(s->flight, data, size);
+		if (r) {
+			s->out_err = r;
+			snprintf(s->out_errmsg, sizeof(s->out_errmsg),
+				 "the flight recorder failed: %s", strerror(-r));
+		}
+		return r;
+	}
 	r = ftfb_translator_event(s->tr, data, size);
 	if (r) {
 		s->out_err = r;
@@ -511,6 +530,8 @@ static int scan_cb(void *ctx, const struct ftfb_task_info *ti)
 {
 	struct session *s = ctx;
 
+	if (s->flight)
+		return ftfb_flight_add_task(s->flight, ti);
 	return ftfb_translator_add_task(s->tr, ti);
 }
 
@@ -551,6 +572,11 @@ static uint64_t sum(const uint64_t *v)
 
 static void record_drops(struct session *s)
 {
+	if (s->flight) {
+		if (ftfb_loader_counters(s->loader, s->drops, s->fired) == 0)
+			ftfb_flight_set_drops(s->flight, s->drops);
+		return;
+	}
 	if (ftfb_loader_counters(s->loader, s->drops, s->fired) == 0 &&
 	    !s->out_err) {
 		int r = ftfb_translator_drops(s->tr, mono_ns(), s->drops);
@@ -570,11 +596,13 @@ static void status_line(struct session *s, uint64_t now, uint64_t *last_events,
 	double el = (double)(now - s->start_ns) / 1e9;
 	double dt = (double)(now - *last_ns) / 1e9;
 	double rate = dt > 0 ? (double)(s->events - *last_events) / dt : 0;
-	double mb = (double)(s->dest.bytes_written + s->w.pos) / 1e6;
+	double mb = s->flight ? (double)ftfb_flight_held_bytes(s->flight) / 1e6
+		  : (double)(s->dest.bytes_written + s->w.pos) / 1e6;
 
 	fprintf(stderr,
-		"\r\033[Kftf-bpf: %6.1fs  %9.0f events/s  %llu dropped  %.1f MB",
-		el, rate, (unsigned long long)sum(s->drops), mb);
+		"\r\033[Kftf-bpf: %6.1fs  %9.0f events/s  %llu dropped  %.1f MB%s",
+		el, rate, (unsigned long long)sum(s->drops), mb,
+		s->flight ? " held" : "");
 	fflush(stderr);
 	*last_events = s->events;
 	*last_ns = now;
@@ -600,6 +628,8 @@ static const char *kind_name(int k)
 static void summary(struct session *s, uint64_t end_ns)
 {
 	const struct ftfb_translator_stats *st = &s->tr->st;
+	const uint64_t *by_kind = s->flight ? ftfb_flight_by_kind(s->flight)
+					    : st->by_kind;
 	struct stat sb;
 	long long bytes = -1;
 
@@ -609,10 +639,9 @@ static void summary(struct session *s, uint64_t end_ns)
 		(double)(end_ns - s->start_ns) / 1e9);
 	fprintf(stderr, "  events:");
 	for (int k = 1; k < FTFB_EV_KIND_MAX; k++)
-		if (st->by_kind[k])
+		if (by_kind[k])
 			fprintf(stderr, " %llu %s,",
-				(unsigned long long)st->by_kind[k],
-				kind_name(k));
+				(unsigned long long)by_kind[k], kind_name(k));
 	fprintf(stderr, " %llu in all\n", (unsigned long long)s->events);
 	if (sum(s->drops)) {
 		fprintf(stderr, "  LOST: %llu events (ring buffer full:",
@@ -630,6 +659,10 @@ static void summary(struct session *s, uint64_t end_ns)
 	if (s->out_err)
 		fprintf(stderr,
 			"  NOT RECORDED: everything after the output error (the ring buffer was not drained)\n");
+	if (s->flight) {
+		ftfb_flight_summary(s->flight, stderr);
+		return;
+	}
 	if (st->depth_capped || st->unmatched_returns ||
 	    st->slices_closed_early || st->skipped)
 		fprintf(stderr,
@@ -645,17 +678,174 @@ static void summary(struct session *s, uint64_t end_ns)
 		s->o->output);
 }
 
+/* Marks the traced function at sym's binary and offset as a trigger; 1
+ * if there is one. */
+static size_t mark_trigger(struct session *s, const struct ftfb_sym *sym,
+			   uint64_t min_ns)
+{
+	size_t k = 0;
+
+	for (int i = 0; i < s->probes.nlists; i++)
+		for (size_t j = 0; j < s->probes.lists[i].n; j++, k++) {
+			const struct ftfb_sym *p = &s->probes.lists[i].v[j];
+
+			if (p->offset == sym->offset &&
+			    !strcmp(p->binary, sym->binary)) {
+				s->trigger_ns[k] = min_ns;
+				return 1;
+			}
+		}
+	return 0;
+}
+
+static void print_clock(const struct ftf_clock *c)
+{
+	if (c->source == FTF_CLOCK_TSC)
+		fprintf(stderr, "ftf-bpf: clock: TSC at %.6f GHz\n",
+			(double)c->ticks_per_second / 1e9);
+	else
+		fprintf(stderr, "ftf-bpf: clock: CLOCK_MONOTONIC ns%s%s%s\n",
+			c->fallback_reason[0] ? " (TSC not used: " : "",
+			c->fallback_reason, c->fallback_reason[0] ? ")" : "");
+}
+
+/* The trace file: created (an existing one kept as .old), the writer's
+ * header written. 0, or -1 with one line in err. */
+static int open_file_output(struct session *s, char *err, size_t errlen)
+{
+	struct ftf_writer_options wo;
+	int fd = target_open_output(s->o->output, err, errlen);
+
+	if (fd < 0)
+		return -1;
+	if (ftf_dest_file_init_fd(&s->dest, fd, 1, 0)) {
+		snprintf(err, errlen, "cannot set up output %s: %s",
+			 s->o->output, s->dest.errmsg);
+		close(fd);
+		return -1;
+	}
+	memset(&wo, 0, sizeof(wo));
+	wo.provider_name = "ftf-bpf";
+	wo.num_temp_strs = -1;
+	wo.clock = &s->clock;
+	if (ftf_writer_init(&s->w, &s->dest.base, &wo)) {
+		snprintf(err, errlen, "cannot write %s: %s", s->o->output,
+			 ftf_writer_error(&s->w));
+		ftf_writer_close(&s->w);
+		return -1;
+	}
+	s->writer_open = true;
+	return 0;
+}
+
+/* -F writes its snapshots next to -o's name, later: the folder must take
+ * files now, not when the first snapshot is due. */
+static int check_flight_output(const struct cli_opts *o, char *err,
+			       size_t errlen)
+{
+	char dir[PATH_MAX], first[PATH_MAX];
+	const char *slash = strrchr(o->output, '/');
+
+	snprintf(dir, sizeof(dir), "%.*s",
+		 slash ? (int)(slash - o->output) : 1,
+		 slash ? o->output : ".");
+	if (!dir[0])
+		snprintf(dir, sizeof(dir), "/");
+	ftfb_flight_snapshot_path(o->output, 1, first, sizeof(first));
+	if (access(dir, W_OK | X_OK)) {
+		snprintf(err, errlen,
+			 "cannot write snapshots like %.300s: folder %.300s: %s",
+			 first, dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* -F --trigger: which traced functions (cookies) trigger, after how
+ * long. A trigger names functions that -u traces: the same binary and
+ * offset. 0, or -1 with one line in err. */
+static int resolve_triggers(struct session *s, const char *mb, char *err,
+			    size_t errlen)
+{
+	const struct cli_opts *o = s->o;
+
+	if (!o->ntriggers)
+		return 0;
+	s->trigger_ns = malloc((s->probes.nfuncs ? s->probes.nfuncs : 1) *
+			       sizeof(*s->trigger_ns));
+	if (!s->trigger_ns) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t k = 0; k < s->probes.nfuncs; k++)
+		s->trigger_ns[k] = FTFB_FLIGHT_NO_TRIGGER;
+	for (int i = 0; i < o->ntriggers; i++) {
+		struct ftfb_symlist sl = { 0 };
+		size_t hits = 0;
+
+		if (ftfb_probespec_resolve(o->triggers[i].spec, o->pid, mb,
+					   &sl, err, errlen)) {
+			char why[512];
+
+			snprintf(why, sizeof(why), "%.500s", err);
+			snprintf(err, errlen, "--trigger: %s", why);
+			return -1;
+		}
+		for (size_t j = 0; j < sl.n; j++)
+			hits += mark_trigger(s, &sl.v[j], o->triggers[i].min_ns);
+		ftfb_symlist_free(&sl);
+		if (!hits) {
+			snprintf(err, errlen,
+				 "--trigger '%s' matches no function traced with -u: add -u '%s' (or a -u spec that matches it)",
+				 o->triggers[i].spec, o->triggers[i].spec);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* -F: one snapshot per SIGUSR1 since the last look, then the due ones. */
+static void flight_tick(struct session *s, uint64_t now)
+{
+	static sig_atomic_t seen;
+
+	while (seen != snapshot_signals) {
+		seen++;
+		ftfb_flight_request(s->flight, "SIGUSR1");
+		ftfb_flight_tick(s->flight, now);
+	}
+	ftfb_flight_tick(s->flight, now);
+}
+
+static int open_flight(struct session *s, const struct ftfb_translator_opts *to,
+		       char *err, size_t errlen)
+{
+	struct ftfb_flight_opts fo;
+
+	memset(&fo, 0, sizeof(fo));
+	fo.window_ns = s->o->flight_ns;
+	fo.max_bytes = s->o->flight_bytes;
+	fo.output = s->o->output;
+	fo.max_snapshots = s->o->max_snapshots;
+	fo.post_ns = s->o->post_ns;
+	fo.trigger_ns = s->trigger_ns;
+	fo.tr = *to;
+	fo.clock = &s->clock;
+	fo.start_ns = mono_ns();
+	fo.quiet = s->o->quiet;
+	return ftfb_flight_open(&s->flight, &fo, err, errlen);
+}
+
 static int run_trace(struct cli_opts *o)
 {
 	struct session s;
 	struct ftfb_loader_opts lo;
 	struct ftfb_translator_opts to;
-	struct ftf_writer_options wo;
 	char err[1024], main_bin[PATH_MAX];
 	const char *mb = NULL;
 	uint64_t deadline = 0, last_status = 0, last_events = 0, last_drops = 0;
 	bool tty, exit_code_err = false;
-	int fd, r, rc = 0;
+	int r, rc = 0;
 	struct sigaction sa;
 
 	memset(&s, 0, sizeof(s));
@@ -677,43 +867,21 @@ static int run_trace(struct cli_opts *o)
 		return 1;
 	}
 
-	fd = target_open_output(o->output, err, sizeof(err));
-	if (fd < 0) {
-		die_line(err);
-		probes_free(&s.probes);
-		return 1;
-	}
-	if (ftf_dest_file_init_fd(&s.dest, fd, 1, 0)) {
-		snprintf(err, sizeof(err), "cannot set up output %s: %s",
-			 o->output, s.dest.errmsg);
-		die_line(err);
-		close(fd);
-		probes_free(&s.probes);
-		return 1;
-	}
 	ftf_clock_init(&s.clock, o->clock_mono ? FTF_CLOCK_MONO : FTF_CLOCK_TSC);
-	if (o->verbose) {
-		if (s.clock.source == FTF_CLOCK_TSC)
-			fprintf(stderr, "ftf-bpf: clock: TSC at %.6f GHz\n",
-				(double)s.clock.ticks_per_second / 1e9);
-		else
-			fprintf(stderr, "ftf-bpf: clock: CLOCK_MONOTONIC ns%s%s\n",
-				s.clock.fallback_reason[0] ? " (TSC not used: " : "",
-				s.clock.fallback_reason[0] ? s.clock.fallback_reason : "");
-	}
-	memset(&wo, 0, sizeof(wo));
-	wo.provider_name = "ftf-bpf";
-	wo.num_temp_strs = -1;
-	wo.clock = &s.clock;
-	if (ftf_writer_init(&s.w, &s.dest.base, &wo)) {
-		snprintf(err, sizeof(err), "cannot write %s: %s", o->output,
-			 ftf_writer_error(&s.w));
+	if (o->verbose)
+		print_clock(&s.clock);
+	if (o->flight_ns ? check_flight_output(o, err, sizeof(err))
+			 : open_file_output(&s, err, sizeof(err))) {
 		die_line(err);
-		ftf_writer_close(&s.w);
 		probes_free(&s.probes);
 		return 1;
 	}
-	s.writer_open = true;
+	if (o->flight_ns && resolve_triggers(&s, mb, err, sizeof(err))) {
+		die_line(err);
+		probes_free(&s.probes);
+		free(s.trigger_ns);
+		return 1;
+	}
 
 	if (o->cmd && target_spawn(&s.child, o->cmd, err, sizeof(err)) == 0)
 		s.have_child = true;
@@ -769,12 +937,6 @@ static int run_trace(struct cli_opts *o)
 		goto out;
 	}
 
-	s.tr = calloc(1, sizeof(*s.tr));
-	if (!s.tr) {
-		die_line("out of memory");
-		rc = 1;
-		goto out;
-	}
 	memset(&to, 0, sizeof(to));
 	to.w = &s.w;
 	to.clock_mono = o->clock_mono;
@@ -783,7 +945,17 @@ static int run_trace(struct cli_opts *o)
 	to.self_tid = (uint32_t)getpid();
 	to.funcs = s.probes.funcs;
 	to.nfuncs = s.probes.nfuncs;
-	if (ftfb_translator_init(s.tr, &to)) {
+	if (o->flight_ns) {
+		if (open_flight(&s, &to, err, sizeof(err))) {
+			die_line(err);
+			rc = 1;
+			goto out;
+		}
+	} else if (!(s.tr = calloc(1, sizeof(*s.tr)))) {
+		die_line("out of memory");
+		rc = 1;
+		goto out;
+	} else if (ftfb_translator_init(s.tr, &to)) {
 		snprintf(err, sizeof(err), "cannot write %s: %s", o->output,
 			 ftf_writer_error(&s.w));
 		die_line(err);
@@ -812,6 +984,10 @@ static int run_trace(struct cli_opts *o)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	if (s.flight) {
+		sa.sa_handler = on_usr1;
+		sigaction(SIGUSR1, &sa, NULL);
+	}
 	signal(SIGPIPE, SIG_IGN);
 
 	s.start_ns = mono_ns();
@@ -833,8 +1009,21 @@ static int run_trace(struct cli_opts *o)
 		else
 			snprintf(what, sizeof(what), "'%s' (pid %d)", o->cmd[0],
 				 s.child.pid);
-		fprintf(stderr, "ftf-bpf: tracing %s into %s; Ctrl-C to stop\n",
-			what, o->output);
+		if (s.flight) {
+			char first[PATH_MAX];
+
+			ftfb_flight_snapshot_path(o->output, 1, first,
+						  sizeof(first));
+			fprintf(stderr,
+				"ftf-bpf: tracing %s, keeping the last %.3f s in memory; snapshots (%s, ...) on SIGUSR1 (kill -USR1 %d)%s and at the stop; Ctrl-C to stop\n",
+				what, (double)o->flight_ns / 1e9, first,
+				(int)getpid(),
+				o->ntriggers ? ", at every --trigger" : "");
+		} else {
+			fprintf(stderr,
+				"ftf-bpf: tracing %s into %s; Ctrl-C to stop\n",
+				what, o->output);
+		}
 	}
 	tty = !o->quiet && (o->force_status || isatty(STDERR_FILENO));
 	last_status = s.start_ns;
@@ -875,6 +1064,8 @@ static int run_trace(struct cli_opts *o)
 			s.stop_reason = "traced process exited";
 			break;
 		}
+		if (s.flight)
+			flight_tick(&s, now);
 		if (now - last_status >= STATUS_INTERVAL_NS) {
 			record_drops(&s);
 			if (tty)
@@ -900,7 +1091,10 @@ static int run_trace(struct cli_opts *o)
 	record_drops(&s);
 	if (tty)
 		fprintf(stderr, "\r\033[K");
-	if (!s.out_err && ftfb_translator_finish(s.tr, mono_ns())) {
+	if (s.flight) {
+		if (ftfb_flight_finish(s.flight, mono_ns(), s.stop_reason))
+			rc = 1;
+	} else if (!s.out_err && ftfb_translator_finish(s.tr, mono_ns())) {
 		s.out_err = -EIO;
 		snprintf(s.out_errmsg, sizeof(s.out_errmsg),
 			 "writing %s failed: %s", o->output,
@@ -941,13 +1135,15 @@ out:
 			s.out_errmsg);
 		rc = 1;
 	}
-	if (s.tr && s.start_ns && !o->quiet)
+	if ((s.tr || s.flight) && s.start_ns && !o->quiet)
 		summary(&s, mono_ns());
 	if (s.loader)
 		ftfb_loader_close(s.loader);
 	if (s.tr)
 		ftfb_translator_free(s.tr);
 	free(s.tr);
+	ftfb_flight_close(s.flight);
+	free(s.trigger_ns);
 	probes_free(&s.probes);
 	return rc;
 }

@@ -643,8 +643,12 @@ static int on_uentry(struct ftfb_translator *t, const struct ftfb_uentry *e)
 {
 	struct ftfb_task *k;
 	struct ftfb_frame *f;
-	unsigned nargs = e->nargs > FTFB_MAX_ARGS ? FTFB_MAX_ARGS : e->nargs;
+	bool before = e->nargs & FTFB_UENTRY_BEFORE_WINDOW;
+	unsigned nargs = e->nargs & ~FTFB_UENTRY_BEFORE_WINDOW;
 	int err, ref, name, cat;
+
+	if (nargs > FTFB_MAX_ARGS)
+		nargs = FTFB_MAX_ARGS;
 
 	if (e->cookie >= t->o.nfuncs) {
 		t->st.skipped++;
@@ -690,10 +694,12 @@ static int on_uentry(struct ftfb_translator *t, const struct ftfb_uentry *e)
 	if (err)
 		return err;
 	err = ftf_write_duration_begin(t->w,
-				       FTF_ARG_TYPES(nargs, 0, 0, 0, 0, 0), ref,
-				       cat, name, to_ticks(t, e->hdr.ts));
+				       FTF_ARG_TYPES(nargs, 0, before, 0, 0, 0),
+				       ref, cat, name, to_ticks(t, e->hdr.ts));
 	for (unsigned i = 0; !err && i < nargs; i++)
 		err = ftf_arg_int64(t->w, t->s_arg[i], (int64_t)e->args[i]);
+	if (!err && before)
+		err = ftf_arg_bool(t->w, t->s_before_window, true);
 	if (err)
 		return err;
 	t->st.records++;
@@ -818,6 +824,7 @@ int ftfb_translator_init(struct ftfb_translator *t,
 	INTERN(s_outgoing_weight, "outgoing_weight");
 	INTERN(s_waker, "waker");
 	INTERN(s_unfinished, "unfinished");
+	INTERN(s_before_window, "before_window");
 	INTERN(s_ret, "ret");
 	for (int i = 0; i < FTFB_MAX_ARGS; i++) {
 		buf[0] = 'a';

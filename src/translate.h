@@ -132,7 +132,7 @@ struct ftfb_translator {
 	bool ids_exhausted; /* the writer ran out of string ids */
 	/* argument and event names, interned at init */
 	int s_incoming_weight, s_outgoing_weight, s_waker;
-	int s_unfinished, s_ret, s_arg[FTFB_MAX_ARGS];
+	int s_unfinished, s_before_window, s_ret, s_arg[FTFB_MAX_ARGS];
 	int s_drop_name, s_drop_cat, s_total, s_kind[FTFB_EV_KIND_MAX];
 	bool drops_written;
 	uint64_t last_ts; /* newest event timestamp seen (mono ns) */

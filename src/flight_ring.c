@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * flight_ring.c - the chunk list of the flight recorder (flight_ring.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flight_ring.h"
+
+#define MAX_CHUNK_BYTES (1u << 20)
+#define MIN_CHUNK_BYTES (64u << 10)
+#define REC_HDR 8 /* u32 length, u32 zero */
+
+static size_t rec_bytes(size_t size)
+{
+	return REC_HDR + ((size + 7) & ~(size_t)7);
+}
+
+int ftfb_fring_init(struct ftfb_fring *r, uint64_t window_ns,
+		    size_t max_bytes, ftfb_fring_evict_fn evict, void *ctx)
+{
+	memset(r, 0, sizeof(*r));
+	/* about 1/16 of the cap a chunk: eviction takes a small slice */
+	r->chunk_bytes = max_bytes / 16;
+	if (r->chunk_bytes > MAX_CHUNK_BYTES)
+		r->chunk_bytes = MAX_CHUNK_BYTES;
+	if (r->chunk_bytes < MIN_CHUNK_BYTES)
+		r->chunk_bytes = MIN_CHUNK_BYTES;
+	r->max_chunks = max_bytes / r->chunk_bytes;
+	if (r->max_chunks < 2)
+		r->max_chunks = 2;
+	r->window_ns = window_ns;
+	r->evict = evict;
+	r->evict_ctx = ctx;
+	return 0;
+}
+
+void ftfb_fring_free(struct ftfb_fring *r)
+{
+	struct ftfb_fchunk *c = r->oldest;
+
+	while (c) {
+		struct ftfb_fchunk *n = c->next;
+
+		free(c);
+		c = n;
+	}
+	free(r->spare);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Hands the oldest chunk to the callback and keeps it as the spare. */
+static void evict_oldest(struct ftfb_fring *r)
+{
+	struct ftfb_fchunk *c = r->oldest;
+
+	if (r->evict)
+		r->evict(r->evict_ctx, c);
+	r->oldest = c->next;
+	if (!r->oldest)
+		r->newest = NULL;
+	r->nchunks--;
+	if (r->spare)
+		free(c);
+	else
+		r->spare = c;
+}
+
+static int new_chunk(struct ftfb_fring *r,
+		     const uint64_t drops[FTFB_EV_KIND_MAX])
+{
+	struct ftfb_fchunk *c;
+
+	if (r->nchunks >= r->max_chunks) {
+		evict_oldest(r);
+		r->evicted_by_size++;
+	}
+	c = r->spare;
+	r->spare = NULL;
+	if (!c) {
+		c = malloc(sizeof(*c) + r->chunk_bytes);
+		if (!c)
+			return -ENOMEM;
+	}
+	c->next = NULL;
+	c->first_ts = 0;
+	c->last_ts = 0;
+	c->used = 0;
+	memcpy(c->drops_before, drops, sizeof(c->drops_before));
+	if (r->newest)
+		r->newest->next = c;
+	else
+		r->oldest = c;
+	r->newest = c;
+	r->nchunks++;
+	return 0;
+}
+
+/* The chunks whose events are all older than the window go (never the
+ * one being filled). */
+static void evict_by_age(struct ftfb_fring *r)
+{
+	while (r->oldest && r->oldest != r->newest &&
+	       r->oldest->last_ts + r->window_ns < r->newest_ts) {
+		evict_oldest(r);
+		r->evicted_by_age++;
+	}
+}
+
+int ftfb_fring_append(struct ftfb_fring *r, const void *data, size_t size,
+		      const uint64_t drops[FTFB_EV_KIND_MAX])
+{
+	const struct ftfb_hdr *h = data;
+	size_t need = rec_bytes(size);
+	struct ftfb_fchunk *c = r->newest;
+	uint32_t len = (uint32_t)size;
+	int err;
+
+	if (need > r->chunk_bytes || size < sizeof(*h)) {
+		r->refused++;
+		return 0;
+	}
+	if (!c || c->used + need > r->chunk_bytes) {
+		err = new_chunk(r, drops);
+		if (err)
+			return err;
+		c = r->newest;
+	}
+	memcpy(c->data + c->used, &len, sizeof(len));
+	memset(c->data + c->used + sizeof(len), 0, REC_HDR - sizeof(len));
+	memcpy(c->data + c->used + REC_HDR, data, size);
+	c->used += need;
+	if (!c->first_ts || h->ts < c->first_ts)
+		c->first_ts = h->ts;
+	if (h->ts > c->last_ts)
+		c->last_ts = h->ts;
+	if (h->ts > r->newest_ts)
+		r->newest_ts = h->ts;
+	evict_by_age(r);
+	return 0;
+}
+
+int ftfb_fchunk_walk(const struct ftfb_fchunk *c, ftfb_fring_event_fn fn,
+		     void *ctx)
+{
+	size_t off = 0;
+
+	while (off + REC_HDR <= c->used) {
+		uint32_t len;
+		int err;
+
+		memcpy(&len, c->data + off, sizeof(len));
+		err = fn(ctx, c->data + off + REC_HDR, len);
+		if (err)
+			return err;
+		off += rec_bytes(len);
+	}
+	return 0;
+}
+
+size_t ftfb_fring_bytes(const struct ftfb_fring *r)
+{
+	return (r->nchunks + (r->spare ? 1 : 0)) * (sizeof(struct ftfb_fchunk) +
+						    r->chunk_bytes);
+}
