@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The flight recorder (-F) end to end, on flightwl (three threads call
+tick() every millisecond; thread "rare" calls rare() once, 80 ms, at a
+known moment; the workload prints the time of every tick() call).
+
+usage: test_flight.py MODE FTF_BPF FTF_DUMP FLIGHTWL OUTDIR
+MODE: trigger | usr1 | stopwrite
+
+Expectations come from the workload's own timestamps (CLOCK_MONOTONIC,
+which --clock mono makes the trace's time base too), never from ftf-bpf's
+output alone.
+"""
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ftfcheck import Fail, Trace, Tracer, check, ends_on_record_boundary, run_main, skip_unless_root  # noqa: E402
+
+
+def parse_workload(out):
+    lines = out.split("\n")
+    m = re.match(r"rare (\d+) (\d+) (\d+)", lines[0])
+    if not m:
+        raise Fail(f"flightwl printed no rare line: {lines[:1]}")
+    rare = (int(m[1]), int(m[2]), int(m[3]))
+    ticks, i = {}, 1
+    while i < len(lines) and lines[i].startswith("tick "):
+        _, tid, n = lines[i].split()
+        ticks[int(tid)] = [int(x) for x in lines[i + 1:i + 1 + int(n)]]
+        i += 1 + int(n)
+    return rare, ticks
+
+
+def snapshot(ftf_dump, path):
+    check(os.path.exists(path), f"{os.path.basename(path)} was written")
+    t = Trace(ftf_dump, path)
+    check(ends_on_record_boundary(path), f"{os.path.basename(path)} ends on a record boundary")
+    check(t.check_code == 0, f"ftf-dump --check accepts {os.path.basename(path)} ({t.check_out.strip()[:200]})")
+    bad = t.nameless()
+    check(not bad, f"every thread and process in it is named ({len(bad)} not: {bad[:6]})")
+    return t
+
+
+def begins(t, name):
+    """(ts, tid, before_window) of the name's slice begins."""
+    return [(e[0], e[2], "before_window" in e[6]) for e in t.events
+            if e[4] == name and e[5] == "DurationBegin"]
+
+
+def mode_trigger(tool, ftf_dump, wl, outdir):
+    """-F 2s --trigger 'rare>50ms': the first snapshot holds the rare call
+    and the 2 s of tick() calls before the snapshot, exactly those the
+    workload made in that span, on threads with the right names."""
+    out = os.path.join(outdir, "flight.fxt")
+    for n in (1, 2):
+        p = os.path.join(outdir, f"flight-{n}.fxt")
+        if os.path.exists(p):
+            os.unlink(p)
+    args = ["-F", "2s", "--clock", "mono", "-u", "tick", "-u", "rare", "--trigger", "rare>50ms",
+            "-o", out, "--", wl, "6", "3.5"]
+    print("  run:", tool, " ".join(args))
+    p = subprocess.run([tool, *args], capture_output=True, text=True, timeout=120)
+    print("  ftf-bpf said (exit %d):\n    %s" % (p.returncode, p.stderr.strip().replace("\n", "\n    ")))
+    check(p.returncode == 0, f"exit 0 (got {p.returncode})")
+    (rtid, rb, re_), ticks = parse_workload(p.stdout)
+    check(re.search(r"snapshot \S*flight-1\.fxt: .*rare\(\) took (8\d|9\d|1\d\d)\.\d+ ms", p.stderr),
+          "the trigger's snapshot is announced with the call's duration")
+    check("flight-2.fxt" in p.stderr and "stop (command exited)" in p.stderr,
+          "the stop writes the last window as snapshot 2")
+    t = snapshot(ftf_dump, os.path.join(outdir, "flight-1.fxt"))
+    r = begins(t, "rare")
+    check(len(r) == 1 and r[0][1] == rtid and not r[0][2], f"one rare() slice, on thread {rtid}: {r}")
+    check("rare" in t.thread_names(rtid), f"thread {rtid} is named 'rare': {t.thread_names(rtid)}")
+    ends = [e for e in t.events if e[4] == "rare" and e[5] == "DurationEnd"]
+    check(len(ends) == 1 and ends[0][0] - r[0][0] >= 80_000_000,
+          f"it lasts at least 80 ms ({(ends[0][0] - r[0][0]) / 1e6 if ends else None} ms)")
+    check(rb <= r[0][0] <= re_, "its begin lies within the workload's own times of the call")
+    b = begins(t, "tick")
+    inside = [x for x in b if not x[2]]
+    first, last = min(x[0] for x in inside), max(x[0] for x in inside)
+    span = (r[0][0] + 80_000_000 - first) / 1e9
+    check(1.7 <= span <= 2.1, f"the tick() calls reach back {span:.3f} s before the rare call's end (window 2 s)")
+    total = 0
+    for tid, ts in ticks.items():
+        got = sum(1 for x in inside if x[1] == tid)
+        # the workload's times are taken just before each call (1 ms
+        # apart): a call is in the snapshot if its entry, some
+        # microseconds later, is in [first, last]
+        want = sum(1 for x in ts if first - 200_000 <= x <= last)
+        check(got == want, f"thread {tid}: {got} tick() slices = {want} calls the workload made in the span")
+        names = t.thread_names(tid)
+        check(any(n.startswith("freq") for n in names), f"thread {tid} is named freqN: {names}")
+        total += got
+    check(total > 3 * 1000, f"{total} tick() slices in all (three threads, about 2 s at most 1 kHz)")
+    early = [x for x in b if x[2]]
+    check(all(x[0] == min(y[0] for y in b) for x in early),
+          f"calls open at the window's start begin at it, marked before_window ({len(early)})")
+
+
+def mode_usr1(tool, ftf_dump, wl, outdir):
+    """Three SIGUSR1, with --max-snapshots 3: three snapshots; the stop's
+    one is counted, not written."""
+    out = os.path.join(outdir, "usr1.fxt")
+    for n in range(1, 6):
+        p = os.path.join(outdir, f"usr1-{n}.fxt")
+        if os.path.exists(p):
+            os.unlink(p)
+    tr = Tracer(tool, ["-F", "1s", "--max-snapshots", "3", "-u", "tick", "-o", out, "--", wl, "5", "4"])
+    for _ in range(3):
+        time.sleep(0.8)
+        tr.signal(signal.SIGUSR1)
+    rc = tr.wait()
+    check(rc == 0, f"exit 0 (got {rc})")
+    for n in (1, 2, 3):
+        t = snapshot(ftf_dump, os.path.join(outdir, f"usr1-{n}.fxt"))
+        check(len(begins(t, "tick")) > 500, f"snapshot {n} holds tick() calls")
+        check(f"usr1-{n}.fxt: SIGUSR1" in tr.stderr, f"the summary lists snapshot {n} (SIGUSR1)")
+    check(not os.path.exists(os.path.join(outdir, "usr1-4.fxt")), "no fourth snapshot")
+    check("1 more snapshots asked for and not written (--max-snapshots 3)" in tr.stderr,
+          "the stop's snapshot is counted as not written")
+
+
+def mode_stopwrite(tool, ftf_dump, wl, outdir):
+    """SIGUSR1 then at once SIGINT (or SIGTERM): the snapshot being written
+    and the stop's one are both whole."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        name = signal.Signals(sig).name
+        out = os.path.join(outdir, f"stop-{name}.fxt")
+        for n in (1, 2):
+            p = os.path.join(outdir, f"stop-{name}-{n}.fxt")
+            if os.path.exists(p):
+                os.unlink(p)
+        tr = Tracer(tool, ["-F", "2s", "-a", "-u", f"{wl}:tick", "-o", out])
+        w = subprocess.Popen([wl, "4", "3"], stdout=subprocess.DEVNULL)
+        time.sleep(2.0)
+        tr.signal(signal.SIGUSR1)
+        time.sleep(0.01)
+        tr.signal(sig)
+        rc = tr.wait()
+        w.wait()
+        check(rc == 0, f"{name}: exit 0 (got {rc})")
+        for n in (1, 2):
+            t = snapshot(ftf_dump, os.path.join(outdir, f"stop-{name}-{n}.fxt"))
+            check(len(t.switches) > 0, f"{name}: snapshot {n} holds context switches")
+
+
+def main():
+    skip_unless_root()
+    mode, tool, ftf_dump, wl, outdir = sys.argv[1:6]
+    os.makedirs(outdir, exist_ok=True)
+    fn = {"trigger": mode_trigger, "usr1": mode_usr1, "stopwrite": mode_stopwrite}[mode]
+    run_main(lambda: fn(tool, ftf_dump, wl, outdir))
+
+
+if __name__ == "__main__":
+    main()
