@@ -333,7 +333,9 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,
 			flight_only = "--flight-size";
 			break;
 		case OPT_POST:
-			if (cli_parse_duration(optarg, &o->post_ns))
+			if (!strcmp(optarg, "0"))
+				o->post_ns = 0;
+			else if (cli_parse_duration(optarg, &o->post_ns))
 				return fail(err, errlen,
 					    "invalid duration '%s' for --post: use e.g. 0, 200ms, 2s",
 					    optarg);

@@ -197,6 +197,77 @@ static void help_and_version(void **state)
 	assert_int_equal(o.action, CLI_LIST);
 }
 
+static void flight_recorder_options(void **state)
+{
+	struct cli_opts o;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "-F", "2s", "-u", "rare", "-u", "tick",
+			       "--trigger", "rare>50ms", "--trigger", "tick",
+			       "--post", "200ms", "--flight-size", "64M",
+			       "--max-snapshots", "3", "--", "app"), 0);
+	assert_int_equal(o.flight_ns, 2000000000ull);
+	assert_int_equal(o.flight_bytes, 64ull << 20);
+	assert_int_equal(o.post_ns, 200000000ull);
+	assert_int_equal(o.max_snapshots, 3);
+	assert_int_equal(o.ntriggers, 2);
+	assert_string_equal(o.triggers[0].spec, "rare");
+	assert_int_equal(o.triggers[0].min_ns, 50000000ull);
+	assert_string_equal(o.triggers[1].spec, "tick");
+	assert_int_equal(o.triggers[1].min_ns, 0);
+	/* defaults, and --post 0 */
+	assert_int_equal(PARSE(&o, err, "--flight-recorder", "1s", "--post",
+			       "0", "-a"), 0);
+	assert_int_equal(o.flight_bytes, 256ull << 20);
+	assert_int_equal(o.max_snapshots, 10);
+	assert_int_equal(o.post_ns, 0);
+	assert_int_equal(o.ntriggers, 0);
+}
+
+static void bad_flight_recorder_options(void **state)
+{
+	static const struct {
+		const char *argv[8];
+		const char *says;
+	} bad[] = {
+		{ { "-F", "0", "-a" }, "invalid window '0' for -F" },
+		{ { "-F", "soon", "-a" }, "invalid window 'soon' for -F" },
+		{ { "--trigger", "f>1ms", "-u", "f", "--", "x" },
+		  "--trigger belongs to the flight recorder: add -F DUR" },
+		{ { "--post", "1s", "-a" },
+		  "--post belongs to the flight recorder" },
+		{ { "--max-snapshots", "2", "-a" },
+		  "--max-snapshots belongs to the flight recorder" },
+		{ { "-F", "1s", "--trigger", "f>1ms", "--", "x" },
+		  "--trigger 'f' needs the function traced: add -u f" },
+		{ { "-F", "1s", "--trigger", ">1ms", "-u", "f", "--", "x" },
+		  "invalid --trigger '>1ms'" },
+		{ { "-F", "1s", "--trigger", "f>abc", "-u", "f", "--", "x" },
+		  "invalid duration 'abc' in --trigger 'f>abc'" },
+		{ { "-F", "1s", "--flight-size", "10K", "-a" },
+		  "invalid size '10K' for --flight-size" },
+		{ { "-F", "1s", "--max-snapshots", "0", "-a" },
+		  "invalid count '0' for --max-snapshots" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *argv[10] = { "ftf-bpf" };
+		struct cli_opts o;
+		char err[512];
+		int argc = 1;
+
+		for (int j = 0; bad[i].argv[j]; j++)
+			argv[argc++] = (char *)bad[i].argv[j];
+		assert_int_equal(cli_parse(argc, argv, &o, err, sizeof(err)),
+				 -EINVAL);
+		if (!strstr(err, bad[i].says))
+			fail_msg("case %zu: '%s' does not say '%s'", i, err,
+				 bad[i].says);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +279,8 @@ int main(void)
 		cmocka_unit_test(command_after_dashes_or_bare),
 		cmocka_unit_test(bad_options_get_one_clear_line),
 		cmocka_unit_test(help_and_version),
+		cmocka_unit_test(flight_recorder_options),
+		cmocka_unit_test(bad_flight_recorder_options),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
