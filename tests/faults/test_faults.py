@@ -323,6 +323,49 @@ def case_starved(a):
                 pass
 
 
+# ---------------------------------------------------------------- flight recorder
+
+def case_flight(a):
+    """-F 1s -a for 60 s (FTFB_LONG_RUN_S) under the long run's load: the
+    recorder's memory stays at about the window's size (RSS sampled every
+    second, flat after warm-up), nothing is lost at default settings, and
+    the stop's snapshot is a whole trace of about the last second."""
+    secs = int(os.environ.get("FTFB_LONG_RUN_S", a.extra or "60"))
+    out = os.path.join(a.outdir, "flight.fxt")
+    snap = os.path.join(a.outdir, "flight-1.fxt")
+    if os.path.exists(snap):
+        os.unlink(snap)
+    load = [subprocess.Popen([a.pingpong, "1000000000", "--cpu", "0"], stdout=subprocess.DEVNULL),
+            subprocess.Popen(["sh", "-c", f"while :; do {a.hammer} -n 200 1 >/dev/null; sleep 0.05; done"]),
+            subprocess.Popen(["sh", "-c", "while :; do /bin/true; ls / >/dev/null; sleep 0.01; done"])]
+    try:
+        rc, _, err, s = run_sampled([a.tool, "-F", "1s", "-a", "-u", f"{a.hammer}:hit", "-d", f"{secs}s", "-o", out],
+                                    period=1.0, timeout=secs + 300)
+    finally:
+        for p in load:
+            subprocess.run(["pkill", "-P", str(p.pid)], capture_output=True)
+            p.kill()
+            p.wait()
+    check(rc == 0, f"ftf-bpf -F 1s -a -d {secs}s exited 0 (got {rc})")
+    got, lost, lost_total = parse_summary(err)
+    check(lost_total == 0, f"nothing lost at default settings ({lost_total})")
+    m = re.search(r"([\d.]+) MB held at the end", err)
+    held_mb = float(m[1]) if m else None
+    check(held_mb is not None, f"the summary says what the window holds ({held_mb} MB)")
+    check("the duration decided the window" in err, "the 1 s window, not the 256M cap, decided it")
+    rss = [r for _, r in s.samples]
+    warm = max(rss[: max(1, len(rss) // 10)])
+    late = max(rss[len(rss) // 2:])
+    check(late - warm < 16 * 1024, f"RSS after warm-up {warm} kB, max in second half {late} kB")
+    check(late < (held_mb * 1e6 / 1024) * 1.5 + 64 * 1024,
+          f"RSS {late} kB is about the window's {held_mb} MB (plus the tool's own 64 MB at most)")
+    t = valid_trace(a.ftf_dump, snap)
+    ts = [e[0] for e in t.events] + [x[0] for x in t.switches]
+    figures("flight", sum(got.values()), sum(got.values()), lost_total, s.peak_kb,
+            f"seconds={secs} held_mb={held_mb} rss_warm_kb={warm} rss_late_max_kb={late} "
+            f"snapshot_bytes={os.path.getsize(snap)} snapshot_records={len(ts)}")
+
+
 # ---------------------------------------------------------------- stops
 
 def stop_by_signal(a, sig):
@@ -590,6 +633,7 @@ def main():
         "target-killed": lambda a: stop_target(a, "killed"),
         "exec": case_exec, "diskfull": case_diskfull, "badinput": case_badinput,
         "privileges": case_privileges, "window": case_window, "starved": case_starved,
+        "flight": case_flight,
     }
 
     def body():
