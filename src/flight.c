@@ -545,12 +545,13 @@ void ftfb_flight_summary(const struct ftfb_flight *f, FILE *out)
 	const struct ftfb_fring *r = &f->ring;
 
 	fprintf(out,
-		"  flight recorder: window %.3f s or %.1f MB, whichever is reached first; %s; %.1f MB held at the end\n",
+		"  flight recorder: window %.3f s or %.1f MB, whichever is reached first; %s; %.1f MB held at the end for %.1f MB of events\n",
 		(double)f->o.window_ns / 1e9, (double)f->o.max_bytes / 1e6,
 		r->evicted_by_size ? "the size limit decided the window (raise --flight-size for the whole duration)"
 		: r->evicted_by_age ? "the duration decided the window"
 				    : "the window never filled",
-		(double)ftfb_fring_bytes(r) / 1e6);
+		(double)ftfb_fring_bytes(r) / 1e6,
+		(double)ftfb_fring_raw_bytes(r) / 1e6);
 	for (unsigned i = 0; i < f->taken; i++)
 		fprintf(out, "  snapshot %s%s: %s\n", f->snaps[i].path,
 			f->snaps[i].ok ? "" : " (FAILED)", f->snaps[i].why);

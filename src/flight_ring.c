@@ -87,6 +87,7 @@ static int new_chunk(struct ftfb_fring *r,
 	c->first_ts = 0;
 	c->last_ts = 0;
 	c->used = 0;
+	c->raw = 0;
 	memcpy(c->drops_before, drops, sizeof(c->drops_before));
 	if (r->newest)
 		r->newest->next = c;
@@ -131,6 +132,7 @@ int ftfb_fring_append(struct ftfb_fring *r, const void *data, size_t size,
 	memset(c->data + c->used + sizeof(len), 0, REC_HDR - sizeof(len));
 	memcpy(c->data + c->used + REC_HDR, data, size);
 	c->used += need;
+	c->raw += size;
 	if (!c->first_ts || h->ts < c->first_ts)
 		c->first_ts = h->ts;
 	if (h->ts > c->last_ts)
@@ -163,4 +165,13 @@ size_t ftfb_fring_bytes(const struct ftfb_fring *r)
 {
 	return (r->nchunks + (r->spare ? 1 : 0)) * (sizeof(struct ftfb_fchunk) +
 						    r->chunk_bytes);
+}
+
+size_t ftfb_fring_raw_bytes(const struct ftfb_fring *r)
+{
+	size_t n = 0;
+
+	for (const struct ftfb_fchunk *c = r->oldest; c; c = c->next)
+		n += c->raw;
+	return n;
 }

@@ -26,6 +26,7 @@ struct ftfb_fchunk {
 	/* drop counters (cumulative, by kind) when the chunk began */
 	uint64_t drops_before[FTFB_EV_KIND_MAX];
 	size_t used;
+	size_t raw; /* the events' own bytes (used less length words) */
 	unsigned char data[];
 };
 
@@ -66,5 +67,7 @@ int ftfb_fchunk_walk(const struct ftfb_fchunk *c, ftfb_fring_event_fn fn,
 
 /* Bytes the chunks hold (allocated). */
 size_t ftfb_fring_bytes(const struct ftfb_fring *r);
+/* Bytes of the events themselves in the chunks. */
+size_t ftfb_fring_raw_bytes(const struct ftfb_fring *r);
 
 #endif
