@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_flight_ring - the flight recorder's window: events come back in
+ * order, whole; a chunk goes when all its events are older than the
+ * window, or when a new one would pass the memory cap; every evicted
+ * event reaches the eviction callback exactly once, before it is gone;
+ * a chunk keeps the drop counters of its start.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "flight_ring.h"
+
+#define MS 1000000ull
+
+struct seen {
+	uint64_t first_ts, last_ts, n, bad;
+	uint64_t next_id; /* events carry ids 0, 1, 2 ... in hdr.tid */
+};
+
+static int count_event(void *ctx, const void *data, size_t size)
+{
+	struct seen *s = ctx;
+	struct ftfb_switch e;
+
+	if (size != sizeof(e)) {
+		s->bad++;
+		return 0;
+	}
+	memcpy(&e, data, sizeof(e));
+	if (e.hdr.tid != s->next_id || e.next_tid != e.hdr.tid * 3)
+		s->bad++;
+	s->next_id = e.hdr.tid + 1;
+	if (!s->n)
+		s->first_ts = e.hdr.ts;
+	s->last_ts = e.hdr.ts;
+	s->n++;
+	return 0;
+}
+
+static void on_evict(void *ctx, const struct ftfb_fchunk *c)
+{
+	ftfb_fchunk_walk(c, count_event, ctx);
+}
+
+static void append_n(struct ftfb_fring *r, uint64_t from, uint64_t n,
+		     uint64_t ts0, uint64_t step, const uint64_t *drops)
+{
+	for (uint64_t i = from; i < from + n; i++) {
+		struct ftfb_switch e;
+
+		memset(&e, 0, sizeof(e));
+		e.hdr.kind = FTFB_EV_SWITCH;
+		e.hdr.ts = ts0 + (i - from) * step;
+		e.hdr.tid = (uint32_t)i;
+		e.next_tid = (uint32_t)i * 3;
+		assert_int_equal(ftfb_fring_append(r, &e, sizeof(e), drops), 0);
+	}
+}
+
+static void walk_all(struct ftfb_fring *r, struct seen *s)
+{
+	for (const struct ftfb_fchunk *c = r->oldest; c; c = c->next)
+		ftfb_fchunk_walk(c, count_event, s);
+}
+
+static void keeps_the_last_window_by_age(void **state)
+{
+	uint64_t drops[FTFB_EV_KIND_MAX] = { 0 };
+	struct seen evicted = { 0 }, kept = { 0 };
+	struct ftfb_fring r;
+	/* 200,000 events 10 us apart (2 s), window 500 ms, no size limit
+	 * near: 64 MB */
+	const uint64_t n = 200000, step = 10000, t0 = 1000 * MS;
+
+	(void)state;
+	assert_int_equal(ftfb_fring_init(&r, 500 * MS, 64u << 20, on_evict,
+					 &evicted), 0);
+	append_n(&r, 0, n, t0, step, drops);
+	kept.next_id = evicted.n;
+	walk_all(&r, &kept);
+	/* nothing lost, nothing twice, in order */
+	assert_int_equal(evicted.bad + kept.bad, 0);
+	assert_int_equal(evicted.n + kept.n, n);
+	assert_int_equal(kept.last_ts, t0 + (n - 1) * step);
+	/* the window: at least 500 ms kept, at most a chunk more (a 1 MiB
+	 * chunk holds 21,845 of these 48-byte records: 218 ms) */
+	assert_true(kept.last_ts - kept.first_ts >= 500 * MS);
+	assert_true(kept.last_ts - kept.first_ts <= 500 * MS + 219 * MS);
+	assert_true(r.evicted_by_age > 0);
+	assert_int_equal(r.evicted_by_size, 0);
+	ftfb_fring_free(&r);
+}
+
+static void the_size_cap_decides_when_smaller(void **state)
+{
+	uint64_t drops[FTFB_EV_KIND_MAX] = { 0 };
+	struct seen evicted = { 0 }, kept = { 0 };
+	struct ftfb_fring r;
+
+	(void)state;
+	/* 4 MiB cap: 16 chunks of 256 KiB, far less than the 10 s window */
+	assert_int_equal(ftfb_fring_init(&r, 10000 * MS, 4u << 20, on_evict,
+					 &evicted), 0);
+	append_n(&r, 0, 300000, MS, 1000, drops);
+	kept.next_id = evicted.n;
+	walk_all(&r, &kept);
+	assert_int_equal(evicted.bad + kept.bad, 0);
+	assert_int_equal(evicted.n + kept.n, 300000);
+	assert_true(r.evicted_by_size > 0);
+	assert_int_equal(r.evicted_by_age, 0);
+	assert_true(r.nchunks <= 16);
+	assert_true(ftfb_fring_bytes(&r) <= (4u << 20) + (1u << 20));
+	/* 40 of every 48 bytes are the events' own */
+	assert_int_equal(ftfb_fring_raw_bytes(&r), kept.n * 40);
+	ftfb_fring_free(&r);
+}
+
+static void chunks_keep_the_drops_of_their_start(void **state)
+{
+	uint64_t drops[FTFB_EV_KIND_MAX] = { 0 };
+	struct ftfb_fring r;
+
+	(void)state;
+	assert_int_equal(ftfb_fring_init(&r, 10000 * MS, 64u << 20, NULL,
+					 NULL), 0);
+	append_n(&r, 0, 10, MS, 1000, drops);
+	drops[FTFB_EV_SWITCH] = 7;
+	/* a new chunk starts only when one is full: fill the first */
+	append_n(&r, 10, 30000, 2 * MS, 1000, drops);
+	assert_non_null(r.oldest->next);
+	assert_int_equal(r.oldest->drops_before[FTFB_EV_SWITCH], 0);
+	assert_int_equal(r.newest->drops_before[FTFB_EV_SWITCH], 7);
+	ftfb_fring_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(keeps_the_last_window_by_age),
+		cmocka_unit_test(the_size_cap_decides_when_smaller),
+		cmocka_unit_test(chunks_keep_the_drops_of_their_start),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
