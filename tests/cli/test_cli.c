@@ -228,7 +228,7 @@ static void flight_recorder_options(void **state)
 static void bad_flight_recorder_options(void **state)
 {
 	static const struct {
-		const char *argv[8];
+		const char *argv[10]; /* NULL-terminated */
 		const char *says;
 	} bad[] = {
 		{ { "-F", "0", "-a" }, "invalid window '0' for -F" },
@@ -253,7 +253,7 @@ static void bad_flight_recorder_options(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		char *argv[10] = { "ftf-bpf" };
+		char *argv[12] = { "ftf-bpf" };
 		struct cli_opts o;
 		char err[512];
 		int argc = 1;
