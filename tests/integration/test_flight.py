@@ -53,16 +53,17 @@ def begins(t, name):
 
 
 def mode_trigger(tool, ftf_dump, wl, outdir):
-    """-F 2s --trigger 'rare>50ms': the first snapshot holds the rare call
-    and the 2 s of tick() calls before the snapshot, exactly those the
-    workload made in that span, on threads with the right names."""
+    """-F 2s --trigger 'rare>50ms' --post 500ms: the first snapshot holds
+    the rare call, 1.5 s of tick() calls before its end and 0.5 s after,
+    exactly those the workload made in that span, on threads with the
+    right names."""
     out = os.path.join(outdir, "flight.fxt")
     for n in (1, 2):
         p = os.path.join(outdir, f"flight-{n}.fxt")
         if os.path.exists(p):
             os.unlink(p)
     args = ["-F", "2s", "--clock", "mono", "-u", "tick", "-u", "rare", "--trigger", "rare>50ms",
-            "-o", out, "--", wl, "6", "3.5"]
+            "--post", "500ms", "-o", out, "--", wl, "6", "3.5"]
     print("  run:", tool, " ".join(args))
     p = subprocess.run([tool, *args], capture_output=True, text=True, timeout=120)
     print("  ftf-bpf said (exit %d):\n    %s" % (p.returncode, p.stderr.strip().replace("\n", "\n    ")))
@@ -83,8 +84,11 @@ def mode_trigger(tool, ftf_dump, wl, outdir):
     b = begins(t, "tick")
     inside = [x for x in b if not x[2]]
     first, last = min(x[0] for x in inside), max(x[0] for x in inside)
-    span = (r[0][0] + 80_000_000 - first) / 1e9
-    check(1.7 <= span <= 2.1, f"the tick() calls reach back {span:.3f} s before the rare call's end (window 2 s)")
+    rare_end = ends[0][0]
+    before, after = (rare_end - first) / 1e9, (last - rare_end) / 1e9
+    check(0.45 <= after <= 1.2, f"--post 500ms: the tick() calls go on {after:.3f} s after the rare call's end")
+    check(1.7 <= before + after <= 2.05,
+          f"and reach back {before:.3f} s before it: {before + after:.3f} s in all (window 2 s)")
     total = 0
     for tid, ts in ticks.items():
         got = sum(1 for x in inside if x[1] == tid)
