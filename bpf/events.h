@@ -29,7 +29,10 @@ enum ftfb_kind {
 	FTFB_EV_URET = 9,       /* struct ftfb_uret */
 	FTFB_EV_BATCH = 10,     /* struct ftfb_batch + packed events */
 	FTFB_EV_TASKNAME = 11,  /* struct ftfb_taskname */
-	FTFB_EV_KIND_MAX = 12,
+	FTFB_EV_SENTER = 12,    /* struct ftfb_senter */
+	FTFB_EV_SEXIT = 13,     /* struct ftfb_sexit */
+	FTFB_EV_KIND_MAX = 14,  /* (the drops counter has one arg per kind:
+				 * at most 14, FTF's limit being 15 args) */
 };
 
 /* Common header. `tid`/`tgid` are the task the event is about (for a
@@ -137,6 +140,28 @@ struct ftfb_uret {
 	 * return popped the return address: the call's entry sp + 8
 	 * (x86-64; checked by tests/bpf/test_uprobe.c). 0: not recorded. */
 	__u64 sp;
+};
+
+/* System call entry (raw_syscalls:sys_enter): nr, and the first nargs
+ * arguments (--args N) in the x86-64 syscall registers' order. */
+#define FTFB_NR_SYSCALLS 512
+/* x86-64's rt_sigreturn: it restores the registers of the interrupted
+ * code, orig_ax = -1 among them, so its exit shows nr -1; the program
+ * reports it under this number */
+#define FTFB_NR_RT_SIGRETURN 15
+struct ftfb_senter {
+	struct ftfb_hdr hdr;
+	__u32 nr;
+	__u32 nargs;
+	__u64 args[FTFB_MAX_ARGS];
+};
+
+/* System call exit (raw_syscalls:sys_exit): its return value. */
+struct ftfb_sexit {
+	struct ftfb_hdr hdr;
+	__u32 nr;
+	__u32 _pad;
+	__s64 ret;
 };
 
 /* A thread's buffered uprobe events handed over in one record (the ring

@@ -22,9 +22,9 @@
  * return. The loader expands them to struct ftfb_uentry / ftfb_uret. */
 struct ftfb_ucompact {
 	__u64 ts;
-	__u64 sp; /* ftfb_uentry.sp / ftfb_uret.sp */
-	__u32 cookie;
-	__u16 kind; /* FTFB_EV_UENTRY or FTFB_EV_URET */
+	__u64 sp; /* ftfb_uentry.sp / ftfb_uret.sp (0 for a system call) */
+	__u32 cookie; /* for a system call: its number */
+	__u16 kind; /* FTFB_EV_UENTRY, _URET, _SENTER or _SEXIT */
 	__u16 nvals;
 };
 
@@ -34,11 +34,15 @@ struct ftfb_ubuf {
 	__u64 busy;    /* 64 bits: clang 14 has no 32-bit BPF cmpxchg */
 	__u32 n_entry; /* events of each kind in data[] */
 	__u32 n_ret;
+	__u32 n_senter;
+	__u32 n_sexit;
 	/* Events appended to this buffer since load, by kind: part of the
 	 * `fired` counts (kept here, in the cache line the append touches
 	 * anyway, rather than in the `fired` map: measured cheaper). */
 	__u64 fired_entry;
 	__u64 fired_ret;
+	__u64 fired_senter; /* the same for system calls */
+	__u64 fired_sexit;
 	struct ftfb_batch batch; /* batch.len: bytes used in data[] */
 	__u8 data[FTFB_UBUF_BYTES];
 };

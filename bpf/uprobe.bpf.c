@@ -25,6 +25,7 @@
  * no TSC clocksource); the ring buffer write is ~20 ns per call.
  */
 #include "common.bpf.h"
+#include "ubuf.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -75,57 +76,6 @@ static __always_inline void fill_ret(struct ftfb_uret *e, struct pt_regs *ctx,
 	e->sp = ctx->sp;
 }
 
-/* This cpu's buffer, claimed (busy = 1), or NULL if another program
- * holds it (a preempted uprobe program of another thread, the loader). */
-static __always_inline struct ftfb_ubuf *claim_ubuf(__u32 cpu)
-{
-	struct ftfb_ubuf *b = bpf_map_lookup_elem(&ubufs, &cpu);
-
-	if (!b ||
-	    __sync_val_compare_and_swap(&b->busy, 0, FTFB_UBUF_APPENDING) != 0)
-		return NULL;
-	return b;
-}
-
-/* Room for an event of `size` bytes of thread id in b: flushes b if it is
- * full or holds another thread's events (possible only when a sched
- * flush was skipped, see common.bpf.h). Returns the offset to write at. */
-static __always_inline __u32 ubuf_room(struct ftfb_ubuf *b, __u64 id, __u32 cpu)
-{
-	__u32 off = b->batch.len;
-
-	if (off && (off > FTFB_UBUF_BYTES - FTFB_UCOMPACT_MAX ||
-		    b->batch.hdr.tid != (__u32)id)) {
-		ftfb_ubuf_flush(b, cpu);
-		off = 0;
-	}
-	if (!off) {
-		b->batch.hdr.cpu = cpu;
-		b->batch.hdr.tid = (__u32)id;
-		b->batch.hdr.tgid = id >> 32;
-	}
-	return off;
-}
-
-/* The head of a compact event of the task `id` at the end of b (flushing b
- * first if needed, see ubuf_room); *off is where it starts. The caller
- * writes the nvals values after it and then sets batch.len. */
-static __always_inline struct ftfb_ucompact *
-append_compact(struct ftfb_ubuf *b, struct pt_regs *ctx, __u64 id, __u32 cpu,
-	       __u16 kind, __u16 nvals, __u32 *off)
-{
-	struct ftfb_ucompact *c;
-
-	*off = ubuf_room(b, id, cpu);
-	c = (void *)&b->data[*off];
-	c->ts = bpf_ktime_get_ns();
-	c->cookie = bpf_get_attach_cookie(ctx);
-	c->sp = ctx->sp;
-	c->kind = kind;
-	c->nvals = nvals;
-	return c;
-}
-
 /* Whether calls of the task `id` (pid_tgid) are recorded: only while
  * armed, never the tracer's own, and with -p/-- only the traced
  * processes'. */
@@ -153,7 +103,7 @@ static __always_inline int on_entry(struct pt_regs *ctx)
 
 	if (!recorded(id))
 		return 0;
-	b = claim_ubuf(cpu);
+	b = ftfb_ubuf_claim(cpu);
 	if (!b) {
 		/* buffer taken: one record of its own */
 		e = ftfb_reserve(&rb, FTFB_EV_UENTRY, sizeof(*e), cpu);
@@ -164,7 +114,8 @@ static __always_inline int on_entry(struct pt_regs *ctx)
 		return 0;
 	}
 	b->fired_entry++;
-	c = append_compact(b, ctx, id, cpu, FTFB_EV_UENTRY, nargs, &off);
+	c = ftfb_ubuf_append(b, id, cpu, FTFB_EV_UENTRY, nargs,
+			      bpf_get_attach_cookie(ctx), ctx->sp, &off);
 	v = (void *)(c + 1);
 	/* x86-64 SysV integer argument registers. */
 	if (nargs > 0)
@@ -199,7 +150,7 @@ static __always_inline int on_return(struct pt_regs *ctx)
 
 	if (!recorded(id))
 		return 0;
-	b = claim_ubuf(cpu);
+	b = ftfb_ubuf_claim(cpu);
 	if (!b) {
 		e = ftfb_reserve(&rb, FTFB_EV_URET, sizeof(*e), cpu);
 		if (!e)
@@ -209,7 +160,8 @@ static __always_inline int on_return(struct pt_regs *ctx)
 		return 0;
 	}
 	b->fired_ret++;
-	c = append_compact(b, ctx, id, cpu, FTFB_EV_URET, 1, &off);
+	c = ftfb_ubuf_append(b, id, cpu, FTFB_EV_URET, 1,
+			      bpf_get_attach_cookie(ctx), ctx->sp, &off);
 	*(__u64 *)(c + 1) = ctx->ax;
 	b->batch.len = off + sizeof(*c) + 8;
 	b->n_ret++;

@@ -33,6 +33,7 @@
 #include "ubuf.h"
 #include "sched.skel.h"
 #include "uprobe.skel.h"
+#include "syscalls.skel.h"
 
 #define BTF_PATH "/sys/kernel/btf/vmlinux"
 
@@ -54,6 +55,7 @@ struct ftfb_loader {
 	struct ftfb_loader_opts opts;
 	struct sched_bpf *sched;
 	struct uprobe_bpf *up;
+	struct syscalls_bpf *sys; /* --syscalls */
 	bool up_multi_loaded; /* the uprobe.multi programs are loaded */
 	bool up_multi_used;   /* uprobes attached with uprobe_multi links */
 	int ring_fds[FTFB_MAX_RINGS];
@@ -212,6 +214,8 @@ static int split_batch(struct ftfb_loader *l, const unsigned char *data,
 			struct ftfb_hdr h;
 			struct ftfb_uentry e;
 			struct ftfb_uret r;
+			struct ftfb_senter se;
+			struct ftfb_sexit sx;
 		} ev;
 		size_t es;
 		int r;
@@ -239,6 +243,15 @@ static int split_batch(struct ftfb_loader *l, const unsigned char *data,
 			ev.r.sp = c.sp;
 			memcpy(&ev.r.ret, data + off, 8);
 			es = sizeof(ev.r);
+		} else if (c.kind == FTFB_EV_SENTER) {
+			ev.se.nr = c.cookie;
+			ev.se.nargs = c.nvals;
+			memcpy(ev.se.args, data + off, 8u * c.nvals);
+			es = sizeof(ev.se);
+		} else if (c.kind == FTFB_EV_SEXIT && c.nvals == 1) {
+			ev.sx.nr = c.cookie;
+			memcpy(&ev.sx.ret, data + off, 8);
+			es = sizeof(ev.sx);
 		} else {
 			return -EBADMSG;
 		}
@@ -507,6 +520,46 @@ int ftfb_loader_trace_tgid(struct ftfb_loader *l, uint32_t tgid)
 	return 0;
 }
 
+/* An object's copies of common.bpf.h's maps are the sched object's. */
+static int reuse_shared_maps(struct ftfb_loader *l, struct bpf_map *rings,
+			     struct bpf_map *traced, struct bpf_map *fired,
+			     struct bpf_map *drops, struct bpf_map *ubufs)
+{
+	int err;
+
+	if ((err = bpf_map__reuse_fd(rings,
+				     bpf_map__fd(l->sched->maps.rings))) ||
+	    (err = bpf_map__reuse_fd(traced,
+				     bpf_map__fd(l->sched->maps.traced_tgids))) ||
+	    (err = bpf_map__reuse_fd(fired,
+				     bpf_map__fd(l->sched->maps.fired))) ||
+	    (err = bpf_map__reuse_fd(drops,
+				     bpf_map__fd(l->sched->maps.drops))) ||
+	    (err = bpf_map__reuse_fd(ubufs,
+				     bpf_map__fd(l->sched->maps.ubufs))))
+		return err;
+	return 0;
+}
+
+/* The sched programs flush the per-cpu buffers from now on (before the
+ * first event can be buffered); with --no-sched, only the flushers are
+ * attached, here. */
+static int start_flushers(struct ftfb_loader *l, char *errmsg, size_t errlen)
+{
+	int err;
+
+	if (l->flushers)
+		return 0;
+	if (!l->opts.sched) {
+		err = attach_sched(l, true, errmsg, errlen);
+		if (err)
+			return err;
+	}
+	l->sched->bss->ubuf_active = 1;
+	l->flushers = true;
+	return 0;
+}
+
 static int load_uprobe(struct ftfb_loader *l, bool multi)
 {
 	struct uprobe_bpf *u = uprobe_bpf__open();
@@ -519,16 +572,9 @@ static int load_uprobe(struct ftfb_loader *l, bool multi)
 	u->rodata->wakeup_bytes = l->opts.ring_bytes / 4;
 	u->rodata->nargs = l->opts.uprobe_nargs;
 	u->rodata->self_tgid = l->opts.exclude_self ? (__u32)getpid() : 0;
-	if ((err = bpf_map__reuse_fd(u->maps.rings,
-				     bpf_map__fd(l->sched->maps.rings))) ||
-	    (err = bpf_map__reuse_fd(u->maps.traced_tgids,
-				     bpf_map__fd(l->sched->maps.traced_tgids))) ||
-	    (err = bpf_map__reuse_fd(u->maps.fired,
-				     bpf_map__fd(l->sched->maps.fired))) ||
-	    (err = bpf_map__reuse_fd(u->maps.drops,
-				     bpf_map__fd(l->sched->maps.drops))) ||
-	    (err = bpf_map__reuse_fd(u->maps.ubufs,
-				     bpf_map__fd(l->sched->maps.ubufs))))
+	if ((err = reuse_shared_maps(l, u->maps.rings, u->maps.traced_tgids,
+				     u->maps.fired, u->maps.drops,
+				     u->maps.ubufs)))
 		goto fail;
 	if (!multi) {
 		bpf_program__set_autoload(u->progs.ftfb_uentry_multi, false);
@@ -659,16 +705,9 @@ int ftfb_loader_attach_uprobes(struct ftfb_loader *l, const char *binary_path,
 			return err;
 		}
 	}
-	if (!l->flushers) {
-		/* Flushing on before the first event can be buffered. */
-		if (!l->opts.sched) {
-			err = attach_sched(l, true, errmsg, errlen);
-			if (err)
-				return err;
-		}
-		l->sched->bss->ubuf_active = 1;
-		l->flushers = true;
-	}
+	err = start_flushers(l, errmsg, errlen);
+	if (err)
+		return err;
 	if (l->up_multi_loaded) {
 		merr = attach_multi(l, binary_path, offs, cookies, n, pid);
 		if (!merr) {
@@ -691,6 +730,62 @@ int ftfb_loader_attach_uprobes(struct ftfb_loader *l, const char *binary_path,
 		return err;
 	}
 	return 0;
+}
+
+int ftfb_loader_attach_syscalls(struct ftfb_loader *l, const uint8_t *wanted,
+				char *errmsg, size_t errlen)
+{
+	struct syscalls_bpf *s;
+	int err;
+
+	if (l->sys)
+		return 0;
+	s = syscalls_bpf__open();
+	if (!s) {
+		err = -errno;
+		set_err(errmsg, errlen, "opening the system call programs failed: %s",
+			errstr(err));
+		return err;
+	}
+	s->rodata->filter_tgids = l->opts.filter_tgids;
+	s->rodata->nr_rings = l->nr_rings;
+	s->rodata->wakeup_bytes = l->opts.ring_bytes / 4;
+	s->rodata->nargs = l->opts.uprobe_nargs;
+	s->rodata->self_tgid = l->opts.exclude_self ? (__u32)getpid() : 0;
+	s->rodata->use_list = wanted != NULL;
+	if (wanted)
+		memcpy((void *)s->rodata->wanted, wanted, FTFB_NR_SYSCALLS);
+	err = reuse_shared_maps(l, s->maps.rings, s->maps.traced_tgids,
+				s->maps.fired, s->maps.drops, s->maps.ubufs);
+	if (!err)
+		err = syscalls_bpf__load(s);
+	if (err) {
+		set_err(errmsg, errlen, "loading the system call programs failed: %s%s",
+			errstr(err), load_hint(err));
+		syscalls_bpf__destroy(s);
+		return err;
+	}
+	l->sys = s;
+	err = start_flushers(l, errmsg, errlen);
+	for (int i = 0; !err && i < 2; i++) {
+		struct bpf_program *p = i ? s->progs.ftfb_sys_exit
+					  : s->progs.ftfb_sys_enter;
+		struct bpf_link *link = bpf_program__attach(p);
+
+		if (!link) {
+			err = -errno;
+			set_err(errmsg, errlen,
+				"attaching %s failed: %s%s",
+				bpf_program__section_name(p), errstr(err),
+				err == -EPERM ? load_hint(err) : "");
+		} else if ((err = add_link(&l->links, link))) {
+			bpf_link__destroy(link);
+			set_err(errmsg, errlen, "out of memory");
+		}
+	}
+	if (!err) /* both there: entries and exits start together */
+		__atomic_store_n(&s->bss->armed, 1, __ATOMIC_RELEASE);
+	return err;
 }
 
 bool ftfb_loader_uprobe_multi(const struct ftfb_loader *l)
@@ -763,6 +858,8 @@ static int take_ubuf(struct ftfb_loader *l, int cpu)
 			b->batch.len = 0;
 			b->n_entry = 0;
 			b->n_ret = 0;
+			b->n_senter = 0;
+			b->n_sexit = 0;
 		}
 	}
 	__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
@@ -772,6 +869,8 @@ static int take_ubuf(struct ftfb_loader *l, int cpu)
 void ftfb_loader_stop_recording(struct ftfb_loader *l)
 {
 	ftfb_loader_arm_uprobes(l, false);
+	if (l->sys)
+		__atomic_store_n(&l->sys->bss->armed, 0, __ATOMIC_RELEASE);
 	if (l->sched)
 		__atomic_store_n(&l->sched->bss->stopped, 1, __ATOMIC_RELEASE);
 }
@@ -888,6 +987,10 @@ int ftfb_loader_counters(struct ftfb_loader *l,
 				__atomic_load_n(&b->fired_entry, __ATOMIC_RELAXED);
 			fired[FTFB_EV_URET] +=
 				__atomic_load_n(&b->fired_ret, __ATOMIC_RELAXED);
+			fired[FTFB_EV_SENTER] += __atomic_load_n(
+				&b->fired_senter, __ATOMIC_RELAXED);
+			fired[FTFB_EV_SEXIT] += __atomic_load_n(
+				&b->fired_sexit, __ATOMIC_RELAXED);
 		}
 	}
 	return err;
@@ -1006,6 +1109,7 @@ void ftfb_loader_close(struct ftfb_loader *l)
 	free(l->ulinks.v);
 	free(l->links.v);
 	uprobe_bpf__destroy(l->up);
+	syscalls_bpf__destroy(l->sys);
 	ring_buffer__free(l->rb);
 	sched_bpf__destroy(l->sched);
 	for (int i = 0; i < FTFB_MAX_RINGS; i++)

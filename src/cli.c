@@ -136,6 +136,12 @@ void cli_usage(FILE *f, const char *prog)
 "      --args N           record the first N integer arguments (0..6, default 0)\n"
 "      --list             print what the -u specs match and trace nothing\n"
 "      --no-sched         record only the uprobes, not context switches\n"
+"      --syscalls[=LIST]  system calls as slices on their threads (category\n"
+"                         syscall, ret and error on the end, --args N of\n"
+"                         their arguments); LIST: names or globs,\n"
+"                         e.g. --syscalls=read,write,'*sock*' (the others\n"
+"                         are filtered in the kernel); --list --syscalls=LIST\n"
+"                         prints what a list matches\n"
 "  -f, --follow-children  with -p/--: probe the calls of the processes the\n"
 "                         target forks too (default: the target's own only,\n"
 "                         filtered by the kernel; with -f every process that\n"
@@ -204,6 +210,7 @@ enum {
 	OPT_TRIGGER,
 	OPT_POST,
 	OPT_MAX_SNAPSHOTS,
+	OPT_SYSCALLS,
 };
 
 static const struct option long_opts[] = {
@@ -220,6 +227,7 @@ static const struct option long_opts[] = {
 	{ "no-sched", no_argument, NULL, OPT_NO_SCHED },
 	{ "follow-children", no_argument, NULL, 'f' },
 	{ "status", no_argument, NULL, OPT_STATUS },
+	{ "syscalls", optional_argument, NULL, OPT_SYSCALLS },
 	{ "flight-recorder", required_argument, NULL, 'F' },
 	{ "flight-size", required_argument, NULL, OPT_FLIGHT_SIZE },
 	{ "trigger", required_argument, NULL, OPT_TRIGGER },
@@ -349,6 +357,13 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,
 			o->max_snapshots = (unsigned)v;
 			flight_only = "--max-snapshots";
 			break;
+		case OPT_SYSCALLS:
+			o->syscalls = true;
+			o->syscall_list = optarg; /* (only --syscalls=LIST) */
+			if (optarg && !*optarg)
+				return fail(err, errlen,
+					    "--syscalls= needs names: e.g. --syscalls=read,write,'*sock*', or --syscalls for all");
+			break;
 		case OPT_TRIGGER:
 			if (parse_trigger(optarg, o, err, errlen))
 				return -EINVAL;
@@ -438,9 +453,9 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,
 	}
 
 	if (o->action == CLI_LIST) {
-		if (o->nuprobes == 0)
+		if (o->nuprobes == 0 && !o->syscalls)
 			return fail(err, errlen,
-				    "--list needs at least one -u SPEC to show what it matches");
+				    "--list needs at least one -u SPEC or --syscalls=LIST to show what it matches");
 		return 0;
 	}
 
@@ -451,9 +466,9 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,
 	if (targets > 1)
 		return fail(err, errlen,
 			    "give only one of -a, -p PID and -- CMD");
-	if (o->no_sched && o->nuprobes == 0)
+	if (o->no_sched && o->nuprobes == 0 && !o->syscalls)
 		return fail(err, errlen,
-			    "--no-sched leaves nothing to record: add -u SPEC, or drop --no-sched");
+			    "--no-sched leaves nothing to record: add -u SPEC or --syscalls, or drop --no-sched");
 	if (!o->flight_ns && flight_only)
 		return fail(err, errlen,
 			    "%s belongs to the flight recorder: add -F DUR (the window to keep)",
@@ -462,9 +477,9 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,
 		return fail(err, errlen,
 			    "--trigger '%s' needs the function traced: add -u %s",
 			    o->triggers[0].spec, o->triggers[0].spec);
-	if (o->nargs && o->nuprobes == 0)
+	if (o->nargs && o->nuprobes == 0 && !o->syscalls)
 		return fail(err, errlen,
-			    "--args records uprobe arguments: add -u SPEC, or drop --args");
+			    "--args records the arguments of calls: add -u SPEC or --syscalls, or drop --args");
 	if (o->all && o->nuprobes) {
 		for (int i = 0; i < o->nuprobes; i++)
 			if (!strchr(o->uprobes[i], ':'))

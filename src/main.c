@@ -33,6 +33,7 @@
 #include "events.h"
 #include "probespec.h"
 #include "procfs.h"
+#include "syscall_names.h"
 #include "target.h"
 #include "translate.h"
 
@@ -439,11 +440,34 @@ static int check_target(struct cli_opts *o, char *main_bin, size_t len,
 	return 0;
 }
 
+/* --list --syscalls[=LIST]: number and name of each call it matches. */
+static int list_syscalls(const struct cli_opts *o)
+{
+	uint8_t wanted[FTFB_NR_SYSCALLS];
+	char err[512];
+
+	if (o->syscall_list &&
+	    ftfb_syscall_list(o->syscall_list, wanted, err, sizeof(err))) {
+		die_line(err);
+		return 1;
+	}
+	printf("%-5s %s\n", "NR", "SYSTEM CALL");
+	for (int nr = 0; nr < FTFB_NR_SYSCALLS; nr++)
+		if (ftfb_syscall_names[nr] && (!o->syscall_list || wanted[nr]))
+			printf("%-5d %s\n", nr, ftfb_syscall_names[nr]);
+	return 0;
+}
+
 static int list_probes(struct cli_opts *o)
 {
 	char err[512], main_bin[PATH_MAX];
 	const char *mb = NULL;
 	int rc = 0;
+
+	if (o->syscalls && list_syscalls(o))
+		return 1;
+	if (!o->nuprobes)
+		return 0;
 
 	if (check_target(o, main_bin, sizeof(main_bin), &mb))
 		return 1;
@@ -484,6 +508,7 @@ struct session {
 	struct probes probes;
 	struct ftfb_flight *flight; /* -F: the recorder, instead of s.tr's file */
 	uint64_t *trigger_ns;       /* -F --trigger: per cookie */
+	uint8_t sys_wanted[FTFB_NR_SYSCALLS]; /* --syscalls=LIST */
 	struct target_child child;
 	bool have_child;
 	bool writer_open;
@@ -561,6 +586,30 @@ static void print_func_stats(const struct session *s)
 	}
 }
 
+/* The system calls, top 10 by count and by total time. */
+static void print_syscall_stats(const struct session *s)
+{
+	const struct ftfb_translator *t = s->tr;
+	size_t idx[10], n;
+	char buf[32];
+
+	if (!s->o->syscalls)
+		return;
+	for (int by_time = 0; by_time < 2; by_time++) {
+		n = ftfb_translator_top_syscalls(t, by_time, idx, 10);
+		if (!n)
+			continue;
+		fprintf(stderr, "  top system calls by %s:\n",
+			by_time ? "total time" : "calls");
+		for (size_t i = 0; i < n; i++)
+			fprintf(stderr, "    %10llu calls %12.3f ms  %s\n",
+				(unsigned long long)t->sys_stats[idx[i]].calls,
+				(double)t->sys_stats[idx[i]].total_ns / 1e6,
+				ftfb_syscall_name((uint32_t)idx[i], buf,
+						  sizeof(buf)));
+	}
+}
+
 static uint64_t sum(const uint64_t *v)
 {
 	uint64_t t = 0;
@@ -621,6 +670,8 @@ static const char *kind_name(int k)
 	case FTFB_EV_UENTRY: return "function entries";
 	case FTFB_EV_URET: return "function returns";
 	case FTFB_EV_TASKNAME: return "task names from the kernel";
+	case FTFB_EV_SENTER: return "system call entries";
+	case FTFB_EV_SEXIT: return "system call exits";
 	default: return "other";
 	}
 }
@@ -672,6 +723,7 @@ static void summary(struct session *s, uint64_t end_ns)
 			(unsigned long long)st->slices_closed_early,
 			(unsigned long long)st->skipped);
 	print_func_stats(s);
+	print_syscall_stats(s);
 	fprintf(stderr, "  wrote %s (%lld bytes)\n", s->o->output, bytes);
 	fprintf(stderr,
 		"  open it in Perfetto: https://ui.perfetto.dev -> Open trace file -> %s\n",
@@ -861,7 +913,9 @@ static int run_trace(struct cli_opts *o)
 		return 1;
 	/* Resolve probes before touching the output or the kernel, so a spec
 	 * that matches nothing costs nothing. */
-	if (probes_resolve(&s.probes, o, o->pid, mb, err, sizeof(err))) {
+	if (probes_resolve(&s.probes, o, o->pid, mb, err, sizeof(err)) ||
+	    (o->syscall_list && ftfb_syscall_list(o->syscall_list, s.sys_wanted,
+						  err, sizeof(err)))) {
 		die_line(err);
 		probes_free(&s.probes);
 		return 1;
@@ -931,7 +985,11 @@ static int run_trace(struct cli_opts *o)
 			  o->follow_children ? -1
 			  : o->pid	     ? o->pid
 			  : (s.have_child ? s.child.pid : -1),
-			  o->verbose, err, sizeof(err))) {
+			  o->verbose, err, sizeof(err)) ||
+	    (o->syscalls &&
+	     ftfb_loader_attach_syscalls(s.loader,
+					 o->syscall_list ? s.sys_wanted : NULL,
+					 err, sizeof(err)))) {
 		die_line(err);
 		rc = 1;
 		goto out;

@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "events.h"
+
 #define FTFB_PT_COMM_LEN 16
 #define FTFB_PT_PNAME_LEN 64
 #define FTFB_PT_ZOMBIES 4096 /* exited tasks kept before removal */
@@ -58,6 +60,15 @@ struct ftfb_task {
 	uint64_t overflow_sp;
 	/* sp of the last call ended by a call at the same sp */
 	uint64_t tail_sp;
+	/* the system call the thread is in (--syscalls): written as one
+	 * duration-complete record when it ends */
+	struct {
+		uint64_t begin_ns;
+		uint64_t args[FTFB_MAX_ARGS];
+		uint32_t nr;
+		uint8_t nargs;
+		bool open;
+	} sys;
 	struct ftfb_task *next_free;
 };
 

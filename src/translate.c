@@ -4,10 +4,12 @@
  */
 #define _GNU_SOURCE /* qsort_r */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "translate.h"
+#include "syscall_names.h"
 
 #define COUNTER_NAME "ftf-bpf dropped events"
 #define COUNTER_CAT "ftf-bpf"
@@ -26,6 +28,8 @@ static const char *const kind_names[FTFB_EV_KIND_MAX] = {
 	[FTFB_EV_URET] = "uret",
 	[FTFB_EV_BATCH] = "batch", /* split by the loader, never seen here */
 	[FTFB_EV_TASKNAME] = "taskname",
+	[FTFB_EV_SENTER] = "syscall_enter",
+	[FTFB_EV_SEXIT] = "syscall_exit",
 };
 
 static const size_t kind_size[FTFB_EV_KIND_MAX] = {
@@ -39,6 +43,8 @@ static const size_t kind_size[FTFB_EV_KIND_MAX] = {
 	[FTFB_EV_UENTRY] = sizeof(struct ftfb_uentry),
 	[FTFB_EV_URET] = sizeof(struct ftfb_uret),
 	[FTFB_EV_TASKNAME] = sizeof(struct ftfb_taskname),
+	[FTFB_EV_SENTER] = sizeof(struct ftfb_senter),
+	[FTFB_EV_SEXIT] = sizeof(struct ftfb_sexit),
 };
 
 /* ---- helpers ---- */
@@ -375,9 +381,22 @@ static int end_frame(struct ftfb_translator *t, struct ftfb_task *k,
 	return 0;
 }
 
+enum sys_end {
+	SYS_END_RET,        /* its exit: ret */
+	SYS_END_CLEAN,      /* it never returns by design: exit, exec */
+	SYS_END_UNFINISHED, /* the stop, a lost exit */
+};
+
+static int end_syscall(struct ftfb_translator *t, struct ftfb_task *k,
+		       uint64_t ns, int how, int64_t ret);
+
 static int close_all(struct ftfb_translator *t, struct ftfb_task *k,
 		     uint64_t ns)
 {
+	int serr = end_syscall(t, k, ns, SYS_END_UNFINISHED, 0);
+
+	if (serr)
+		return serr;
 	while (k->depth > 0) {
 		int err = end_frame(t, k, ns, false, 0);
 
@@ -388,6 +407,169 @@ static int close_all(struct ftfb_translator *t, struct ftfb_task *k,
 	k->overflow_sp = 0;
 	k->tail_sp = 0;
 	return 0;
+}
+
+/* ---- system calls ---- */
+
+static int sys_name(struct ftfb_translator *t, uint32_t nr, int *id)
+{
+	char buf[32];
+	const char *name;
+
+	if (nr < FTFB_NR_SYSCALLS && t->sys_name_id[nr]) {
+		*id = t->sys_name_id[nr];
+		return 0;
+	}
+	name = ftfb_syscall_name(nr, buf, sizeof(buf));
+	*id = ftf_intern_string(t->w, name);
+	if (*id < 0)
+		return *id;
+	if (nr < FTFB_NR_SYSCALLS)
+		t->sys_name_id[nr] = *id;
+	return 0;
+}
+
+/* "EAGAIN" for 11; the kernel-internal restart codes by their names. */
+static const char *errno_name(int e, char *buf, size_t len)
+{
+	static const char *const restart[] = {
+		"ERESTARTSYS", "ERESTARTNOINTR", "ERESTARTNOHAND",
+		"ENOIOCTLCMD", "ERESTART_RESTARTBLOCK",
+	};
+	const char *n = e < 512 ? strerrorname_np(e) : NULL;
+
+	if (e >= 512 && e <= 516)
+		return restart[e - 512];
+	if (n)
+		return n;
+	snprintf(buf, len, "E%d", e);
+	return buf;
+}
+
+static int error_id(struct ftfb_translator *t, int e, int *id)
+{
+	char buf[16];
+
+	if (t->errno_name_id[e]) {
+		*id = t->errno_name_id[e];
+		return 0;
+	}
+	*id = ftf_intern_string(t->w, errno_name(e, buf, sizeof(buf)));
+	if (*id < 0)
+		return *id;
+	t->errno_name_id[e] = *id;
+	return 0;
+}
+
+/* Writes k's open system call as one duration-complete record ending at
+ * ns: its arguments, and `ret` (int32 when it fits, as nearly all do)
+ * with `error` for -4095..-1, or `unfinished`. */
+static int end_syscall(struct ftfb_translator *t, struct ftfb_task *k,
+		       uint64_t ns, int how, int64_t ret)
+{
+	bool has_ret = how == SYS_END_RET, small = ret == (int32_t)ret;
+	bool is_err = has_ret && ret < 0 && ret >= -FTFB_MAX_ERRNO;
+	struct ftfb_func_stats *st;
+	int ref, name, err_id = 0, err;
+
+	if (!k->sys.open)
+		return 0;
+	k->sys.open = false;
+	if (ns < k->sys.begin_ns)
+		ns = k->sys.begin_ns;
+	ref = thread_ref(t, k);
+	if (ref < 0)
+		return ref;
+	err = sys_name(t, k->sys.nr, &name);
+	if (!err && is_err)
+		err = error_id(t, (int)-ret, &err_id);
+	if (err)
+		return err;
+	err = ftf_write_duration_complete(
+		t->w,
+		FTF_ARG_TYPES(k->sys.nargs + (has_ret && !small),
+			      has_ret && small, how == SYS_END_UNFINISHED, 0,
+			      is_err, 0),
+		ref, t->s_syscall, name, to_ticks(t, k->sys.begin_ns),
+		to_ticks(t, ns));
+	for (unsigned i = 0; !err && i < k->sys.nargs; i++)
+		err = ftf_arg_int64(t->w, t->s_arg[i], (int64_t)k->sys.args[i]);
+	if (!err && has_ret)
+		err = small ? ftf_arg_int32(t->w, t->s_ret, (int32_t)ret)
+			    : ftf_arg_int64(t->w, t->s_ret, ret);
+	if (!err && is_err)
+		err = ftf_arg_string(t->w, t->s_error, err_id);
+	if (!err && how == SYS_END_UNFINISHED) {
+		err = ftf_arg_bool(t->w, t->s_unfinished, true);
+		t->st.slices_closed_early++;
+	}
+	if (err)
+		return err;
+	t->st.records++;
+	if (k->sys.nr < FTFB_NR_SYSCALLS) {
+		st = &t->sys_stats[k->sys.nr];
+		st->calls++;
+		st->total_ns += ns - k->sys.begin_ns;
+	}
+	return 0;
+}
+
+static bool is_nr(uint32_t nr, const char *name)
+{
+	char buf[32];
+
+	return !strcmp(ftfb_syscall_name(nr, buf, sizeof(buf)), name);
+}
+
+static int on_senter(struct ftfb_translator *t, const struct ftfb_senter *e)
+{
+	struct ftfb_task *k;
+	int err = ensure_task(t, e->hdr.tid, e->hdr.tgid, &k);
+
+	/* one open at a time: an exit lost (ring full) ends it here */
+	if (!err)
+		err = end_syscall(t, k, e->hdr.ts, SYS_END_UNFINISHED, 0);
+	if (err)
+		return err;
+	k->sys.open = true;
+	k->sys.nr = e->nr;
+	k->sys.begin_ns = e->hdr.ts;
+	k->sys.nargs = e->nargs > FTFB_MAX_ARGS ? FTFB_MAX_ARGS : e->nargs;
+	memcpy(k->sys.args, e->args, sizeof(k->sys.args));
+	return 0;
+}
+
+static int on_sexit(struct ftfb_translator *t, const struct ftfb_sexit *e)
+{
+	struct ftfb_task *k = ftfb_pt_find(&t->pt, e->hdr.tid);
+
+	if (!k || !k->sys.open || k->sys.nr != e->nr) {
+		/* entered before the trace, or an execve its exec ended */
+		t->st.sys_unmatched++;
+		return 0;
+	}
+	/* rt_sigreturn's "return value" is the interrupted code's rax */
+	if (e->nr == FTFB_NR_RT_SIGRETURN)
+		return end_syscall(t, k, e->hdr.ts, SYS_END_CLEAN, 0);
+	return end_syscall(t, k, e->hdr.ts, SYS_END_RET, e->ret);
+}
+
+/* At exit and exec: exit, exit_group and a successful execve never
+ * return; they end there, cleanly. */
+static int end_syscall_never_returning(struct ftfb_translator *t,
+				       struct ftfb_task *k, uint64_t ns,
+				       bool exec)
+{
+	uint32_t nr = k->sys.nr;
+	bool clean = exec ? is_nr(nr, "execve") || is_nr(nr, "execveat")
+			  : is_nr(nr, "exit") || is_nr(nr, "exit_group");
+
+	if (!k->sys.open)
+		return 0;
+	if (exec && clean)
+		return end_syscall(t, k, ns, SYS_END_RET, 0);
+	return end_syscall(t, k, ns, clean ? SYS_END_CLEAN : SYS_END_UNFINISHED,
+			   0);
 }
 
 /* ---- event handlers ---- */
@@ -480,11 +662,13 @@ static int on_exec(struct ftfb_translator *t, const struct ftfb_comm_ev *e)
 {
 	struct ftfb_task_info ti, li;
 	struct ftfb_task *k;
-	int err;
+	int err = 0;
 
 	/* The exec'ing thread's open calls never return (new image). */
 	k = ftfb_pt_find(&t->pt, e->old_tid);
-	if (k) {
+	if (k)
+		err = end_syscall_never_returning(t, k, e->hdr.ts, true);
+	if (k && !err) {
 		err = close_all(t, k, e->hdr.ts);
 		if (err)
 			return err;
@@ -606,7 +790,9 @@ static int on_task_exit(struct ftfb_translator *t, const struct ftfb_exit *e)
 	if (err)
 		return err;
 	k = ftfb_pt_find(&t->pt, e->hdr.tid);
-	err = close_all(t, k, e->hdr.ts);
+	err = end_syscall_never_returning(t, k, e->hdr.ts, false);
+	if (!err)
+		err = close_all(t, k, e->hdr.ts);
 	if (err)
 		return err;
 	ftfb_pt_mark_exited(&t->pt, k);
@@ -825,6 +1011,8 @@ int ftfb_translator_init(struct ftfb_translator *t,
 	INTERN(s_waker, "waker");
 	INTERN(s_unfinished, "unfinished");
 	INTERN(s_before_window, "before_window");
+	INTERN(s_syscall, "syscall");
+	INTERN(s_error, "error");
 	INTERN(s_ret, "ret");
 	for (int i = 0; i < FTFB_MAX_ARGS; i++) {
 		buf[0] = 'a';
@@ -955,6 +1143,18 @@ int ftfb_translator_event(struct ftfb_translator *t, const void *data,
 		memcpy(&e, data, sizeof(e));
 		return on_uret(t, &e);
 	}
+	case FTFB_EV_SENTER: {
+		struct ftfb_senter e;
+
+		memcpy(&e, data, sizeof(e));
+		return on_senter(t, &e);
+	}
+	case FTFB_EV_SEXIT: {
+		struct ftfb_sexit e;
+
+		memcpy(&e, data, sizeof(e));
+		return on_sexit(t, &e);
+	}
 	}
 	return 0;
 }
@@ -1012,7 +1212,7 @@ static void finish_one(struct ftfb_task *k, void *arg)
 {
 	struct finish_ctx *c = arg;
 
-	if (!c->err && k->depth)
+	if (!c->err && (k->depth || k->sys.open))
 		c->err = close_all(c->t, k, c->ns);
 	k->overflow = 0;
 	k->overflow_sp = 0;
@@ -1047,24 +1247,38 @@ static int cmp_func(const void *a, const void *b, void *arg)
 	return ia < ib ? -1 : (ia > ib);
 }
 
-size_t ftfb_translator_top(const struct ftfb_translator *t, bool by_time,
-			   size_t *out, size_t n)
+/* The indices of the n entries of fs[0..count) with the most calls (or
+ * time), among those called at all. */
+static size_t top_of(const struct ftfb_func_stats *fs, size_t count,
+		     bool by_time, size_t *out, size_t n)
 {
 	size_t m = 0, *all;
 
-	if (!t->o.nfuncs || !n)
+	if (!count || !n)
 		return 0;
-	all = malloc(t->o.nfuncs * sizeof(*all));
+	all = malloc(count * sizeof(*all));
 	if (!all)
 		return 0;
-	for (size_t i = 0; i < t->o.nfuncs; i++)
-		if (t->fstats[i].calls)
+	for (size_t i = 0; i < count; i++)
+		if (fs[i].calls)
 			all[m++] = i;
 	qsort_r(all, m, sizeof(*all), cmp_func,
-		&(struct sort_ctx){.fs = t->fstats, .by_time = by_time});
+		&(struct sort_ctx){.fs = fs, .by_time = by_time});
 	if (m > n)
 		m = n;
 	memcpy(out, all, m * sizeof(*out));
 	free(all);
 	return m;
+}
+
+size_t ftfb_translator_top(const struct ftfb_translator *t, bool by_time,
+			   size_t *out, size_t n)
+{
+	return top_of(t->fstats, t->o.nfuncs, by_time, out, n);
+}
+
+size_t ftfb_translator_top_syscalls(const struct ftfb_translator *t,
+				    bool by_time, size_t *out, size_t n)
+{
+	return top_of(t->sys_stats, FTFB_NR_SYSCALLS, by_time, out, n);
 }

@@ -110,11 +110,16 @@ struct ftfb_translator_stats {
 	/* returns of calls that tail-called another probed function
 	 * (already ended, unfinished, at its entry): not unmatched */
 	uint64_t tail_returns;
+	/* system call exits with no entry seen (the trace's start, an
+	 * execve ended at its exec) */
+	uint64_t sys_unmatched;
 };
 
 /* Per-function call counts and inclusive time (for the summary): a call
  * counts when it enters (capped calls too); its time when it returns or is
  * ended by the translator; recursive calls count at every level. */
+#define FTFB_MAX_ERRNO 4095 /* a return in [-4095, -1] is an error */
+
 struct ftfb_func_stats {
 	uint64_t calls;
 	uint64_t total_ns;
@@ -134,6 +139,12 @@ struct ftfb_translator {
 	int s_incoming_weight, s_outgoing_weight, s_waker;
 	int s_unfinished, s_before_window, s_ret, s_arg[FTFB_MAX_ARGS];
 	int s_drop_name, s_drop_cat, s_total, s_kind[FTFB_EV_KIND_MAX];
+	/* system calls: their names (0: not interned yet), category, the
+	 * error argument and error names, per-call statistics */
+	int s_syscall, s_error;
+	int sys_name_id[FTFB_NR_SYSCALLS];
+	int errno_name_id[FTFB_MAX_ERRNO + 1];
+	struct ftfb_func_stats sys_stats[FTFB_NR_SYSCALLS];
 	bool drops_written;
 	uint64_t last_ts; /* newest event timestamp seen (mono ns) */
 };
@@ -169,6 +180,10 @@ int ftfb_translator_finish(struct ftfb_translator *t, uint64_t mono_ns);
  * and returns how many. */
 size_t ftfb_translator_top(const struct ftfb_translator *t, bool by_time,
 			   size_t *out, size_t n);
+
+/* The same for system calls: numbers, top n by count or total time. */
+size_t ftfb_translator_top_syscalls(const struct ftfb_translator *t,
+				    bool by_time, size_t *out, size_t n);
 
 /* Helpers, exposed for tests and the summary. */
 enum ftf_thread_state ftfb_state_of(uint32_t prev_state);

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * bpf/syscalls.bpf.c - system calls (--syscalls): the raw_syscalls
+ * tracepoints as tp_btf programs. Each entry and exit of a recorded task
+ * is appended to its cpu's buffer of compact events, the one the uprobe
+ * events go to (ubuf.bpf.h), so a thread's calls and system calls keep
+ * their order and a system call costs no ring buffer operation of its
+ * own. --syscalls=LIST: the calls not in the list return after one array
+ * read.
+ */
+#include "common.bpf.h"
+#include "ubuf.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+const volatile __u32 nargs = 0;     /* --args N */
+const volatile __u32 self_tgid = 0; /* never the tracer's own */
+const volatile bool use_list = false;
+/* --syscalls=LIST: wanted[nr] != 0 for the calls in it */
+const volatile __u8 wanted[FTFB_NR_SYSCALLS] = { 0 };
+/* set by the loader once both programs are attached, cleared at stop */
+volatile __u32 armed = 0;
+
+static __always_inline bool recorded(__u64 id, long nr)
+{
+	__u32 tgid = id >> 32;
+
+	if (!armed || nr < 0 || nr >= FTFB_NR_SYSCALLS)
+		return false;
+	if (use_list && !wanted[nr & (FTFB_NR_SYSCALLS - 1)])
+		return false;
+	if (self_tgid && tgid == self_tgid)
+		return false;
+	return !filter_tgids || ftfb_traced(tgid);
+}
+
+/* The buffer was taken (a preempted append of another thread): one ring
+ * record of its own. */
+static __always_inline void enter_direct(struct pt_regs *regs, long nr,
+					 __u64 id, __u32 cpu)
+{
+	struct ftfb_senter *e;
+	void *rb;
+
+	e = ftfb_reserve(&rb, FTFB_EV_SENTER, sizeof(*e), cpu);
+	if (!e)
+		return;
+	e->hdr.ts = bpf_ktime_get_ns();
+	e->hdr.tid = (__u32)id;
+	e->hdr.tgid = id >> 32;
+	e->nr = nr;
+	e->nargs = nargs;
+	e->args[0] = BPF_CORE_READ(regs, di);
+	e->args[1] = BPF_CORE_READ(regs, si);
+	e->args[2] = BPF_CORE_READ(regs, dx);
+	e->args[3] = BPF_CORE_READ(regs, r10);
+	e->args[4] = BPF_CORE_READ(regs, r8);
+	e->args[5] = BPF_CORE_READ(regs, r9);
+	ftfb_submit(rb, e);
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(ftfb_sys_enter, struct pt_regs *regs, long nr)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct ftfb_ucompact *c;
+	struct ftfb_ubuf *b;
+	__u64 *v;
+	__u32 off;
+
+	if (!recorded(id, nr))
+		return 0;
+	b = ftfb_ubuf_claim(cpu);
+	if (!b) {
+		enter_direct(regs, nr, id, cpu);
+		return 0;
+	}
+	b->fired_senter++;
+	c = ftfb_ubuf_append(b, id, cpu, FTFB_EV_SENTER, nargs, (__u32)nr, 0,
+			     &off);
+	v = (void *)(c + 1);
+	/* the x86-64 system call registers: the 4th is r10, not rcx */
+	if (nargs > 0)
+		v[0] = BPF_CORE_READ(regs, di);
+	if (nargs > 1)
+		v[1] = BPF_CORE_READ(regs, si);
+	if (nargs > 2)
+		v[2] = BPF_CORE_READ(regs, dx);
+	if (nargs > 3)
+		v[3] = BPF_CORE_READ(regs, r10);
+	if (nargs > 4)
+		v[4] = BPF_CORE_READ(regs, r8);
+	if (nargs > 5)
+		v[5] = BPF_CORE_READ(regs, r9);
+	b->batch.len = off + sizeof(*c) +
+		       8 * (nargs > FTFB_MAX_ARGS ? FTFB_MAX_ARGS : nargs);
+	b->n_senter++;
+	ftfb_barrier();
+	b->busy = 0;
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(ftfb_sys_exit, struct pt_regs *regs, long ret)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 cpu = bpf_get_smp_processor_id();
+	long nr = BPF_CORE_READ(regs, orig_ax);
+	struct ftfb_ucompact *c;
+	struct ftfb_sexit *e;
+	struct ftfb_ubuf *b;
+	__u32 off;
+	void *rb;
+
+	if (nr == -1)
+		nr = FTFB_NR_RT_SIGRETURN;
+	if (!recorded(id, nr))
+		return 0;
+	b = ftfb_ubuf_claim(cpu);
+	if (!b) {
+		e = ftfb_reserve(&rb, FTFB_EV_SEXIT, sizeof(*e), cpu);
+		if (!e)
+			return 0;
+		e->hdr.ts = bpf_ktime_get_ns();
+		e->hdr.tid = (__u32)id;
+		e->hdr.tgid = id >> 32;
+		e->nr = nr;
+		e->_pad = 0;
+		e->ret = ret;
+		ftfb_submit(rb, e);
+		return 0;
+	}
+	b->fired_sexit++;
+	c = ftfb_ubuf_append(b, id, cpu, FTFB_EV_SEXIT, 1, (__u32)nr, 0, &off);
+	*(__s64 *)(c + 1) = ret;
+	b->batch.len = off + sizeof(*c) + 8;
+	b->n_sexit++;
+	ftfb_barrier();
+	b->busy = 0;
+	return 0;
+}
