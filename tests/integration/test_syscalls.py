@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""--syscalls end to end, on syswl (threads sys1 and sys2 each make N
+getppid(), N write()s to /dev/null and N/2 failing close(-1); sys1 then
+blocks about 100 ms in a read() of a pipe that thread feeder fills).
+
+usage: test_syscalls.py MODE FTF_BPF FTF_DUMP SYSWL OUTDIR
+MODE: counts | list | pid | exec
+
+The expectations are the workload's own counts (and errno's EBADF = 9),
+never ftf-bpf's output alone.
+"""
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ftfcheck import Fail, Trace, Tracer, check, run_main, skip_unless_root  # noqa: E402
+
+N = 2000
+EBADF = 9
+RE_COMPLETE = re.compile(r'^Event\(ts: (\d+), pt: (\d+)/(\d+), category: "syscall", name: "(.*?)", '
+                         r'DurationComplete\(end_ts: (\d+)\), \{(.*)\}\)$')
+
+
+def syscalls(t):
+    """(begin, end, pid, tid, name, args) of every system call slice."""
+    out = []
+    for line in t.lines:
+        m = RE_COMPLETE.match(line)
+        if m:
+            out.append((int(m[1]), int(m[5]), int(m[2]), int(m[3]), m[4], m[6]))
+    return out
+
+
+def parse_ids(line):
+    ids = dict(kv.split("=") for kv in line.split())
+    return int(ids["sys1"]), int(ids["sys2"]), int(ids["feeder"])
+
+
+def run(tool, args):
+    print("  run:", tool, " ".join(args))
+    p = subprocess.run([tool, *args], capture_output=True, text=True, timeout=120)
+    print("  ftf-bpf said (exit %d):\n    %s" % (p.returncode, p.stderr.strip().replace("\n", "\n    ")))
+    check(p.returncode == 0, f"exit 0 (got {p.returncode})")
+    return p
+
+
+def valid(ftf_dump, out):
+    t = Trace(ftf_dump, out)
+    check(t.check_code == 0, f"ftf-dump --check accepts the trace ({t.check_out.strip()[:200]})")
+    bad = t.nameless()
+    check(not bad, f"every thread and process is named ({len(bad)} not: {bad[:6]})")
+    return t
+
+
+def count(sc, tid, name, args_re=None):
+    return sum(1 for s in sc if s[3] == tid and s[4] == name and (args_re is None or re.search(args_re, s[5])))
+
+
+def mode_counts(tool, ftf_dump, wl, outdir):
+    out = os.path.join(outdir, "syscalls.fxt")
+    p = run(tool, ["--syscalls", "--args", "1", "--clock", "mono", "-o", out, "--", wl, str(N)])
+    s1, s2, feeder = parse_ids(p.stdout.splitlines()[0])
+    blocked = int(p.stdout.splitlines()[1].split("=")[1])
+    t = valid(ftf_dump, out)
+    sc = syscalls(t)
+    for name, tid in (("sys1", s1), ("sys2", s2)):
+        check(name in t.thread_names(tid), f"thread {tid} is named {name}")
+        g = count(sc, tid, "getppid", r"ret: int32\(\d+\)")
+        check(g == N, f"{name}: {g} getppid slices with a pid as ret = {N}")
+        w = count(sc, tid, "write", r"arg0: int64\(\d+\), ret: int32\(1\)")
+        check(w == N, f"{name}: {w} write slices, fd in arg0, ret 1 = {N}")
+        # (an int argument is the low half of its 64-bit register: -1 is
+        # 0xffffffff)
+        c = count(sc, tid, "close", rf'arg0: int64\(4294967295\), ret: int32\(-{EBADF}\), error: string\("EBADF"\)')
+        check(c == N // 2, f"{name}: {c} close(-1) slices with ret -9 and error EBADF = {N // 2}")
+        ex = [s for s in sc if s[3] == tid and s[4] == "exit"]
+        check(len(ex) == 1 and "unfinished" not in ex[0][5] and "ret" not in ex[0][5],
+              f"{name}: its exit call ends cleanly at the thread's end: {ex}")
+    reads = [s for s in sc if s[3] == s1 and s[4] == "read" and "ret: int32(1)" in s[5]]
+    long_reads = [s for s in reads if s[1] - s[0] > 50_000_000]
+    check(len(long_reads) == 1, f"sys1: one blocking read() of 1 byte: {[(s[1] - s[0]) / 1e6 for s in reads]} ms")
+    r = long_reads[0]
+    dur = r[1] - r[0]
+    check(0.9 * blocked <= dur <= blocked + 5_000_000,
+          f"its slice lasts {dur / 1e6:.1f} ms, the workload measured {blocked / 1e6:.1f} ms around it")
+    # the thread sleeps inside it: switched out blocked and back in, both
+    # within the read's slice
+    outs = [x for x in t.switches if x[3] == s1 and r[0] <= x[0] <= r[1] and x[2] != "running"]
+    ins = [x for x in t.switches if x[4] == s1 and r[0] <= x[0] <= r[1]]
+    check(outs and ins and min(x[0] for x in outs) < max(x[0] for x in ins),
+          f"sys1 is switched out sleeping ({[x[2] for x in outs][:3]}) and back in within the read's slice")
+    check(not [s for s in sc if "unfinished" in s[5]], "no system call slice is unfinished")
+    check("top system calls by calls:" in p.stderr and re.search(r"\s(\d+) calls\s+[\d.]+ ms  getppid", p.stderr),
+          "the summary lists the top system calls")
+    m = re.search(r"\s(\d+) calls\s+[\d.]+ ms  getppid", p.stderr)
+    check(int(m[1]) == 2 * N, f"... getppid {m[1]} times = {2 * N}")
+
+
+def mode_list(tool, ftf_dump, wl, outdir):
+    out = os.path.join(outdir, "syscalls-list.fxt")
+    p = run(tool, ["--syscalls=getpp*,close", "-o", out, "--", wl, str(N)])
+    s1, s2, _ = parse_ids(p.stdout.splitlines()[0])
+    t = valid(ftf_dump, out)
+    names = {s[4] for s in syscalls(t)}
+    check(names == {"getppid", "close"},
+          f"only calls in the list are recorded: {sorted(names)}")
+    sc = syscalls(t)
+    for tid in (s1, s2):
+        check(count(sc, tid, "getppid") == N and count(sc, tid, "close") == N // 2,
+              f"thread {tid}: {count(sc, tid, 'getppid')} getppid, {count(sc, tid, 'close')} close")
+    l = subprocess.run([tool, "--list", "--syscalls=getppid,clo*"], capture_output=True, text=True)
+    listed = {ln.split()[1] for ln in l.stdout.splitlines()[1:]}
+    check(l.returncode == 0 and {"getppid", "close", "clock_nanosleep", "close_range"} <= listed
+          and "read" not in listed,
+          f"--list --syscalls shows what the list matches: {sorted(listed)}")
+    bad = subprocess.run([tool, "--syscalls=getppid,wirte", "-o", out, "--", wl, "1"],
+                         capture_output=True, text=True)
+    check(bad.returncode != 0 and len(bad.stderr.strip().splitlines()) == 1 and
+          "no system call is named 'wirte'" in bad.stderr and "write" in bad.stderr,
+          f"an unknown name: one line naming the closest ({bad.stderr.strip()})")
+
+
+def mode_pid(tool, ftf_dump, wl, outdir):
+    out = os.path.join(outdir, "syscalls-pid.fxt")
+    w = subprocess.Popen([wl, str(N), "--wait"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    ids = w.stdout.readline()
+    s1, s2, _ = parse_ids(ids)
+    noise = subprocess.Popen(["sh", "-c", "while :; do cat /etc/hostname >/dev/null; done"])
+    try:
+        tr = Tracer(tool, ["--syscalls", "-p", str(w.pid), "-o", out])
+        w.stdin.write("go\n")
+        w.stdin.flush()
+        w.wait(timeout=60)
+        rc = tr.wait()
+    finally:
+        noise.kill()
+        noise.wait()
+    check(rc == 0, f"exit 0 (got {rc})")
+    t = valid(ftf_dump, out)
+    sc = syscalls(t)
+    pids = {s[2] for s in sc}
+    check(pids == {w.pid}, f"-p {w.pid}: system calls of that process only ({sorted(pids)})")
+    for tid in (s1, s2):
+        check(count(sc, tid, "getppid") == N, f"thread {tid}: {count(sc, tid, 'getppid')} getppid = {N}")
+
+
+def mode_exec(tool, ftf_dump, wl, outdir):
+    """The process execs at its end: the execve slice ends cleanly at the
+    exec (ret 0), the new program's calls follow, nothing unbalanced."""
+    out = os.path.join(outdir, "syscalls-exec.fxt")
+    p = run(tool, ["--syscalls", "-o", out, "--", wl, "10", "--exec", "/bin/true"])
+    t = valid(ftf_dump, out)
+    sc = syscalls(t)
+    pid = t.process_names and [k[0] for k in t.kobjs if k[1] == "process" and k[2] == "syswl"]
+    ex = [s for s in sc if s[4] == "execve" and "ret: int32(0)" in s[5]]
+    check(len(ex) >= 1, f"the successful execve ends with ret 0: {len(ex)}")
+    after = [s for s in sc if s[2] in pid and s[0] > ex[-1][1]]
+    check(len(after) > 5, f"the new program's system calls follow it ({len(after)})")
+    check(not [s for s in sc if "unfinished" in s[5]], "no system call slice is unfinished")
+    check("true" in t.process_names(pid[0]) if pid else False, "the process is renamed by the exec")
+
+
+def main():
+    skip_unless_root()
+    mode, tool, ftf_dump, wl, outdir = sys.argv[1:6]
+    os.makedirs(outdir, exist_ok=True)
+    fn = {"counts": mode_counts, "list": mode_list, "pid": mode_pid, "exec": mode_exec}[mode]
+    run_main(lambda: fn(tool, ftf_dump, wl, outdir))
+
+
+if __name__ == "__main__":
+    main()
