@@ -268,6 +268,28 @@ static void bad_flight_recorder_options(void **state)
 	}
 }
 
+static void syscall_options(void **state)
+{
+	struct cli_opts o;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "--syscalls", "-a"), 0);
+	assert_true(o.syscalls);
+	assert_null(o.syscall_list);
+	assert_int_equal(PARSE(&o, err, "--syscalls=read,*sock*", "--args",
+			       "2", "--no-sched", "-a"), 0);
+	assert_string_equal(o.syscall_list, "read,*sock*");
+	assert_int_equal(o.nargs, 2);
+	assert_int_equal(PARSE(&o, err, "--list", "--syscalls=read"), 0);
+	assert_int_equal(o.action, CLI_LIST);
+	assert_int_equal(PARSE(&o, err, "--syscalls=", "-a"), -EINVAL);
+	assert_non_null(strstr(err, "--syscalls= needs names"));
+	/* without them, --no-sched and --args still say what is missing */
+	assert_int_equal(PARSE(&o, err, "--no-sched", "-a"), -EINVAL);
+	assert_non_null(strstr(err, "add -u SPEC or --syscalls"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -280,6 +302,7 @@ int main(void)
 		cmocka_unit_test(bad_options_get_one_clear_line),
 		cmocka_unit_test(help_and_version),
 		cmocka_unit_test(flight_recorder_options),
+		cmocka_unit_test(syscall_options),
 		cmocka_unit_test(bad_flight_recorder_options),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
