@@ -210,6 +210,23 @@ def case_threads(a):
 
 # ---------------------------------------------------------------- long run
 
+def under_long_run_load(a, args, secs):
+    """Runs ftf-bpf ARGS (RSS sampled every second) while the long run's
+    load goes on: ping-pong pinned to cpu 0, hammer runs in a loop,
+    short-lived programs. Returns run_sampled's (rc, out, err, sampler)."""
+    load = [subprocess.Popen([a.pingpong, "1000000000", "--cpu", "0"], stdout=subprocess.DEVNULL),
+            subprocess.Popen(["sh", "-c", f"while :; do {a.hammer} -n 200 1 >/dev/null; sleep 0.05; done"]),
+            subprocess.Popen(["sh", "-c", "while :; do /bin/true; ls / >/dev/null; sleep 0.01; done"])]
+    try:
+        return run_sampled([a.tool, *args], period=1.0, timeout=secs + 300)
+    finally:
+        for p in load:
+            # the shell loops' current children first, by their parent's id
+            subprocess.run(["pkill", "-P", str(p.pid)], capture_output=True)
+            p.kill()
+            p.wait()
+
+
 def case_longrun(a):
     """System-wide trace of a mixed workload (context switches, uprobes in
     every process mapping hammer, short-lived processes) for
@@ -217,18 +234,7 @@ def case_longrun(a):
     every second: it must not grow with time."""
     secs = int(os.environ.get("FTFB_LONG_RUN_S", a.extra or "600"))
     out = os.path.join(a.outdir, "longrun.fxt")
-    load = [subprocess.Popen([a.pingpong, "1000000000", "--cpu", "0"], stdout=subprocess.DEVNULL),
-            subprocess.Popen(["sh", "-c", f"while :; do {a.hammer} -n 200 1 >/dev/null; sleep 0.05; done"]),
-            subprocess.Popen(["sh", "-c", "while :; do /bin/true; ls / >/dev/null; sleep 0.01; done"])]
-    try:
-        rc, _, err, s = run_sampled([a.tool, "-a", "-u", f"{a.hammer}:hit", "-d", f"{secs}s", "-o", out],
-                                    period=1.0, timeout=secs + 300)
-    finally:
-        for p in load:
-            # the shell loops' current children first, by their parent's id
-            subprocess.run(["pkill", "-P", str(p.pid)], capture_output=True)
-            p.kill()
-            p.wait()
+    rc, _, err, s = under_long_run_load(a, ["-a", "-u", f"{a.hammer}:hit", "-d", f"{secs}s", "-o", out], secs)
     check(rc == 0, f"ftf-bpf -a -d {secs}s exited 0 (got {rc})")
     check("duration reached" in err, "stopped because the duration was reached")
     got, lost, lost_total = parse_summary(err)
@@ -335,17 +341,8 @@ def case_flight(a):
     snap = os.path.join(a.outdir, "flight-1.fxt")
     if os.path.exists(snap):
         os.unlink(snap)
-    load = [subprocess.Popen([a.pingpong, "1000000000", "--cpu", "0"], stdout=subprocess.DEVNULL),
-            subprocess.Popen(["sh", "-c", f"while :; do {a.hammer} -n 200 1 >/dev/null; sleep 0.05; done"]),
-            subprocess.Popen(["sh", "-c", "while :; do /bin/true; ls / >/dev/null; sleep 0.01; done"])]
-    try:
-        rc, _, err, s = run_sampled([a.tool, "-F", "1s", "-a", "-u", f"{a.hammer}:hit", "-d", f"{secs}s", "-o", out],
-                                    period=1.0, timeout=secs + 300)
-    finally:
-        for p in load:
-            subprocess.run(["pkill", "-P", str(p.pid)], capture_output=True)
-            p.kill()
-            p.wait()
+    rc, _, err, s = under_long_run_load(a, ["-F", "1s", "-a", "-u", f"{a.hammer}:hit", "-d", f"{secs}s", "-o", out],
+                                        secs)
     check(rc == 0, f"ftf-bpf -F 1s -a -d {secs}s exited 0 (got {rc})")
     got, lost, lost_total = parse_summary(err)
     check(lost_total == 0, f"nothing lost at default settings ({lost_total})")
