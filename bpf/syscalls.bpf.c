@@ -18,6 +18,9 @@ const volatile __u32 self_tgid = 0; /* never the tracer's own */
 const volatile bool use_list = false;
 /* --syscalls=LIST: wanted[nr] != 0 for the calls in it */
 const volatile __u8 wanted[FTFB_NR_SYSCALLS] = { 0 };
+/* -p/-- without -f: only this process (children are not probed, as
+ * uprobes are not; and no map lookup); 0: the traced tgids */
+const volatile __u32 only_tgid = 0;
 /* set by the loader once both programs are attached, cleared at stop */
 volatile __u32 armed = 0;
 
@@ -31,6 +34,8 @@ static __always_inline bool recorded(__u64 id, long nr)
 		return false;
 	if (self_tgid && tgid == self_tgid)
 		return false;
+	if (only_tgid)
+		return tgid == only_tgid;
 	return !filter_tgids || ftfb_traced(tgid);
 }
 

@@ -733,7 +733,8 @@ int ftfb_loader_attach_uprobes(struct ftfb_loader *l, const char *binary_path,
 }
 
 int ftfb_loader_attach_syscalls(struct ftfb_loader *l, const uint8_t *wanted,
-				char *errmsg, size_t errlen)
+				uint32_t only_tgid, char *errmsg,
+				size_t errlen)
 {
 	struct syscalls_bpf *s;
 	int err;
@@ -753,6 +754,7 @@ int ftfb_loader_attach_syscalls(struct ftfb_loader *l, const uint8_t *wanted,
 	s->rodata->nargs = l->opts.uprobe_nargs;
 	s->rodata->self_tgid = l->opts.exclude_self ? (__u32)getpid() : 0;
 	s->rodata->use_list = wanted != NULL;
+	s->rodata->only_tgid = only_tgid;
 	if (wanted)
 		memcpy((void *)s->rodata->wanted, wanted, FTFB_NR_SYSCALLS);
 	err = reuse_shared_maps(l, s->maps.rings, s->maps.traced_tgids,

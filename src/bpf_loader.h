@@ -62,12 +62,13 @@ int ftfb_loader_attach_uprobes(struct ftfb_loader *l, const char *binary_path,
  * entries and returns start at the same instant; drain disarms before it
  * detaches. */
 void ftfb_loader_arm_uprobes(struct ftfb_loader *l, bool on);
-/* Records system calls (tp_btf raw_syscalls) of the traced tasks:
- * wanted[nr] != 0 for the ones to record (FTFB_NR_SYSCALLS entries), or
- * NULL for all; the arguments with opts.uprobe_nargs. 0 or -errno with
- * errmsg. */
+/* Records system calls (tp_btf raw_syscalls) of the traced tasks, or of
+ * process only_tgid alone (not 0): wanted[nr] != 0 for the ones to record
+ * (FTFB_NR_SYSCALLS entries), or NULL for all; the arguments with
+ * opts.uprobe_nargs. 0 or -errno with errmsg. */
 int ftfb_loader_attach_syscalls(struct ftfb_loader *l, const uint8_t *wanted,
-				char *errmsg, size_t errlen);
+				uint32_t only_tgid, char *errmsg,
+				size_t errlen);
 
 /* true once uprobes were attached through uprobe_multi links. */
 bool ftfb_loader_uprobe_multi(const struct ftfb_loader *l);

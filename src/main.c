@@ -869,6 +869,15 @@ static void flight_tick(struct session *s, uint64_t now)
 	ftfb_flight_tick(s->flight, now);
 }
 
+/* --syscalls with -p/-- records the target's own calls, with -f also
+ * those of the processes it forks (as -u does); -a every process. */
+static uint32_t syscall_only_tgid(const struct session *s)
+{
+	if (s->o->all || s->o->follow_children)
+		return 0;
+	return (uint32_t)(s->o->pid ? s->o->pid : s->child.pid);
+}
+
 static int open_flight(struct session *s, const struct ftfb_translator_opts *to,
 		       char *err, size_t errlen)
 {
@@ -989,7 +998,8 @@ static int run_trace(struct cli_opts *o)
 	    (o->syscalls &&
 	     ftfb_loader_attach_syscalls(s.loader,
 					 o->syscall_list ? s.sys_wanted : NULL,
-					 err, sizeof(err)))) {
+					 syscall_only_tgid(&s), err,
+					 sizeof(err)))) {
 		die_line(err);
 		rc = 1;
 		goto out;

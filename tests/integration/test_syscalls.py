@@ -5,7 +5,7 @@ getppid(), N write()s to /dev/null and N/2 failing close(-1); sys1 then
 blocks about 100 ms in a read() of a pipe that thread feeder fills).
 
 usage: test_syscalls.py MODE FTF_BPF FTF_DUMP SYSWL OUTDIR
-MODE: counts | list | pid | exec
+MODE: counts | list | pid | exec | children
 
 The expectations are the workload's own counts (and errno's EBADF = 9),
 never ftf-bpf's output alone.
@@ -169,11 +169,31 @@ def mode_exec(tool, ftf_dump, wl, outdir):
     check("true" in t.process_names(pid[0]) if pid else False, "the process is renamed by the exec")
 
 
+def mode_children(tool, ftf_dump, wl, outdir):
+    """-- sh -c 'syswl N': the shell's own calls; its child's only with -f
+    (as for -u)."""
+    for follow in (False, True):
+        out = os.path.join(outdir, f"syscalls-children{'-f' if follow else ''}.fxt")
+        p = run(tool, ["--syscalls", *(["-f"] if follow else []), "-o", out, "--",
+                       "sh", "-c", f"{wl} 10; true"])
+        s1, s2, _ = parse_ids(p.stdout.splitlines()[0])
+        t = valid(ftf_dump, out)
+        sc = syscalls(t)
+        procs = {x[2] for x in sc}
+        got = count(sc, s1, "getppid") + count(sc, s2, "getppid")
+        check(any("sh" in t.process_names(x) for x in procs), f"the shell's own calls are there ({sorted(procs)})")
+        if follow:
+            check(got == 20, f"-f: the child's 2 x 10 getppid are recorded ({got})")
+        else:
+            check(got == 0 and len(procs) == 1, f"without -f: none of the child's ({got}; processes {sorted(procs)})")
+
+
 def main():
     skip_unless_root()
     mode, tool, ftf_dump, wl, outdir = sys.argv[1:6]
     os.makedirs(outdir, exist_ok=True)
-    fn = {"counts": mode_counts, "list": mode_list, "pid": mode_pid, "exec": mode_exec}[mode]
+    fn = {"counts": mode_counts, "list": mode_list, "pid": mode_pid, "exec": mode_exec,
+          "children": mode_children}[mode]
     run_main(lambda: fn(tool, ftf_dump, wl, outdir))
 
 
