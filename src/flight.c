@@ -57,6 +57,7 @@ struct ftfb_flight {
 	unsigned taken;    /* snapshots started */
 	uint64_t not_written; /* asked for past --max-snapshots */
 	uint64_t merged;      /* triggers that fell into a pending one */
+	bool said_full;       /* -v: the window's limit was reported */
 	struct snapshot *snaps;
 };
 
@@ -209,6 +210,28 @@ void ftfb_flight_request(struct ftfb_flight *f, const char *why)
 	ask(f, 1, why);
 }
 
+/* -v: once the window is full, which limit decides it. */
+static void say_full(struct ftfb_flight *f)
+{
+	const struct ftfb_fring *r = &f->ring;
+
+	if (!r->evicted_by_age && !r->evicted_by_size)
+		return;
+	f->said_full = true;
+	if (r->evicted_by_size)
+		fprintf(stderr,
+			"ftf-bpf: flight recorder: the window is full at %.1f MB, --flight-size decides it: it holds %.3f s (less than -F %.3f s)\n",
+			(double)ftfb_fring_bytes(r) / 1e6,
+			(double)(r->newest_ts - r->oldest->first_ts) / 1e9,
+			(double)f->o.window_ns / 1e9);
+	else
+		fprintf(stderr,
+			"ftf-bpf: flight recorder: the window is full at %.3f s, -F decides it (%.1f MB held, --flight-size %.1f MB)\n",
+			(double)f->o.window_ns / 1e9,
+			(double)ftfb_fring_bytes(r) / 1e6,
+			(double)f->o.max_bytes / 1e6);
+}
+
 int ftfb_flight_event(struct ftfb_flight *f, const void *data, size_t size)
 {
 	const struct ftfb_hdr *h = data;
@@ -221,6 +244,8 @@ int ftfb_flight_event(struct ftfb_flight *f, const void *data, size_t size)
 	err = ftfb_fring_append(&f->ring, data, size, f->drops);
 	if (err)
 		return err;
+	if (f->o.verbose && !f->said_full)
+		say_full(f);
 	if (f->trig && ftfb_triggers_event(f->trig, data, size, why,
 					   sizeof(why), f->o.tr.funcs))
 		ask(f, h->ts + f->o.post_ns, why);

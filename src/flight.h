@@ -46,6 +46,7 @@ struct ftfb_flight_opts {
 	const struct ftf_clock *clock;
 	uint64_t start_ns; /* the trace's start, for the times printed */
 	bool quiet;
+	bool verbose; /* say which limit decides the window, once full */
 };
 
 struct ftfb_flight; /* opaque */

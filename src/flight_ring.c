@@ -8,7 +8,7 @@
 
 #include "flight_ring.h"
 
-#define MAX_CHUNK_BYTES (1u << 20)
+#define MAX_CHUNK_BYTES (256u << 10)
 #define MIN_CHUNK_BYTES (64u << 10)
 #define REC_HDR 8 /* u32 length, u32 zero */
 

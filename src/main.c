@@ -894,6 +894,7 @@ static int open_flight(struct session *s, const struct ftfb_translator_opts *to,
 	fo.clock = &s->clock;
 	fo.start_ns = mono_ns();
 	fo.quiet = s->o->quiet;
+	fo.verbose = s->o->verbose;
 	return ftfb_flight_open(&s->flight, &fo, err, errlen);
 }
 
