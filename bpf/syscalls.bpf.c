@@ -24,19 +24,27 @@ const volatile __u32 only_tgid = 0;
 /* set by the loader once both programs are attached, cleared at stop */
 volatile __u32 armed = 0;
 
-static __always_inline bool recorded(__u64 id, long nr)
+/* Whether the task `id` (pid_tgid) is recorded: only while armed, never
+ * the tracer, with -p/-- only the target (and with -f its children). */
+static __always_inline bool task_recorded(__u64 id)
 {
 	__u32 tgid = id >> 32;
 
-	if (!armed || nr < 0 || nr >= FTFB_NR_SYSCALLS)
-		return false;
-	if (use_list && !wanted[nr & (FTFB_NR_SYSCALLS - 1)])
+	if (!armed)
 		return false;
 	if (self_tgid && tgid == self_tgid)
 		return false;
 	if (only_tgid)
 		return tgid == only_tgid;
 	return !filter_tgids || ftfb_traced(tgid);
+}
+
+/* Whether call nr is recorded (--syscalls=LIST). */
+static __always_inline bool nr_wanted(long nr)
+{
+	if (nr < 0 || nr >= FTFB_NR_SYSCALLS)
+		return false;
+	return !use_list || wanted[nr & (FTFB_NR_SYSCALLS - 1)];
 }
 
 /* The buffer was taken (a preempted append of another thread): one ring
@@ -74,7 +82,7 @@ int BPF_PROG(ftfb_sys_enter, struct pt_regs *regs, long nr)
 	__u64 *v;
 	__u32 off;
 
-	if (!recorded(id, nr))
+	if (!nr_wanted(nr) || !task_recorded(id))
 		return 0;
 	b = ftfb_ubuf_claim(cpu);
 	if (!b) {
@@ -111,16 +119,21 @@ int BPF_PROG(ftfb_sys_exit, struct pt_regs *regs, long ret)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 cpu = bpf_get_smp_processor_id();
-	long nr = BPF_CORE_READ(regs, orig_ax);
 	struct ftfb_ucompact *c;
 	struct ftfb_sexit *e;
 	struct ftfb_ubuf *b;
 	__u32 off;
 	void *rb;
+	long nr;
 
+	/* the task first: reading nr is a probe read, which every system
+	 * call of the machine would otherwise pay */
+	if (!task_recorded(id))
+		return 0;
+	nr = BPF_CORE_READ(regs, orig_ax);
 	if (nr == -1)
 		nr = FTFB_NR_RT_SIGRETURN;
-	if (!recorded(id, nr))
+	if (!nr_wanted(nr))
 		return 0;
 	b = ftfb_ubuf_claim(cpu);
 	if (!b) {

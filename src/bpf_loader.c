@@ -1060,6 +1060,8 @@ int ftfb_loader_prog_ids(struct ftfb_loader *l, uint32_t *ids, size_t max)
 	add_prog_ids(l->sched->obj, ids, max, &n);
 	if (l->up)
 		add_prog_ids(l->up->obj, ids, max, &n);
+	if (l->sys)
+		add_prog_ids(l->sys->obj, ids, max, &n);
 	return n;
 }
 

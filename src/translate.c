@@ -561,11 +561,12 @@ static int end_syscall_never_returning(struct ftfb_translator *t,
 				       bool exec)
 {
 	uint32_t nr = k->sys.nr;
-	bool clean = exec ? is_nr(nr, "execve") || is_nr(nr, "execveat")
-			  : is_nr(nr, "exit") || is_nr(nr, "exit_group");
+	bool clean;
 
 	if (!k->sys.open)
 		return 0;
+	clean = exec ? is_nr(nr, "execve") || is_nr(nr, "execveat")
+		     : is_nr(nr, "exit") || is_nr(nr, "exit_group");
 	if (exec && clean)
 		return end_syscall(t, k, ns, SYS_END_RET, 0);
 	return end_syscall(t, k, ns, clean ? SYS_END_CLEAN : SYS_END_UNFINISHED,
