@@ -5,7 +5,7 @@ tick() every millisecond; thread "rare" calls rare() once, 80 ms, at a
 known moment; the workload prints the time of every tick() call).
 
 usage: test_flight.py MODE FTF_BPF FTF_DUMP FLIGHTWL OUTDIR
-MODE: trigger | usr1 | stopwrite
+MODE: trigger | usr1 | stopwrite | errors
 
 Expectations come from the workload's own timestamps (CLOCK_MONOTONIC,
 which --clock mono makes the trace's time base too), never from ftf-bpf's
@@ -153,11 +153,35 @@ def mode_stopwrite(tool, ftf_dump, wl, outdir):
             check(len(t.switches) > 0, f"{name}: snapshot {n} holds context switches")
 
 
+def mode_errors(tool, ftf_dump, wl, outdir):
+    """Bad -F input: one line that says what is wrong, a non-zero exit,
+    no file and no process started."""
+    out = os.path.join(outdir, "flight-err.fxt")
+    cases = [
+        (["-F", "1s", "-u", "tick", "--trigger", "rare>1ms", "-o", out, "--", wl, "1", "0.5"],
+         "--trigger 'rare' matches no function traced with -u: add -u 'rare'"),
+        (["-F", "1s", "-u", "tick", "--trigger", "nosuch>1ms", "-o", out, "--", wl, "1", "0.5"],
+         "--trigger: "),
+        (["-F", "1s", "-a", "-o", "/nonexistent-dir/x.fxt"],
+         "cannot write snapshots like /nonexistent-dir/x-1.fxt: folder /nonexistent-dir"),
+    ]
+    for args, says in cases:
+        if os.path.exists(out.replace(".fxt", "-1.fxt")):
+            os.unlink(out.replace(".fxt", "-1.fxt"))
+        p = subprocess.run([tool, *args], capture_output=True, text=True, timeout=60)
+        lines = p.stderr.strip().splitlines()
+        print(f"  {' '.join(args)}: exit {p.returncode}: {p.stderr.strip()}")
+        check(p.returncode != 0 and len(lines) == 1 and says in lines[0],
+              f"one line saying {says!r}, non-zero exit")
+        check(not os.path.exists(out.replace(".fxt", "-1.fxt")), "no snapshot written")
+
+
 def main():
     skip_unless_root()
     mode, tool, ftf_dump, wl, outdir = sys.argv[1:6]
     os.makedirs(outdir, exist_ok=True)
-    fn = {"trigger": mode_trigger, "usr1": mode_usr1, "stopwrite": mode_stopwrite}[mode]
+    fn = {"trigger": mode_trigger, "usr1": mode_usr1, "stopwrite": mode_stopwrite,
+          "errors": mode_errors}[mode]
     run_main(lambda: fn(tool, ftf_dump, wl, outdir))
 
 
