@@ -31,8 +31,9 @@ enum ftfb_kind {
 	FTFB_EV_TASKNAME = 11,  /* struct ftfb_taskname */
 	FTFB_EV_SENTER = 12,    /* struct ftfb_senter */
 	FTFB_EV_SEXIT = 13,     /* struct ftfb_sexit */
-	FTFB_EV_KIND_MAX = 14,  /* (the drops counter has one arg per kind:
-				 * at most 14, FTF's limit being 15 args) */
+	/* 14, 15: stack samples (on CPU, off CPU); 16: USDT */
+	FTFB_EV_KIND_MAX = 14,  /* (the drops counter lists the kinds that
+				 * lost events, at most 14 of them) */
 };
 
 /* Common header. `tid`/`tgid` are the task the event is about (for a

@@ -13,6 +13,7 @@
 
 #define COUNTER_NAME "ftf-bpf dropped events"
 #define COUNTER_CAT "ftf-bpf"
+#define MAX_DROP_KIND_ARGS 14 /* FTF's 15 args, less "total" */
 #define PROVIDER_ID 0 /* the writer's provider (writer.ml: provider_id = 0) */
 
 static const char *const kind_names[FTFB_EV_KIND_MAX] = {
@@ -1182,13 +1183,23 @@ int ftfb_translator_drops(struct ftfb_translator *t, uint64_t mono_ns,
 	ref = thread_ref(t, idle);
 	if (ref < 0)
 		return ref;
-	err = ftf_write_counter(
-		t->w, FTF_ARG_TYPES(1 + FTFB_EV_KIND_MAX, 0, 0, 0, 0, 0), ref,
-		t->s_drop_cat, t->s_drop_name, to_ticks(t, mono_ns), 0);
+	/* One arg per kind that has lost events (the counts only grow, so a
+	 * kind once shown stays): FTF allows 15 args, total included, and
+	 * there are more kinds than that. */
+	int shown = 0;
+	for (int i = 0; i < FTFB_EV_KIND_MAX; i++)
+		shown += drops[i] && shown < MAX_DROP_KIND_ARGS;
+	err = ftf_write_counter(t->w, FTF_ARG_TYPES(1 + shown, 0, 0, 0, 0, 0),
+				ref, t->s_drop_cat, t->s_drop_name,
+				to_ticks(t, mono_ns), 0);
 	if (!err)
 		err = ftf_arg_int64(t->w, t->s_total, (int64_t)total);
-	for (int i = 0; !err && i < FTFB_EV_KIND_MAX; i++)
+	for (int i = 0; !err && shown && i < FTFB_EV_KIND_MAX; i++) {
+		if (!drops[i])
+			continue;
 		err = ftf_arg_int64(t->w, t->s_kind[i], (int64_t)drops[i]);
+		shown--;
+	}
 	if (err)
 		return err;
 	t->st.records++;
