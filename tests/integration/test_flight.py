@@ -52,6 +52,19 @@ def begins(t, name):
             if e[4] == name and e[5] == "DurationBegin"]
 
 
+def count_per_interval(ts, begins_sorted):
+    """How many of the sorted begins fall in [ts[i], ts[i+1]) for each
+    i (the last interval is open-ended)."""
+    counts, j = [0] * len(ts), 0
+    for i in range(len(ts)):
+        end = ts[i + 1] if i + 1 < len(ts) else float("inf")
+        while j < len(begins_sorted) and begins_sorted[j] < end:
+            if begins_sorted[j] >= ts[i]:
+                counts[i] += 1
+            j += 1
+    return counts
+
+
 def mode_trigger(tool, ftf_dump, wl, outdir):
     """-F 2s --trigger 'rare>50ms' --post 500ms: the first snapshot holds
     the rare call, 1.5 s of tick() calls before its end and 0.5 s after,
@@ -91,15 +104,26 @@ def mode_trigger(tool, ftf_dump, wl, outdir):
           f"and reach back {before:.3f} s before it: {before + after:.3f} s in all (window 2 s)")
     total = 0
     for tid, ts in ticks.items():
-        got = sum(1 for x in inside if x[1] == tid)
-        # the workload's times are taken just before each call (1 ms
-        # apart): a call is in the snapshot if its entry, some
-        # microseconds later, is in [first, last]
-        want = sum(1 for x in ts if first - 200_000 <= x <= last)
-        check(got == want, f"thread {tid}: {got} tick() slices = {want} calls the workload made in the span")
+        got = sorted(x[0] for x in inside if x[1] == tid)
+        total += len(got)
+        check(all(ts[0] <= g for g in got), f"thread {tid}: no tick() slice before the workload's first call")
+        # The workload takes its time just before each call and calls
+        # one at a time, so call i enters in [ts[i], ts[i+1]): count the
+        # slices in each such interval. Every interval well inside the
+        # snapshot's span (100 ms from its edges, where the window's cut
+        # may fall between a call's time and its entry, or between CPUs'
+        # batches) holds exactly one; none anywhere holds two.
+        per_call = count_per_interval(ts, got)
+        lo, hi = first + 100_000_000, last - 100_000_000
+        inner = [i for i in range(len(ts) - 1) if lo <= ts[i] and ts[i + 1] <= hi]
+        missing = [ts[i] for i in inner if per_call[i] != 1]
+        check(len(inner) > 500 and not missing,
+              f"thread {tid}: one tick() slice for each of the {len(inner)} calls inside the span "
+              f"(not one for: {missing[:5]})")
+        twice = [ts[i] for i, n in enumerate(per_call) if n > 1]
+        check(not twice, f"thread {tid}: no call has two slices ({twice[:5]})")
         names = t.thread_names(tid)
         check(any(n.startswith("freq") for n in names), f"thread {tid} is named freqN: {names}")
-        total += got
     check(total > 3 * 1000, f"{total} tick() slices in all (three threads, about 2 s at most 1 kHz)")
     early = [x for x in b if x[2]]
     check(all(x[0] == min(y[0] for y in b) for x in early),
