@@ -678,9 +678,10 @@ static const char *kind_name(int k)
 
 static void summary(struct session *s, uint64_t end_ns)
 {
-	const struct ftfb_translator_stats *st = &s->tr->st;
+	/* the flight recorder has no translator of its own (s->tr is NULL) */
 	const uint64_t *by_kind = s->flight ? ftfb_flight_by_kind(s->flight)
-					    : st->by_kind;
+					    : s->tr->st.by_kind;
+	const struct ftfb_translator_stats *st;
 	struct stat sb;
 	long long bytes = -1;
 
@@ -714,6 +715,7 @@ static void summary(struct session *s, uint64_t end_ns)
 		ftfb_flight_summary(s->flight, stderr);
 		return;
 	}
+	st = &s->tr->st;
 	if (st->depth_capped || st->unmatched_returns ||
 	    st->slices_closed_early || st->skipped)
 		fprintf(stderr,

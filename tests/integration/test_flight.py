@@ -81,6 +81,7 @@ def mode_trigger(tool, ftf_dump, wl, outdir):
     p = subprocess.run([tool, *args], capture_output=True, text=True, timeout=120)
     print("  ftf-bpf said (exit %d):\n    %s" % (p.returncode, p.stderr.strip().replace("\n", "\n    ")))
     check(p.returncode == 0, f"exit 0 (got {p.returncode})")
+    check("exited with status" not in p.stderr, "the workload exited with status 0 (its list of calls is whole)")
     (rtid, rb, re_), ticks = parse_workload(p.stdout)
     check(re.search(r"snapshot \S*flight-1\.fxt: .*rare\(\) took (8\d|9\d|1\d\d)\.\d+ ms", p.stderr),
           "the trigger's snapshot is announced with the call's duration")
