@@ -21,6 +21,9 @@ would use it.
    ASan runtime preloaded, as any uninstrumented program using such a
    library must (linking libftf.a needs -fsanitize too, so it is left
    out there).
+   The README's libftf examples (its ```c blocks) are built the same way
+   and run in order with the argument myapp.fxt: the writer's trace is
+   whole and holds its 10 "work" slices, and the reader prints them.
 5. Every installed man page renders with `man -l --warnings` with nothing
    on stderr.
 6. The installed completion, sourced in bash, completes ftf-bpf's options
@@ -230,6 +233,7 @@ def check_example(root, a, env, flags, work):
     if "libftf.so." + a["version"].split(".")[0] not in needed:
         fail("the example is not linked against the shared libftf")
     check_example_trace(root, a, shared, run_env, "shared libftf")
+    check_readme_examples(root, a, env, flags, run_env, work)
     if a["sanitize"] != "none":
         print("note: libftf.a of a sanitizer build needs -fsanitize to "
               "link; the static link is checked in the plain build")
@@ -241,6 +245,41 @@ def check_example(root, a, env, flags, work):
     if "libftf.so" in run(["readelf", "-d", static]).stdout:
         fail("the static example still needs libftf.so")
     check_example_trace(root, a, static, env, "static libftf")
+
+
+def readme_examples(readme):
+    """The ```c blocks of the README's libftf section."""
+    text = open(readme, encoding="utf-8").read()
+    section = text.split("\n## libftf\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"^```c\n(.*?)^```$", section, re.M | re.S)
+
+
+def check_readme_examples(root, a, env, flags, run_env, work):
+    blocks = readme_examples(a["readme"])
+    if len(blocks) != 2:
+        fail(f"README's libftf section: {len(blocks)} C examples, want 2 "
+             "(a writer, a reader)")
+    outs = []
+    for i, code in enumerate(blocks):
+        src = os.path.join(work, f"readme_{i}.c")
+        with open(src, "w") as f:
+            f.write(code)
+        exe = src[:-2]
+        run(["cc", "-Wall", "-Wextra", "-Werror", src, "-o", exe] + flags,
+            env=env)
+        outs.append(run([exe, "myapp.fxt"], env=run_env, cwd=work).stdout)
+    trace = os.path.join(work, "myapp.fxt")
+    ftf_dump = root + os.path.join(a["bindir"], "ftf-dump")
+    check = run([ftf_dump, "--check", trace]).stdout
+    slices = [r for r in read_trace(ftf_dump, trace, None)
+              if 'name: "work", DurationComplete' in r]
+    printed = [l for l in outs[1].splitlines() if l.endswith(" work")]
+    print(check.strip())
+    if not check.startswith("ok ") or len(slices) != 10 or len(printed) != 10:
+        fail(f"README examples: check {check!r}, {len(slices)} work slices "
+             f"written and {len(printed)} read back, want 10")
+    print("ok: the README's writer and reader examples build and run: "
+          "10 work slices written, whole, and read back")
 
 
 def check_man(root, a):
