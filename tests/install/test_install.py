@@ -238,10 +238,16 @@ def check_example(root, a, env, flags, work):
         print("note: libftf.a of a sanitizer build needs -fsanitize to "
               "link; the static link is checked in the plain build")
         return
+    # pkg-config --static: libftf.a in place of -lftf, then whatever
+    # libftf needs itself (Libs.private, Requires.private).
     static = os.path.join(work, "self-trace-static")
     cflags = [f for f in flags if f.startswith("-I")]
+    libs = run(["pkg-config", "--static", "--libs", "libftf"],
+               env=env).stdout.split()
+    libs = [os.path.join(libdir, "libftf.a") if f == "-lftf" else f
+            for f in libs]
     run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", src, "-o", static]
-        + cflags + [os.path.join(libdir, "libftf.a")], env=env)
+        + cflags + libs, env=env)
     if "libftf.so" in run(["readelf", "-d", static]).stdout:
         fail("the static example still needs libftf.so")
     check_example_trace(root, a, static, env, "static libftf")
