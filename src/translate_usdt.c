@@ -125,17 +125,33 @@ static int hit_args(struct ftfb_translator *t, const struct ftfb_usdt *e,
 	return 0;
 }
 
-static bool arg_written(const struct ftfb_usdt_desc *d, int i)
+/* The name ids of a's arguments (0: not written), interned before the
+ * record is begun (no string can be interned while its arguments are
+ * pending). */
+static int arg_name_ids(struct ftfb_translator *t,
+			const struct ftfb_usdt_desc *d, const struct uargs *a,
+			bool end, int ids[FTFB_USDT_MAX_ARGS])
 {
-	return !d->arg_names[i] || d->arg_names[i][0];
+	for (int i = 0; i < a->n; i++) {
+		const char *n = d->arg_names[i];
+
+		if (!n) {
+			ids[i] = end ? t->s_end_arg[i] : t->s_uarg[i];
+			continue;
+		}
+		ids[i] = *n ? ftfb_tr_str_id(t, n, strlen(n), NULL) : 0;
+		if (ids[i] < 0)
+			return ids[i];
+	}
+	return 0;
 }
 
 /* Adds a's written arguments to *ints and *strs, at most *room. */
-static void count_args(const struct ftfb_usdt_desc *d, const struct uargs *a,
-		       int *ints, int *strs, int *room)
+static void count_args(const struct uargs *a, const int *ids, int *ints,
+		       int *strs, int *room)
 {
 	for (int i = 0; i < a->n && *room > 0; i++) {
-		if (!arg_written(d, i))
+		if (!ids[i])
 			continue;
 		if (a->strmask & (1u << i))
 			(*strs)++;
@@ -145,29 +161,18 @@ static void count_args(const struct ftfb_usdt_desc *d, const struct uargs *a,
 	}
 }
 
-static int write_args(struct ftfb_translator *t,
-		      const struct ftfb_usdt_desc *d, const struct uargs *a,
-		      bool end, int *room)
+static int write_args(struct ftfb_translator *t, const struct uargs *a,
+		      const int *ids, int *room)
 {
 	int err = 0;
 
 	for (int i = 0; !err && i < a->n && *room > 0; i++) {
-		int name;
-
-		if (!arg_written(d, i))
+		if (!ids[i])
 			continue;
-		if (d->arg_names[i]) {
-			name = ftfb_tr_str_id(t, d->arg_names[i],
-					      strlen(d->arg_names[i]), NULL);
-			if (name < 0)
-				return name;
-		} else {
-			name = end ? t->s_end_arg[i] : t->s_uarg[i];
-		}
 		if (a->strmask & (1u << i))
-			err = ftf_arg_string(t->w, name, (int)a->v[i]);
+			err = ftf_arg_string(t->w, ids[i], (int)a->v[i]);
 		else
-			err = ftf_arg_int64(t->w, name, (int64_t)a->v[i]);
+			err = ftf_arg_int64(t->w, ids[i], (int64_t)a->v[i]);
 		(*room)--;
 	}
 	return err;
@@ -178,19 +183,22 @@ static int write_instant(struct ftfb_translator *t, struct ftfb_task *k,
 {
 	const struct ftfb_usdt_desc *d = &t->o.usdt[e->cookie];
 	int ints = 0, strs = 0, room = FTF_MAX_ARGS, name, cat, ref, err;
+	int ids[FTFB_USDT_MAX_ARGS];
 
 	err = probe_ids(t, e->cookie, &name, &cat);
+	if (!err)
+		err = arg_name_ids(t, d, a, false, ids);
 	if (err)
 		return err;
 	ref = ftfb_tr_thread_ref(t, k);
 	if (ref < 0)
 		return ref;
-	count_args(d, a, &ints, &strs, &room);
+	count_args(a, ids, &ints, &strs, &room);
 	room = FTF_MAX_ARGS;
 	err = ftf_write_instant(t->w, FTF_ARG_TYPES(ints, 0, 0, 0, strs, 0),
 				ref, cat, name, ftfb_tr_ticks(t, e->hdr.ts));
 	if (!err)
-		err = write_args(t, d, a, false, &room);
+		err = write_args(t, a, ids, &room);
 	if (!err) {
 		t->st.records++;
 		t->st.usdt_instants++;
@@ -239,9 +247,14 @@ static int write_slice(struct ftfb_translator *t, struct ftfb_task *k,
 	const struct ftfb_usdt_desc *ed = end ? &t->o.usdt[end->cookie] : NULL;
 	struct uargs ba = { .n = s->nargs, .strmask = s->strmask };
 	int ints = 0, strs = 0, room = FTF_MAX_ARGS, name, cat, ref, err;
+	int bids[FTFB_USDT_MAX_ARGS], eids[FTFB_USDT_MAX_ARGS];
 
 	memcpy(ba.v, s->args, sizeof(ba.v));
 	err = probe_ids(t, s->cookie, &name, &cat);
+	if (!err)
+		err = arg_name_ids(t, bd, &ba, false, bids);
+	if (!err && ed)
+		err = arg_name_ids(t, ed, ea, true, eids);
 	if (err)
 		return err;
 	ref = ftfb_tr_thread_ref(t, k);
@@ -249,19 +262,19 @@ static int write_slice(struct ftfb_translator *t, struct ftfb_task *k,
 		return ref;
 	if (ns < s->begin_ns)
 		ns = s->begin_ns;
-	count_args(bd, &ba, &ints, &strs, &room);
+	if (!ed)
+		room--; /* for `unfinished` */
+	count_args(&ba, bids, &ints, &strs, &room);
 	if (ed)
-		count_args(ed, ea, &ints, &strs, &room);
-	else
-		room--;
+		count_args(ea, eids, &ints, &strs, &room);
 	err = ftf_write_duration_complete(
 		t->w, FTF_ARG_TYPES(ints, 0, ed ? 0 : 1, 0, strs, 0), ref, cat,
 		s->name_id, ftfb_tr_ticks(t, s->begin_ns), ftfb_tr_ticks(t, ns));
-	room = FTF_MAX_ARGS;
+	room = ed ? FTF_MAX_ARGS : FTF_MAX_ARGS - 1;
 	if (!err)
-		err = write_args(t, bd, &ba, false, &room);
+		err = write_args(t, &ba, bids, &room);
 	if (!err && ed)
-		err = write_args(t, ed, ea, true, &room);
+		err = write_args(t, ea, eids, &room);
 	if (!err && !ed)
 		err = ftf_arg_bool(t->w, t->s_unfinished, true);
 	if (err)

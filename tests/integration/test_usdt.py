@@ -3,7 +3,7 @@
 """Real-BPF integration tests of USDT probes (run as root).
 
 usage: test_usdt.py MODE FTF_BPF FTF_DUMP USDTWL OUTDIR
-MODE: pid | cmd | kill | list | errors
+MODE: pid | cmd | kill | list | errors | python-cmd | python-pid
 
 The workload (tests/usdt/usdtwl.c) fires exactly known probes on two
 threads "uw-worker-0" and "uw-worker-1": tick(i, 3i) for i = 0..999,
@@ -240,12 +240,110 @@ def mode_errors(tool, ftf_dump, wl, outdir):
     check(p.returncode == 1 and "has no USDT probes" in p.stderr, f"--list on a binary without notes says so ({p.stderr.strip()})")
 
 
+PYTHON = "/usr/bin/python3.11"
+RE_PY = re.compile(r'^Event\(ts: \d+, pt: (\d+)/(\d+), category: "python", name: "(.*?)", '
+                   r'DurationComplete\(end_ts: \d+\), \{(.*)\}\)$')
+
+
+def python_or_skip():
+    """Debian's python3.11 has the probes (.note.stapsdt); skip without."""
+    if not os.path.exists(PYTHON):
+        print(f"SKIP: no {PYTHON}")
+        sys.exit(77)
+    notes = subprocess.run(["readelf", "-n", PYTHON], capture_output=True, text=True).stdout
+    if "gc__start" not in notes or "import__find__load__start" not in notes:
+        print(f"SKIP: {PYTHON} has no gc__start / import__find__load__start USDT notes")
+        sys.exit(77)
+
+
+def py_results(lines):
+    """The workload's own counts: collections by generation since the wait
+    and since the start, and the modules its imports loaded."""
+    r = {}
+    for line in lines:
+        f = line.split()
+        if f and f[0] in ("gc", "gcall"):
+            r[f[0]] = [int(x) for x in f[1:]]
+        elif f and f[0] == "mods":
+            r["mods"] = f[1:]
+    return r
+
+
+def check_python_trace(t, pid, res, gc_key, exact_imports):
+    check(t.check_code == 0, f"ftf-dump --check accepts the trace ({t.check_out.strip()[:200]})")
+    check(ends_on_record_boundary(t.path), "the file ends on a record boundary")
+    gcs, imports, where, bad_args = collections.Counter(), collections.Counter(), set(), []
+    for line in t.lines:
+        m = RE_PY.match(line)
+        if not m:
+            continue
+        where.add((int(m[1]), int(m[2])))
+        a = args_of(m[4])
+        if "generation" in a:  # (an import of the module gc is named gc too)
+            gcs[a["generation"]] += 1
+            if set(a) != {"generation", "collected"}:
+                bad_args.append(line)
+        else:
+            if set(a) != {"found"}:
+                bad_args.append(line)
+            if a.get("found") == 1:
+                imports[m[3]] += 1
+    check(where == {(pid, pid)}, f"the python slices are on the interpreter's thread ({where})")
+    check(not bad_args, f"gc slices have generation and collected, import slices found ({bad_args[:3]})")
+    want = res[gc_key]
+    got = [gcs[g] for g in range(3)]
+    check(got == want and sum(gcs.values()) == sum(want),
+          f"gc slices by generation {got} = the interpreter's own counts {want}")
+    mods = res["mods"]
+    check(len(mods) >= 10, f"the imports loaded {len(mods)} modules")
+    check(all(imports[m] == 1 for m in mods),
+          f"each module the imports loaded has exactly one import slice named by it ({mods})")
+    if exact_imports:
+        check(sorted(imports) == sorted(mods),
+              f"and there are no other import slices ({sorted(set(imports) - set(mods))})")
+
+
+def mode_python_cmd(tool, ftf_dump, wl, outdir):
+    python_or_skip()
+    out = os.path.join(outdir, "usdt-python-cmd.fxt")
+    script = os.path.join(os.path.dirname(wl), "pywl.py")
+    cmd = [tool, "-o", out, "--python", "--", PYTHON, script]
+    print("  run:", " ".join(cmd))
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    print("  ftf-bpf said:\n    " + p.stderr.strip().replace("\n", "\n    "))
+    check(p.returncode == 0, f"ftf-bpf --python -- python3.11 exited 0 (got {p.returncode})")
+    lines = p.stdout.splitlines()
+    pid = int(lines[0].split()[1])
+    res = py_results(lines)
+    print(f"  the interpreter counted: {res}")
+    # from its start: the startup's collections too (gcall), and the
+    # startup's imports besides the script's
+    check_python_trace(Trace(ftf_dump, out), pid, res, "gcall", False)
+
+
+def mode_python_pid(tool, ftf_dump, wl, outdir):
+    python_or_skip()
+    out = os.path.join(outdir, "usdt-python-pid.fxt")
+    script = os.path.join(os.path.dirname(wl), "pywl.py")
+    p = subprocess.Popen([PYTHON, script, "--wait-stdin"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    pid = int(p.stdout.readline().split()[1])
+    tr = Tracer(tool, ["-p", str(pid), "-o", out, "--python"])
+    out_text, _ = p.communicate(input="go\n", timeout=120)
+    rc = tr.wait()
+    check(rc == 0, f"ftf-bpf exited 0 (got {rc})")
+    res = py_results(out_text.splitlines())
+    print(f"  the interpreter counted: {res}")
+    check_python_trace(Trace(ftf_dump, out), pid, res, "gc", True)
+
+
 def main():
     skip_unless_root()
     mode, tool, ftf_dump, wl, outdir = sys.argv[1:6]
     os.makedirs(outdir, exist_ok=True)
     fn = {"pid": mode_pid, "cmd": mode_cmd, "kill": mode_kill, "list": mode_list,
-          "errors": mode_errors}[mode]
+          "errors": mode_errors, "python-cmd": mode_python_cmd,
+          "python-pid": mode_python_pid}[mode]
     run_main(lambda: fn(tool, ftf_dump, os.path.abspath(wl), outdir))
 
 
