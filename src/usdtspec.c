@@ -56,8 +56,9 @@ int ftfb_usdtspec_parse(const char *text, struct ftfb_usdt_spec *out,
 	copy = strdup(text + strlen(FTFB_USDT_PREFIX));
 	if (!copy)
 		return -ENOMEM;
-	comma = strrchr(copy, ',');
-	if (comma && !strchr(comma, ':')) {
+	/* the suffix: from the first ',' after the last ':' */
+	comma = strrchr(copy, ':') ? strchr(strrchr(copy, ':'), ',') : NULL;
+	if (comma) {
 		*comma = '\0';
 		if (parse_strings(comma + 1, text, out, err, errlen))
 			goto out;
