@@ -776,6 +776,13 @@ static void summary(struct session *s, uint64_t end_ns)
 			(unsigned long long)st->unmatched_returns,
 			(unsigned long long)st->slices_closed_early,
 			(unsigned long long)st->skipped);
+	if (s->usdt.n)
+		fprintf(stderr,
+			"  USDT: %llu instants, %llu slices (%llu ends without a recorded start, %llu starts past the %d open slices not written)\n",
+			(unsigned long long)st->usdt_instants,
+			(unsigned long long)st->usdt_slices,
+			(unsigned long long)st->usdt_unmatched,
+			(unsigned long long)st->usdt_capped, FTFB_USLICE_MAX);
 	print_func_stats(s);
 	print_syscall_stats(s);
 	fprintf(stderr, "  wrote %s (%lld bytes)\n", s->o->output, bytes);
@@ -889,6 +896,12 @@ static int resolve_triggers(struct session *s, const char *mb, char *err,
 		struct ftfb_symlist sl = { 0 };
 		size_t hits = 0;
 
+		if (ftfb_is_usdt_spec(o->triggers[i].spec)) {
+			snprintf(err, errlen,
+				 "--trigger '%s': a trigger is a call of a -u function that lasts too long, not a USDT probe",
+				 o->triggers[i].spec);
+			return -1;
+		}
 		if (ftfb_probespec_resolve(o->triggers[i].spec, o->pid, mb,
 					   &sl, err, errlen)) {
 			char why[512];

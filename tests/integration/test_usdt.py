@@ -222,6 +222,8 @@ def mode_errors(tool, ftf_dump, wl, outdir):
         (["-u", "usdt:usdtwl:req__start~tick", "--", wl], ["bad slice spec"]),
         (["-a", "-u", "usdt:usdtwl:tick"], ["main binary", "usdt:BINARY:PROVIDER:NAME"]),
         (["-u", "usdt:/no/such/file:p:n", "--", wl], ["/no/such/file", "No such file"]),
+        (["-F", "1s", "-u", "usdt:usdtwl:tick", "--trigger", "usdt:usdtwl:tick", "--", wl],
+         ["--trigger", "not a USDT probe"]),
     ]
     for args, want in cases:
         if os.path.exists(out):
