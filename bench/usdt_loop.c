@@ -20,6 +20,7 @@ int main(int argc, char **argv)
 		DTRACE_PROBE2(bench, hit, i, 2 * i);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	printf("%ld hits %.0f ns\n", n,
-	       (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec));
+	       (double)(b.tv_sec - a.tv_sec) * 1e9 +
+		       (double)(b.tv_nsec - a.tv_nsec));
 	return 0;
 }

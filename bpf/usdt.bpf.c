@@ -42,8 +42,8 @@ static __always_inline bool recorded(__u64 id)
  * *got: the arguments read as strings. An argument that is no readable
  * string is recorded as its value. */
 static __always_inline __u32 read_args(struct pt_regs *ctx, __u64 *args,
-				       char *base, __u32 soff, __u32 lim,
-				       int n, __u32 mask, __u32 *got)
+				       char *base, __u32 soff, __u32 lim, int n,
+				       __u32 mask, __u32 *got)
 {
 	__u32 used = 0;
 
@@ -78,9 +78,8 @@ static __always_inline __u32 read_args(struct pt_regs *ctx, __u64 *args,
 
 /* The cpu's buffer is taken (a preempted append of another thread): one
  * ring record of its own. */
-static __always_inline void hit_direct(struct pt_regs *ctx, __u64 id,
-				       __u32 cpu, __u32 cookie, int n,
-				       __u32 mask)
+static __always_inline void hit_direct(struct pt_regs *ctx, __u64 id, __u32 cpu,
+				       __u32 cookie, int n, __u32 mask)
 {
 	struct ftfb_usdt *e;
 	__u32 got;
@@ -94,8 +93,8 @@ static __always_inline void hit_direct(struct pt_regs *ctx, __u64 id,
 	e->hdr.tgid = id >> 32;
 	e->cookie = cookie;
 	e->nargs = n;
-	e->strbytes = read_args(ctx, e->args, e->str, 0, FTFB_USDT_STR_BYTES,
-				 n, mask, &got);
+	e->strbytes = read_args(ctx, e->args, e->str, 0, FTFB_USDT_STR_BYTES, n,
+				mask, &got);
 	e->strmask = got;
 	e->_pad = 0;
 	ftfb_submit(rb, e);

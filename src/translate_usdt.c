@@ -63,8 +63,7 @@ void ftfb_tr_usdt_free(struct ftfb_translator *t)
 }
 
 /* Name and category ids of probe c (kept once permanent). */
-static int probe_ids(struct ftfb_translator *t, uint32_t c, int *name,
-		     int *cat)
+static int probe_ids(struct ftfb_translator *t, uint32_t c, int *name, int *cat)
 {
 	const struct ftfb_usdt_desc *d = &t->o.usdt[c];
 	bool tn, tc;
@@ -114,8 +113,8 @@ static int hit_args(struct ftfb_translator *t, const struct ftfb_usdt *e,
 		if (len == 0 || len > FTFB_USDT_STR_LEN || off + len > sbytes)
 			continue;
 		/* len counts the NUL; a string cut at the bound has none */
-		id = ftfb_tr_str_id(t, e->str + off,
-				    strnlen(e->str + off, len), NULL);
+		id = ftfb_tr_str_id(t, e->str + off, strnlen(e->str + off, len),
+				    NULL);
 		if (id < 0)
 			return id;
 		a->v[i] = (uint64_t)id;
@@ -150,7 +149,7 @@ static int arg_name_ids(struct ftfb_translator *t,
 static void count_args(const struct uargs *a, const int *ids, int *ints,
 		       int *strs, int *room)
 {
-	for (int i = 0; i < a->n && *room > 0; i++) {
+	for (int i = 0; i<a->n && * room> 0; i++) {
 		if (!ids[i])
 			continue;
 		if (a->strmask & (1u << i))
@@ -166,7 +165,7 @@ static int write_args(struct ftfb_translator *t, const struct uargs *a,
 {
 	int err = 0;
 
-	for (int i = 0; !err && i < a->n && *room > 0; i++) {
+	for (int i = 0; !err && i<a->n && * room> 0; i++) {
 		if (!ids[i])
 			continue;
 		if (a->strmask & (1u << i))
@@ -245,7 +244,7 @@ static int write_slice(struct ftfb_translator *t, struct ftfb_task *k,
 {
 	const struct ftfb_usdt_desc *bd = &t->o.usdt[s->cookie];
 	const struct ftfb_usdt_desc *ed = end ? &t->o.usdt[end->cookie] : NULL;
-	struct uargs ba = { .n = s->nargs, .strmask = s->strmask };
+	struct uargs ba = {.n = s->nargs, .strmask = s->strmask};
 	int ints = 0, strs = 0, room = FTF_MAX_ARGS, name, cat, ref, err;
 	int bids[FTFB_USDT_MAX_ARGS], eids[FTFB_USDT_MAX_ARGS];
 
@@ -269,7 +268,8 @@ static int write_slice(struct ftfb_translator *t, struct ftfb_task *k,
 		count_args(ea, eids, &ints, &strs, &room);
 	err = ftf_write_duration_complete(
 		t->w, FTF_ARG_TYPES(ints, 0, ed ? 0 : 1, 0, strs, 0), ref, cat,
-		s->name_id, ftfb_tr_ticks(t, s->begin_ns), ftfb_tr_ticks(t, ns));
+		s->name_id, ftfb_tr_ticks(t, s->begin_ns),
+		ftfb_tr_ticks(t, ns));
 	room = ed ? FTF_MAX_ARGS : FTF_MAX_ARGS - 1;
 	if (!err)
 		err = write_args(t, &ba, bids, &room);

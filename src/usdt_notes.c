@@ -23,10 +23,11 @@
 static int add_note(struct ftfb_usdt_notes *out, size_t *cap,
 		    const unsigned char *d, size_t len, size_t word)
 {
-	const char *p = (const char *)d + 3 * word, *end = (const char *)d + len;
+	const char *p = (const char *)d + 3 * word,
+		   *end = (const char *)d + len;
 	const char *prov, *name, *args;
 	struct ftfb_usdt_note *n;
-	uint64_t a[3] = { 0, 0, 0 };
+	uint64_t a[3] = {0, 0, 0};
 
 	if (len < 3 * word)
 		return 0; /* malformed: skipped */
@@ -82,8 +83,8 @@ static int read_section(Elf *e, Elf_Scn *scn, struct ftfb_usdt_notes *out,
 	GElf_Nhdr nh;
 
 	(void)e;
-	while (data && (off = gelf_getnote(data, off, &nh, &name_off,
-					   &desc_off)) > 0) {
+	while (data &&
+	       (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
 		const char *owner = (const char *)data->d_buf + name_off;
 		int err;
 
@@ -116,8 +117,8 @@ int ftfb_usdt_notes_read(const char *path, struct ftfb_usdt_notes *out,
 		return err;
 	}
 	if (elf_version(EV_CURRENT) == EV_NONE ||
-	    !(e = elf_begin(fd, ELF_C_READ, NULL)) || elf_kind(e) != ELF_K_ELF ||
-	    elf_getshdrstrndx(e, &shstrndx) != 0) {
+	    !(e = elf_begin(fd, ELF_C_READ, NULL)) ||
+	    elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx) != 0) {
 		ftfb_seterr(errmsg, errlen, "%s: not an ELF file", path);
 		err = -ENOEXEC;
 		goto out;

@@ -16,10 +16,22 @@ static const struct python_pair {
 	const char *start_args[2], *end_args[2];
 	int name_arg; /* the start's string argument naming the slice */
 } python_pairs[] = {
-	{ "gc__start", "gc__done", "gc", { "generation", NULL },
-	  { "collected", NULL }, -1 },
-	{ "import__find__load__start", "import__find__load__done", "import",
-	  { "", NULL }, { "", "found" }, 0 },
+	{
+		.start = "gc__start",
+		.end = "gc__done",
+		.name = "gc",
+		.start_args = {"generation"},
+		.end_args = {"collected"},
+		.name_arg = -1,
+	},
+	{
+		.start = "import__find__load__start",
+		.end = "import__find__load__done",
+		.name = "import",
+		.start_args = {""},
+		.end_args = {"", "found"},
+		.name_arg = 0,
+	},
 };
 
 /* Grows the descriptions to the probes' count (new ones zeroed). */
@@ -106,8 +118,8 @@ static int add_pair(struct ftfb_usdt_set *s, const char *text, int pair,
 		s->descs[i].pair = (uint16_t)pair;
 		if (i >= mid)
 			continue;
-		s->names[i] = common_name(s->probes.v[i].name,
-					  s->probes.v[mid].name);
+		s->names[i] =
+			common_name(s->probes.v[i].name, s->probes.v[mid].name);
 		if (s->names[i])
 			s->descs[i].name = s->names[i];
 	}
@@ -128,16 +140,18 @@ static int add_python(struct ftfb_usdt_set *s, int *pair,
 		size_t first = s->n;
 		int rc;
 
-		snprintf(text, sizeof(text), "usdt:%spython:%s~usdt:%spython:%s",
-			 bin, pp->start, bin, pp->end);
+		snprintf(text, sizeof(text),
+			 "usdt:%spython:%s~usdt:%spython:%s", bin, pp->start,
+			 bin, pp->end);
 		rc = add_pair(s, text, (*pair)++, o, err, errlen);
 		if (rc == -ENOENT) {
 			char why[400];
 
 			snprintf(why, sizeof(why), "%s", err);
-			ftfb_seterr(err, errlen,
-				    "--python: %s (is the target a Python built with --with-dtrace, e.g. Debian's python3?)",
-				    why);
+			ftfb_seterr(
+				err, errlen,
+				"--python: %s (is the target a Python built with --with-dtrace, e.g. Debian's python3?)",
+				why);
 		}
 		if (rc)
 			return rc;

@@ -42,8 +42,8 @@ bad:
 	return -EINVAL;
 }
 
-int ftfb_usdtspec_parse(const char *text, struct ftfb_usdt_spec *out,
-			char *err, size_t errlen)
+int ftfb_usdtspec_parse(const char *text, struct ftfb_usdt_spec *out, char *err,
+			size_t errlen)
 {
 	char *copy, *comma, *last, *prev;
 	int rc = -EINVAL;
@@ -109,8 +109,8 @@ static int spec_binary(const struct ftfb_usdt_spec *s, int pid,
 		       char *err, size_t errlen)
 {
 	if (s->binary)
-		return ftfb_probespec_find_binary(s->binary, pid, path, len, err,
-						  errlen);
+		return ftfb_probespec_find_binary(s->binary, pid, path, len,
+						  err, errlen);
 	if (pid <= 0 && !main_binary) {
 		ftfb_seterr(err, errlen,
 			    "usdt:PROVIDER:NAME looks in the target's main binary: give -p PID or -- COMMAND, or write usdt:BINARY:PROVIDER:NAME");

@@ -22,10 +22,10 @@
 #define FTFB_USDT_PREFIX "usdt:"
 
 struct ftfb_usdt_spec {
-	char *binary;	/* NULL: the target's main binary */
-	char *provider; /* glob */
-	char *name;	/* glob */
-	bool str_auto;	/* ",str": the pointer-like arguments */
+	char *binary;	  /* NULL: the target's main binary */
+	char *provider;	  /* glob */
+	char *name;	  /* glob */
+	bool str_auto;	  /* ",str": the pointer-like arguments */
 	uint32_t strmask; /* ",str=I,J" */
 };
 
@@ -51,8 +51,8 @@ static inline bool ftfb_is_usdt_spec(const char *s)
 }
 
 /* Parses one spec (no '~'). 0, or -EINVAL with one line in err. */
-int ftfb_usdtspec_parse(const char *text, struct ftfb_usdt_spec *out,
-			char *err, size_t errlen);
+int ftfb_usdtspec_parse(const char *text, struct ftfb_usdt_spec *out, char *err,
+			size_t errlen);
 void ftfb_usdtspec_free(struct ftfb_usdt_spec *s);
 
 /* Appends the probes s matches to out (strings: --usdt-strings, read

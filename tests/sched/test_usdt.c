@@ -17,18 +17,30 @@
 enum { TICK, MSG, REQ_START, REQ_DONE, IMP_START, IMP_DONE, NPROBES };
 
 static const struct ftfb_usdt_desc probes[NPROBES] = {
-	[TICK] = { .name = "tick", .category = "app", .name_arg = -1 },
-	[MSG] = { .name = "msg", .category = "app", .name_arg = -1 },
-	[REQ_START] = { .name = "req", .category = "app",
-			.role = FTFB_USDT_BEGIN, .pair = 0, .name_arg = -1 },
-	[REQ_DONE] = { .name = "req__done", .category = "app",
-		       .role = FTFB_USDT_END, .pair = 0, .name_arg = -1 },
-	[IMP_START] = { .name = "import", .category = "python",
-			.role = FTFB_USDT_BEGIN, .pair = 1, .name_arg = 0,
-			.arg_names = { "" } },
-	[IMP_DONE] = { .name = "import__done", .category = "python",
-		       .role = FTFB_USDT_END, .pair = 1, .name_arg = -1,
-		       .arg_names = { "", "found" } },
+	[TICK] = {.name = "tick", .category = "app", .name_arg = -1},
+	[MSG] = {.name = "msg", .category = "app", .name_arg = -1},
+	[REQ_START] = {.name = "req",
+		       .category = "app",
+		       .role = FTFB_USDT_BEGIN,
+		       .pair = 0,
+		       .name_arg = -1},
+	[REQ_DONE] = {.name = "req__done",
+		      .category = "app",
+		      .role = FTFB_USDT_END,
+		      .pair = 0,
+		      .name_arg = -1},
+	[IMP_START] = {.name = "import",
+		       .category = "python",
+		       .role = FTFB_USDT_BEGIN,
+		       .pair = 1,
+		       .name_arg = 0,
+		       .arg_names = {""}},
+	[IMP_DONE] = {.name = "import__done",
+		      .category = "python",
+		      .role = FTFB_USDT_END,
+		      .pair = 1,
+		      .name_arg = -1,
+		      .arg_names = {"", "found"}},
 };
 
 /* A hit of probe `cookie` by thread tid: n int args, and with str
@@ -59,7 +71,7 @@ static void ev_usdt(struct tr *h, uint64_t ts, uint32_t tid, uint32_t cookie,
 
 static void setup(struct tr *h)
 {
-	struct ftfb_translator_opts o = { .usdt = probes, .nusdt = NPROBES };
+	struct ftfb_translator_opts o = {.usdt = probes, .nusdt = NPROBES};
 
 	tr_setup(h, &o);
 	tr_add(h, 100, 100, "app", "app");
@@ -73,14 +85,14 @@ static const struct trec *slice(const struct tr *h, size_t i)
 
 static void instants_carry_int_and_string_args(void **state)
 {
-	const int64_t a[2] = { 7, -3 };
+	const int64_t a[2] = {7, -3};
 	const struct trec *r;
 	struct tr h;
 
 	(void)state;
 	setup(&h);
 	ev_usdt(&h, 1000, 101, TICK, 2, a, NULL);
-	ev_usdt(&h, 2000, 100, MSG, 2, (const int64_t[]){ 0, 5 }, "hello");
+	ev_usdt(&h, 2000, 100, MSG, 2, (const int64_t[]){0, 5}, "hello");
 	tr_finish(&h, 3000);
 	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_INSTANT), 2);
 	r = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_INSTANT, 0);
@@ -107,15 +119,15 @@ static void nested_pairs_are_nested_complete_slices(void **state)
 
 	(void)state;
 	setup(&h);
-	ev_usdt(&h, 1000, 100, REQ_START, 1, (const int64_t[]){ 1 }, NULL);
-	ev_usdt(&h, 1100, 100, REQ_START, 1, (const int64_t[]){ 2 }, NULL);
+	ev_usdt(&h, 1000, 100, REQ_START, 1, (const int64_t[]){1}, NULL);
+	ev_usdt(&h, 1100, 100, REQ_START, 1, (const int64_t[]){2}, NULL);
 	/* another thread's end does not end this thread's slices */
-	ev_usdt(&h, 1150, 101, REQ_DONE, 2, (const int64_t[]){ 9, 9 }, NULL);
-	ev_usdt(&h, 1200, 100, REQ_DONE, 2, (const int64_t[]){ 2, 20 }, NULL);
-	ev_usdt(&h, 1500, 100, REQ_DONE, 2, (const int64_t[]){ 1, 10 }, NULL);
+	ev_usdt(&h, 1150, 101, REQ_DONE, 2, (const int64_t[]){9, 9}, NULL);
+	ev_usdt(&h, 1200, 100, REQ_DONE, 2, (const int64_t[]){2, 20}, NULL);
+	ev_usdt(&h, 1500, 100, REQ_DONE, 2, (const int64_t[]){1, 10}, NULL);
 	tr_finish(&h, 3000);
-	assert_int_equal(tr_count(&h, FTF_REC_EVENT,
-				  FTF_EVENT_DURATION_COMPLETE), 2);
+	assert_int_equal(
+		tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_COMPLETE), 2);
 	in = slice(&h, 0);
 	out = slice(&h, 1);
 	assert_string_equal(in->name, "req");
@@ -140,12 +152,12 @@ static void open_slices_end_unfinished_at_exit_and_stop(void **state)
 
 	(void)state;
 	setup(&h);
-	ev_usdt(&h, 1000, 101, REQ_START, 1, (const int64_t[]){ 1 }, NULL);
-	ev_usdt(&h, 1100, 100, REQ_START, 1, (const int64_t[]){ 2 }, NULL);
+	ev_usdt(&h, 1000, 101, REQ_START, 1, (const int64_t[]){1}, NULL);
+	ev_usdt(&h, 1100, 100, REQ_START, 1, (const int64_t[]){2}, NULL);
 	ev_exit(&h, 1300, 101, 100);
 	tr_finish(&h, 3000);
-	assert_int_equal(tr_count(&h, FTF_REC_EVENT,
-				  FTF_EVENT_DURATION_COMPLETE), 2);
+	assert_int_equal(
+		tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_COMPLETE), 2);
 	r = slice(&h, 0);
 	assert_int_equal(r->tid, 101);
 	assert_int_equal(r->extra, 1300);
@@ -164,12 +176,12 @@ static void a_slice_named_by_a_string_argument(void **state)
 
 	(void)state;
 	setup(&h);
-	ev_usdt(&h, 1000, 100, IMP_START, 1, (const int64_t[]){ 0 }, "json");
-	ev_usdt(&h, 1100, 100, IMP_START, 1, (const int64_t[]){ 0 },
+	ev_usdt(&h, 1000, 100, IMP_START, 1, (const int64_t[]){0}, "json");
+	ev_usdt(&h, 1100, 100, IMP_START, 1, (const int64_t[]){0},
 		"json.decoder");
-	ev_usdt(&h, 1200, 100, IMP_DONE, 2, (const int64_t[]){ 0, 1 },
+	ev_usdt(&h, 1200, 100, IMP_DONE, 2, (const int64_t[]){0, 1},
 		"json.decoder");
-	ev_usdt(&h, 1300, 100, IMP_DONE, 2, (const int64_t[]){ 0, 1 }, "json");
+	ev_usdt(&h, 1300, 100, IMP_DONE, 2, (const int64_t[]){0, 1}, "json");
 	tr_finish(&h, 3000);
 	r = slice(&h, 0);
 	assert_string_equal(r->name, "json.decoder");
@@ -203,32 +215,36 @@ static void specs_parse(void **state)
 	char err[256];
 
 	(void)state;
-	assert_int_equal(ftfb_usdtspec_parse("usdt:python:gc__*", &s, err,
-					     sizeof(err)), 0);
+	assert_int_equal(
+		ftfb_usdtspec_parse("usdt:python:gc__*", &s, err, sizeof(err)),
+		0);
 	assert_null(s.binary);
 	assert_string_equal(s.provider, "python");
 	assert_string_equal(s.name, "gc__*");
 	assert_false(s.str_auto);
 	ftfb_usdtspec_free(&s);
 	assert_int_equal(ftfb_usdtspec_parse("usdt:/a:b/app:p:n,str=0,2", &s,
-					     err, sizeof(err)), 0);
+					     err, sizeof(err)),
+			 0);
 	assert_string_equal(s.binary, "/a:b/app");
 	assert_string_equal(s.provider, "p");
 	assert_string_equal(s.name, "n");
 	assert_int_equal(s.strmask, 5);
 	ftfb_usdtspec_free(&s);
-	assert_int_equal(ftfb_usdtspec_parse("usdt:libc:p:n,str", &s, err,
-					     sizeof(err)), 0);
+	assert_int_equal(
+		ftfb_usdtspec_parse("usdt:libc:p:n,str", &s, err, sizeof(err)),
+		0);
 	assert_string_equal(s.binary, "libc");
 	assert_true(s.str_auto);
 	ftfb_usdtspec_free(&s);
-	assert_int_equal(ftfb_usdtspec_parse("usdt:tick", &s, err,
-					     sizeof(err)), -EINVAL);
+	assert_int_equal(ftfb_usdtspec_parse("usdt:tick", &s, err, sizeof(err)),
+			 -EINVAL);
 	assert_non_null(strstr(err, "usdt:PROVIDER:NAME"));
 	assert_int_equal(ftfb_usdtspec_parse("usdt::n", &s, err, sizeof(err)),
 			 -EINVAL);
-	assert_int_equal(ftfb_usdtspec_parse("usdt:p:n,str=12", &s, err,
-					     sizeof(err)), -EINVAL);
+	assert_int_equal(
+		ftfb_usdtspec_parse("usdt:p:n,str=12", &s, err, sizeof(err)),
+		-EINVAL);
 	assert_non_null(strstr(err, "string suffix"));
 }
 
