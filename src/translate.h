@@ -220,6 +220,12 @@ int ftfb_translator_drops(struct ftfb_translator *t, uint64_t mono_ns,
  * flushes. Does not close the writer. */
 int ftfb_translator_finish(struct ftfb_translator *t, uint64_t mono_ns);
 
+/* Begins in `to`, at ts, the USDT slices open in `from` (same probes):
+ * a flight-recorder snapshot's slices that began before its window.
+ * Their string arguments are left out. 0 or the writer's error. */
+int ftfb_translator_usdt_inherit(struct ftfb_translator *from,
+				 struct ftfb_translator *to, uint64_t ts);
+
 /* Function indexes sorted by calls (by_time false) or total time, best
  * first; writes min(n, nfuncs) indexes of functions called at least once
  * and returns how many. */

@@ -349,3 +349,60 @@ int ftfb_tr_usdt_close(struct ftfb_translator *t, struct ftfb_task *k,
 	}
 	return 0;
 }
+
+struct inherit_ctx {
+	const struct ftfb_translator *from;
+	struct ftfb_translator *to;
+	uint64_t ts;
+	int err;
+};
+
+/* Begins in c->to the slices open on k in c->from, oldest first (the
+ * chain runs newest first: walked recursively, at most FTFB_USLICE_MAX
+ * deep in all). */
+static int inherit_chain(struct inherit_ctx *c, const struct ftfb_task *k,
+			 uint32_t idx)
+{
+	const struct ftfb_uslice *s;
+	struct ftfb_usdt e;
+	int err;
+
+	if (!idx)
+		return 0;
+	s = &c->from->uslices[idx - 1];
+	err = inherit_chain(c, k, s->below);
+	if (err)
+		return err;
+	memset(&e, 0, sizeof(e));
+	e.hdr.kind = FTFB_EV_USDT;
+	e.hdr.ts = c->ts;
+	e.hdr.tid = k->tid;
+	e.hdr.tgid = k->tgid;
+	e.cookie = s->cookie;
+	e.nargs = s->nargs;
+	/* string arguments were string ids of the other writer: left out
+	 * (0), and the slice named by its probe */
+	for (int i = 0; i < s->nargs && i < FTFB_USDT_MAX_ARGS; i++)
+		e.args[i] = (s->strmask & (1u << i)) ? 0 : s->args[i];
+	return ftfb_translator_event(c->to, &e,
+				     offsetof(struct ftfb_usdt, str));
+}
+
+static void inherit_task(struct ftfb_task *k, void *arg)
+{
+	struct inherit_ctx *c = arg;
+
+	if (!c->err && !k->exited && k->uslice_top)
+		c->err = inherit_chain(c, k, k->uslice_top);
+}
+
+int ftfb_translator_usdt_inherit(struct ftfb_translator *from,
+				 struct ftfb_translator *to, uint64_t ts)
+{
+	struct inherit_ctx c = {.from = from, .to = to, .ts = ts};
+
+	if (!from->uslices || !to->uslices)
+		return 0;
+	ftfb_pt_for_each(&from->pt, inherit_task, &c);
+	return c.err;
+}

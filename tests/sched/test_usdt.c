@@ -209,6 +209,36 @@ static void an_unknown_probe_is_skipped(void **state)
 	tr_free(&h);
 }
 
+/* A flight-recorder snapshot: the slices open in the tracker at the
+ * window's start begin there in the snapshot's translator. */
+static void open_slices_are_inherited_at_a_window_start(void **state)
+{
+	struct tr tracker, snap;
+	const struct trec *r;
+
+	(void)state;
+	setup(&tracker);
+	setup(&snap);
+	ev_usdt(&tracker, 1000, 100, REQ_START, 1, (const int64_t[]){1}, NULL);
+	ev_usdt(&tracker, 1100, 100, REQ_START, 1, (const int64_t[]){2}, NULL);
+	ev_usdt(&tracker, 1200, 100, REQ_DONE, 2, (const int64_t[]){2, 0},
+		NULL);
+	assert_int_equal(
+		ftfb_translator_usdt_inherit(&tracker.t, &snap.t, 5000), 0);
+	ev_usdt(&snap, 6000, 100, REQ_DONE, 2, (const int64_t[]){1, 0}, NULL);
+	tr_finish(&snap, 7000);
+	assert_int_equal(
+		tr_count(&snap, FTF_REC_EVENT, FTF_EVENT_DURATION_COMPLETE), 1);
+	r = slice(&snap, 0);
+	assert_int_equal(r->ts, 5000);
+	assert_int_equal(r->extra, 6000);
+	assert_int_equal(tr_arg(r, "arg0")->i64, 1);
+	assert_null(tr_arg(r, "unfinished"));
+	tr_finish(&tracker, 7000);
+	tr_free(&tracker);
+	tr_free(&snap);
+}
+
 static void specs_parse(void **state)
 {
 	struct ftfb_usdt_spec s;
@@ -256,6 +286,7 @@ int main(void)
 		cmocka_unit_test(open_slices_end_unfinished_at_exit_and_stop),
 		cmocka_unit_test(a_slice_named_by_a_string_argument),
 		cmocka_unit_test(an_unknown_probe_is_skipped),
+		cmocka_unit_test(open_slices_are_inherited_at_a_window_start),
 		cmocka_unit_test(specs_parse),
 	};
 
