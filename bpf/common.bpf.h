@@ -173,12 +173,14 @@ static __always_inline void ftfb_ubuf_flush(struct ftfb_ubuf *b, __u32 cpu)
 		ftfb_add(&drops, FTFB_EV_URET, b->n_ret);
 		ftfb_add(&drops, FTFB_EV_SENTER, b->n_senter);
 		ftfb_add(&drops, FTFB_EV_SEXIT, b->n_sexit);
+		ftfb_add(&drops, FTFB_EV_USDT, b->n_usdt);
 	}
 	b->batch.len = 0;
 	b->n_entry = 0;
 	b->n_ret = 0;
 	b->n_senter = 0;
 	b->n_sexit = 0;
+	b->n_usdt = 0;
 }
 
 /* Flush this cpu's buffer from a sched program (switch: prev's events;

@@ -31,8 +31,9 @@ enum ftfb_kind {
 	FTFB_EV_TASKNAME = 11,  /* struct ftfb_taskname */
 	FTFB_EV_SENTER = 12,    /* struct ftfb_senter */
 	FTFB_EV_SEXIT = 13,     /* struct ftfb_sexit */
-	/* 14, 15: stack samples (on CPU, off CPU); 16: USDT */
-	FTFB_EV_KIND_MAX = 14,  /* (the drops counter lists the kinds that
+	/* 14, 15: stack samples (on CPU, off CPU) */
+	FTFB_EV_USDT = 16,      /* struct ftfb_usdt */
+	FTFB_EV_KIND_MAX = 17,  /* (the drops counter lists the kinds that
 				 * lost events, at most 14 of them) */
 };
 
@@ -163,6 +164,29 @@ struct ftfb_sexit {
 	__u32 nr;
 	__u32 _pad;
 	__s64 ret;
+};
+
+/* A USDT probe hit (bpf/usdt.bpf.c). cookie: index of the probe in
+ * userspace's table. args[0..nargs): the probe's arguments as libbpf's
+ * spec parser reads them (sign- or zero-extended to 64 bits). A bit i of
+ * strmask set: argument i was a C string, read (bounded) into str[]:
+ * args[i] is then its length with the NUL, and the strings follow each
+ * other in argument order, each starting at a multiple of 8 bytes. The
+ * event is sent without the unused tail of str[] (size =
+ * offsetof(str) + strbytes). */
+#define FTFB_USDT_MAX_ARGS 12   /* as <sys/sdt.h> and libbpf */
+#define FTFB_USDT_STR_LEN 64    /* bytes read per string, NUL included */
+#define FTFB_USDT_MAX_STRS 2    /* string arguments read per hit */
+#define FTFB_USDT_STR_BYTES (FTFB_USDT_STR_LEN * FTFB_USDT_MAX_STRS)
+struct ftfb_usdt {
+	struct ftfb_hdr hdr;
+	__u32 cookie;
+	__u16 nargs;
+	__u16 strmask;
+	__u32 strbytes;
+	__u32 _pad;
+	__u64 args[FTFB_USDT_MAX_ARGS];
+	char str[FTFB_USDT_STR_BYTES];
 };
 
 /* A thread's buffered uprobe events handed over in one record (the ring

@@ -24,11 +24,16 @@ struct ftfb_ucompact {
 	__u64 ts;
 	__u64 sp; /* ftfb_uentry.sp / ftfb_uret.sp (0 for a system call) */
 	__u32 cookie; /* for a system call: its number */
-	__u16 kind; /* FTFB_EV_UENTRY, _URET, _SENTER or _SEXIT */
+	__u16 kind; /* FTFB_EV_UENTRY, _URET, _SENTER, _SEXIT or _USDT */
 	__u16 nvals;
 };
+/* A USDT hit (FTFB_EV_USDT) in compact form: sp holds nargs (bits 0-15),
+ * strmask (16-31) and strbytes (32-47) of struct ftfb_usdt; the nvals
+ * words are its nargs arguments, then its strbytes of strings. */
 
-#define FTFB_UCOMPACT_MAX (sizeof(struct ftfb_ucompact) + 8 * FTFB_MAX_ARGS)
+#define FTFB_UCOMPACT_MAX                                                      \
+	(sizeof(struct ftfb_ucompact) + 8 * FTFB_USDT_MAX_ARGS +               \
+	 FTFB_USDT_STR_BYTES)
 
 struct ftfb_ubuf {
 	__u64 busy;    /* 64 bits: clang 14 has no 32-bit BPF cmpxchg */
@@ -36,6 +41,8 @@ struct ftfb_ubuf {
 	__u32 n_ret;
 	__u32 n_senter;
 	__u32 n_sexit;
+	__u32 n_usdt;
+	__u32 _pad;
 	/* Events appended to this buffer since load, by kind: part of the
 	 * `fired` counts (kept here, in the cache line the append touches
 	 * anyway, rather than in the `fired` map: measured cheaper). */
@@ -43,6 +50,7 @@ struct ftfb_ubuf {
 	__u64 fired_ret;
 	__u64 fired_senter; /* the same for system calls */
 	__u64 fired_sexit;
+	__u64 fired_usdt; /* USDT hits */
 	struct ftfb_batch batch; /* batch.len: bytes used in data[] */
 	__u8 data[FTFB_UBUF_BYTES];
 };

@@ -34,6 +34,7 @@
 #include "sched.skel.h"
 #include "uprobe.skel.h"
 #include "syscalls.skel.h"
+#include "usdt.skel.h"
 
 #define BTF_PATH "/sys/kernel/btf/vmlinux"
 
@@ -56,6 +57,7 @@ struct ftfb_loader {
 	struct sched_bpf *sched;
 	struct uprobe_bpf *up;
 	struct syscalls_bpf *sys; /* --syscalls */
+	struct usdt_bpf *usdt;    /* -u usdt:... */
 	bool up_multi_loaded; /* the uprobe.multi programs are loaded */
 	bool up_multi_used;   /* uprobes attached with uprobe_multi links */
 	int ring_fds[FTFB_MAX_RINGS];
@@ -193,6 +195,28 @@ static int attach_sched(struct ftfb_loader *l, bool flushers_only,
 	return 0;
 }
 
+/* A compact USDT hit (bpf/ubuf.h: nargs, strmask and strbytes in sp)
+ * to struct ftfb_usdt; returns its size (without the unused string room)
+ * or -EBADMSG. */
+static int expand_usdt(struct ftfb_usdt *u, const struct ftfb_ucompact *c,
+		       const unsigned char *vals)
+{
+	uint32_t nargs = c->sp & 0xffff, sbytes = (c->sp >> 32) & 0xffff;
+
+	if (nargs > FTFB_USDT_MAX_ARGS || sbytes > FTFB_USDT_STR_BYTES ||
+	    sbytes % 8 || nargs + sbytes / 8 != c->nvals)
+		return -EBADMSG;
+	u->cookie = c->cookie;
+	u->nargs = (uint16_t)nargs;
+	u->strmask = (uint16_t)(c->sp >> 16);
+	u->strbytes = sbytes;
+	u->_pad = 0;
+	memcpy(u->args, vals, 8u * nargs);
+	memset(u->args + nargs, 0, 8u * (FTFB_USDT_MAX_ARGS - nargs));
+	memcpy(u->str, vals + 8u * nargs, sbytes);
+	return (int)(offsetof(struct ftfb_usdt, str) + sbytes);
+}
+
 /* The events of an FTFB_EV_BATCH record (compact, bpf/ubuf.h) to the
  * callback, one by one, as struct ftfb_uentry / ftfb_uret. -EBADMSG for
  * a malformed record. */
@@ -216,6 +240,7 @@ static int split_batch(struct ftfb_loader *l, const unsigned char *data,
 			struct ftfb_uret r;
 			struct ftfb_senter se;
 			struct ftfb_sexit sx;
+			struct ftfb_usdt u;
 		} ev;
 		size_t es;
 		int r;
@@ -224,9 +249,12 @@ static int split_batch(struct ftfb_loader *l, const unsigned char *data,
 			return -EBADMSG;
 		memcpy(&c, data + off, sizeof(c));
 		off += sizeof(c);
-		if (c.nvals > FTFB_MAX_ARGS || end - off < 8u * c.nvals)
+		if (c.nvals > (c.kind == FTFB_EV_USDT ? FTFB_UCOMPACT_MAX / 8
+						       : FTFB_MAX_ARGS) ||
+		    end - off < 8u * c.nvals)
 			return -EBADMSG;
-		memset(&ev, 0, sizeof(ev));
+		/* (no memset of the whole union: a USDT event is 300 bytes) */
+		memset(&ev, 0, sizeof(ev.e));
 		ev.h.ts = c.ts;
 		ev.h.kind = c.kind;
 		ev.h.cpu = b.hdr.cpu;
@@ -252,6 +280,11 @@ static int split_batch(struct ftfb_loader *l, const unsigned char *data,
 			ev.sx.nr = c.cookie;
 			memcpy(&ev.sx.ret, data + off, 8);
 			es = sizeof(ev.sx);
+		} else if (c.kind == FTFB_EV_USDT) {
+			r = expand_usdt(&ev.u, &c, data + off);
+			if (r < 0)
+				return r;
+			es = (size_t)r;
 		} else {
 			return -EBADMSG;
 		}
@@ -681,6 +714,70 @@ void ftfb_loader_arm_uprobes(struct ftfb_loader *l, bool on)
 	if (l->up)
 		__atomic_store_n(&l->up->bss->armed, on ? 1 : 0,
 				 __ATOMIC_RELEASE);
+	if (l->usdt)
+		__atomic_store_n(&l->usdt->bss->armed, on ? 1 : 0,
+				 __ATOMIC_RELEASE);
+}
+
+static int load_usdt(struct ftfb_loader *l, char *errmsg, size_t errlen)
+{
+	struct usdt_bpf *u = usdt_bpf__open();
+	int err;
+
+	if (!u) {
+		err = -errno;
+		set_err(errmsg, errlen, "opening the USDT program failed: %s",
+			errstr(err));
+		return err;
+	}
+	u->rodata->filter_tgids = l->opts.filter_tgids;
+	u->rodata->nr_rings = l->nr_rings;
+	u->rodata->wakeup_bytes = l->opts.ring_bytes / 4;
+	u->rodata->self_tgid = l->opts.exclude_self ? (__u32)getpid() : 0;
+	err = reuse_shared_maps(l, u->maps.rings, u->maps.traced_tgids,
+				u->maps.fired, u->maps.drops, u->maps.ubufs);
+	if (!err)
+		err = usdt_bpf__load(u);
+	if (err) {
+		set_err(errmsg, errlen, "loading the USDT program failed: %s%s",
+			errstr(err), load_hint(err));
+		usdt_bpf__destroy(u);
+		return err;
+	}
+	l->usdt = u;
+	return 0;
+}
+
+int ftfb_loader_attach_usdt(struct ftfb_loader *l, const char *binary_path,
+			    const char *provider, const char *name,
+			    uint64_t cookie, int pid, char *errmsg,
+			    size_t errlen)
+{
+	LIBBPF_OPTS(bpf_usdt_opts, uo, .usdt_cookie = cookie);
+	struct bpf_link *link;
+	int err;
+
+	if (!l->usdt && (err = load_usdt(l, errmsg, errlen)))
+		return err;
+	err = start_flushers(l, errmsg, errlen);
+	if (err)
+		return err;
+	link = bpf_program__attach_usdt(l->usdt->progs.ftfb_usdt, pid,
+					binary_path, provider, name, &uo);
+	if (!link) {
+		err = -errno;
+		set_err(errmsg, errlen,
+			"attaching USDT probe %s:%s in %s failed: %s%s", provider,
+			name, binary_path, errstr(err),
+			err == -EPERM ? load_hint(err) : "");
+		return err;
+	}
+	err = add_link(&l->ulinks, link);
+	if (err) {
+		bpf_link__destroy(link);
+		set_err(errmsg, errlen, "out of memory");
+	}
+	return err;
 }
 
 int ftfb_loader_attach_uprobes(struct ftfb_loader *l, const char *binary_path,
@@ -862,6 +959,7 @@ static int take_ubuf(struct ftfb_loader *l, int cpu)
 			b->n_ret = 0;
 			b->n_senter = 0;
 			b->n_sexit = 0;
+			b->n_usdt = 0;
 		}
 	}
 	__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
@@ -993,6 +1091,8 @@ int ftfb_loader_counters(struct ftfb_loader *l,
 				&b->fired_senter, __ATOMIC_RELAXED);
 			fired[FTFB_EV_SEXIT] += __atomic_load_n(
 				&b->fired_sexit, __ATOMIC_RELAXED);
+			fired[FTFB_EV_USDT] += __atomic_load_n(
+				&b->fired_usdt, __ATOMIC_RELAXED);
 		}
 	}
 	return err;
@@ -1062,6 +1162,8 @@ int ftfb_loader_prog_ids(struct ftfb_loader *l, uint32_t *ids, size_t max)
 		add_prog_ids(l->up->obj, ids, max, &n);
 	if (l->sys)
 		add_prog_ids(l->sys->obj, ids, max, &n);
+	if (l->usdt)
+		add_prog_ids(l->usdt->obj, ids, max, &n);
 	return n;
 }
 
@@ -1114,6 +1216,7 @@ void ftfb_loader_close(struct ftfb_loader *l)
 	free(l->links.v);
 	uprobe_bpf__destroy(l->up);
 	syscalls_bpf__destroy(l->sys);
+	usdt_bpf__destroy(l->usdt);
 	ring_buffer__free(l->rb);
 	sched_bpf__destroy(l->sched);
 	for (int i = 0; i < FTFB_MAX_RINGS; i++)

@@ -57,10 +57,21 @@ int ftfb_loader_attach_uprobes(struct ftfb_loader *l, const char *binary_path,
 			       const uint64_t *offs, const uint64_t *cookies,
 			       size_t n, int pid, char *errmsg, size_t errlen);
 
+/* Attaches the USDT program to every location of probe provider:name in
+ * binary_path (exact names; libbpf's attach: semaphores are counted by
+ * the kernel while attached), its hits carrying cookie (bits 0-31: the
+ * probe's index, 32-43: the arguments to read as strings; see
+ * bpf/usdt.bpf.c); pid -1 for every process. Armed with the uprobes.
+ * 0 or -errno with errmsg. */
+int ftfb_loader_attach_usdt(struct ftfb_loader *l, const char *binary_path,
+			    const char *provider, const char *name,
+			    uint64_t cookie, int pid, char *errmsg,
+			    size_t errlen);
+
 /* Starts (on) or stops recording calls at the attached uprobes: armed
  * after the last ftfb_loader_attach_uprobes(), so every function's
  * entries and returns start at the same instant; drain disarms before it
- * detaches. */
+ * detaches. The USDT probes too. */
 void ftfb_loader_arm_uprobes(struct ftfb_loader *l, bool on);
 /* Records system calls (tp_btf raw_syscalls) of the traced tasks, or of
  * process only_tgid alone (not 0): wanted[nr] != 0 for the ones to record

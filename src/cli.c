@@ -148,6 +148,21 @@ void cli_usage(FILE *f, const char *prog)
 "                         filtered by the kernel; with -f every process that\n"
 "                         maps the binary takes the probe and BPF filters it)\n"
 "\n"
+"Static probes (USDT, <sys/sdt.h>), with -u too:\n"
+"  -u usdt:PROVIDER:NAME  instants on the thread at each hit of a probe of the\n"
+"                         main binary (globs), its arguments as arg0..\n"
+"  -u usdt:BINARY:PROVIDER:NAME   in BINARY (path, name on PATH, or library)\n"
+"  -u 'usdt:P:START~usdt:P:END'   slices from START to the next END on the\n"
+"                         same thread (nested pairs nest)\n"
+"                         a suffix ,str or ,str=0,2 reads those arguments\n"
+"                         as C strings (at most 2, 63 bytes each)\n"
+"      --usdt-strings     read every pointer argument (8@) as a C string\n"
+"      --python           Python's probes as slices (category python):\n"
+"                         gc (generation, collected) and import (named by\n"
+"                         the module); Python calls are not traced: on\n"
+"                         Debian 12, python3.11's function__entry fires only\n"
+"                         where C code enters the interpreter\n"
+"\n"
 "Flight recorder (keep the last seconds in memory, write them on demand):\n"
 "  -F, --flight-recorder DUR  record as usual but keep only the events of the\n"
 "                         last DUR in memory and write nothing until a\n"
@@ -190,13 +205,14 @@ void cli_usage(FILE *f, const char *prog)
 "  sudo %s -u work -- ./app args          calls of work() in ./app\n"
 "  sudo %s -f -u libc:malloc -- make      malloc() in make and all it starts\n"
 "  sudo %s --list -u 'libc:*alloc*'       what a spec matches\n"
+"  sudo %s --python -- python3 app.py     Python's gc and imports as slices\n"
 "  sudo %s -F 10s -a -u app:handle --trigger 'app:handle>50ms' -o slow.fxt\n"
 "                                         the 10 s before each slow handle()\n"
 "\n"
 "Needs root (or CAP_BPF + CAP_PERFMON) and a kernel with BTF.\n"
 "Open the trace at https://ui.perfetto.dev (Open trace file), or check it\n"
 "with ftf-dump --summary FILE.\n",
-		prog, prog, prog, prog, prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog, prog, prog, prog, prog);
 }
 
 enum {
@@ -212,6 +228,8 @@ enum {
 	OPT_POST,
 	OPT_MAX_SNAPSHOTS,
 	OPT_SYSCALLS,
+	OPT_USDT_STRINGS,
+	OPT_PYTHON,
 };
 
 static const struct option long_opts[] = {
@@ -229,6 +247,8 @@ static const struct option long_opts[] = {
 	{ "follow-children", no_argument, NULL, 'f' },
 	{ "status", no_argument, NULL, OPT_STATUS },
 	{ "syscalls", optional_argument, NULL, OPT_SYSCALLS },
+	{ "usdt-strings", no_argument, NULL, OPT_USDT_STRINGS },
+	{ "python", no_argument, NULL, OPT_PYTHON },
 	{ "flight-recorder", required_argument, NULL, 'F' },
 	{ "flight-size", required_argument, NULL, OPT_FLIGHT_SIZE },
 	{ "trigger", required_argument, NULL, OPT_TRIGGER },
@@ -413,6 +433,12 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,
 		case OPT_LIST:
 			o->action = CLI_LIST;
 			break;
+		case OPT_USDT_STRINGS:
+			o->usdt_strings = true;
+			break;
+		case OPT_PYTHON:
+			o->python = true;
+			break;
 		case OPT_NO_SCHED:
 			o->no_sched = true;
 			break;
@@ -454,9 +480,9 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,
 	}
 
 	if (o->action == CLI_LIST) {
-		if (o->nuprobes == 0 && !o->syscalls)
+		if (o->nuprobes == 0 && !o->syscalls && !o->python)
 			return fail(err, errlen,
-				    "--list needs at least one -u SPEC or --syscalls=LIST to show what it matches");
+				    "--list needs at least one -u SPEC, --python or --syscalls=LIST to show what it matches");
 		return 0;
 	}
 
@@ -467,7 +493,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,
 	if (targets > 1)
 		return fail(err, errlen,
 			    "give only one of -a, -p PID and -- CMD");
-	if (o->no_sched && o->nuprobes == 0 && !o->syscalls)
+	if (o->no_sched && o->nuprobes == 0 && !o->syscalls && !o->python)
 		return fail(err, errlen,
 			    "--no-sched leaves nothing to record: add -u SPEC or --syscalls, or drop --no-sched");
 	if (!o->flight_ns && flight_only)

@@ -44,6 +44,8 @@ struct cli_opts {
 	bool quiet;          /* -q: no live status */
 	bool verbose;        /* -v */
 	bool force_status;   /* --status: live status even if not a tty */
+	bool usdt_strings;   /* --usdt-strings */
+	bool python;         /* --python */
 	bool syscalls;            /* --syscalls[=LIST] */
 	const char *syscall_list; /* LIST, NULL: every call */
 	/* flight recorder (-F DUR); 0: off */

@@ -392,6 +392,8 @@ static int write_window(struct ftfb_flight *f, struct ftf_writer *w,
 	if (err)
 		return err;
 	err = open_inherited_calls(f, &t, start);
+	if (!err)
+		err = ftfb_translator_usdt_inherit(&f->tracker, &t, start);
 	ww.t = &t;
 	ww.before = false;
 	if (!err)

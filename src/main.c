@@ -36,6 +36,7 @@
 #include "syscall_names.h"
 #include "target.h"
 #include "translate.h"
+#include "usdt_set.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
@@ -322,9 +323,13 @@ static int probes_resolve(struct probes *p, const struct cli_opts *o, int pid,
 	if (!p->lists)
 		return -ENOMEM;
 	for (int i = 0; i < o->nuprobes; i++) {
-		int r = ftfb_probespec_resolve(o->uprobes[i], pid, main_binary,
-					       &p->lists[i], err, errlen);
+		int r;
+
 		p->nlists = i + 1;
+		if (ftfb_is_usdt_spec(o->uprobes[i]))
+			continue; /* usdt_set.c */
+		r = ftfb_probespec_resolve(o->uprobes[i], pid, main_binary,
+					   &p->lists[i], err, errlen);
 		if (!r)
 			r = drop_unprobeable(&p->lists[i], o->uprobes[i], err,
 					     errlen);
@@ -440,6 +445,39 @@ static int check_target(struct cli_opts *o, char *main_bin, size_t len,
 	return 0;
 }
 
+/* What the USDT probes are looked up with. */
+static struct ftfb_usdt_set_opts usdt_opts(const struct cli_opts *o,
+					   const char *mb)
+{
+	struct ftfb_usdt_set_opts uo = {
+		.specs = (const char *const *)o->uprobes,
+		.nspecs = o->nuprobes,
+		.python = o->python,
+		.strings = o->usdt_strings,
+		.pid = o->pid,
+		.main_binary = mb,
+	};
+
+	return uo;
+}
+
+/* Attaches every USDT probe (before the uprobes are armed: they are
+ * armed together). */
+static int usdt_attach(const struct ftfb_usdt_set *u, struct ftfb_loader *l,
+		       int pid, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < u->n; i++) {
+		const struct ftfb_usdt_probe *p = &u->probes.v[i];
+		int r = ftfb_loader_attach_usdt(l, p->path, p->provider, p->name,
+						ftfb_usdt_set_cookie(u, i), pid,
+						err, errlen);
+
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
 /* --list --syscalls[=LIST]: number and name of each call it matches. */
 static int list_syscalls(const struct cli_opts *o)
 {
@@ -464,17 +502,25 @@ static int list_probes(struct cli_opts *o)
 	const char *mb = NULL;
 	int rc = 0;
 
+	int nfuncs = 0;
+
 	if (o->syscalls && list_syscalls(o))
 		return 1;
-	if (!o->nuprobes)
+	if (!o->nuprobes && !o->python)
 		return 0;
 
 	if (check_target(o, main_bin, sizeof(main_bin), &mb))
 		return 1;
-	printf("%-40s %-40s %12s %8s\n", "FUNCTION", "BINARY", "OFFSET",
-	       "SIZE");
+	for (int i = 0; i < o->nuprobes; i++)
+		nfuncs += !ftfb_is_usdt_spec(o->uprobes[i]);
+	if (nfuncs)
+		printf("%-40s %-40s %12s %8s\n", "FUNCTION", "BINARY",
+		       "OFFSET", "SIZE");
 	for (int i = 0; i < o->nuprobes; i++) {
 		struct ftfb_symlist sl = { 0 };
+
+		if (ftfb_is_usdt_spec(o->uprobes[i]))
+			continue;
 
 		if (ftfb_probespec_resolve(o->uprobes[i], o->pid, mb, &sl, err,
 					   sizeof(err))) {
@@ -491,6 +537,12 @@ static int list_probes(struct cli_opts *o)
 			       (unsigned long long)sl.v[j].size);
 		ftfb_symlist_free(&sl);
 	}
+	{
+		struct ftfb_usdt_set_opts uo = usdt_opts(o, mb);
+
+		if (ftfb_usdt_set_list(stdout, &uo))
+			rc = 1;
+	}
 	return rc;
 }
 
@@ -506,6 +558,7 @@ struct session {
 	struct ftfb_translator *tr;
 	struct ftfb_loader *loader;
 	struct probes probes;
+	struct ftfb_usdt_set usdt; /* -u usdt:..., --python */
 	struct ftfb_flight *flight; /* -F: the recorder, instead of s.tr's file */
 	uint64_t *trigger_ns;       /* -F --trigger: per cookie */
 	uint8_t sys_wanted[FTFB_NR_SYSCALLS]; /* --syscalls=LIST */
@@ -672,6 +725,7 @@ static const char *kind_name(int k)
 	case FTFB_EV_TASKNAME: return "task names from the kernel";
 	case FTFB_EV_SENTER: return "system call entries";
 	case FTFB_EV_SEXIT: return "system call exits";
+	case FTFB_EV_USDT: return "USDT hits";
 	default: return "other";
 	}
 }
@@ -724,6 +778,13 @@ static void summary(struct session *s, uint64_t end_ns)
 			(unsigned long long)st->unmatched_returns,
 			(unsigned long long)st->slices_closed_early,
 			(unsigned long long)st->skipped);
+	if (s->usdt.n)
+		fprintf(stderr,
+			"  USDT: %llu instants, %llu slices (%llu ends without a recorded start, %llu starts past the %d open slices not written)\n",
+			(unsigned long long)st->usdt_instants,
+			(unsigned long long)st->usdt_slices,
+			(unsigned long long)st->usdt_unmatched,
+			(unsigned long long)st->usdt_capped, FTFB_USLICE_MAX);
 	print_func_stats(s);
 	print_syscall_stats(s);
 	fprintf(stderr, "  wrote %s (%lld bytes)\n", s->o->output, bytes);
@@ -837,6 +898,12 @@ static int resolve_triggers(struct session *s, const char *mb, char *err,
 		struct ftfb_symlist sl = { 0 };
 		size_t hits = 0;
 
+		if (ftfb_is_usdt_spec(o->triggers[i].spec)) {
+			snprintf(err, errlen,
+				 "--trigger '%s': a trigger is a call of a -u function that lasts too long, not a USDT probe",
+				 o->triggers[i].spec);
+			return -1;
+		}
 		if (ftfb_probespec_resolve(o->triggers[i].spec, o->pid, mb,
 					   &sl, err, errlen)) {
 			char why[512];
@@ -925,11 +992,17 @@ static int run_trace(struct cli_opts *o)
 		return 1;
 	/* Resolve probes before touching the output or the kernel, so a spec
 	 * that matches nothing costs nothing. */
-	if (probes_resolve(&s.probes, o, o->pid, mb, err, sizeof(err)) ||
+	{
+		struct ftfb_usdt_set_opts uo = usdt_opts(o, mb);
+
+		r = ftfb_usdt_set_build(&s.usdt, &uo, err, sizeof(err));
+	}
+	if (r || probes_resolve(&s.probes, o, o->pid, mb, err, sizeof(err)) ||
 	    (o->syscall_list && ftfb_syscall_list(o->syscall_list, s.sys_wanted,
 						  err, sizeof(err)))) {
 		die_line(err);
 		probes_free(&s.probes);
+		ftfb_usdt_set_free(&s.usdt);
 		return 1;
 	}
 
@@ -940,11 +1013,13 @@ static int run_trace(struct cli_opts *o)
 			 : open_file_output(&s, err, sizeof(err))) {
 		die_line(err);
 		probes_free(&s.probes);
+		ftfb_usdt_set_free(&s.usdt);
 		return 1;
 	}
 	if (o->flight_ns && resolve_triggers(&s, mb, err, sizeof(err))) {
 		die_line(err);
 		probes_free(&s.probes);
+		ftfb_usdt_set_free(&s.usdt);
 		free(s.trigger_ns);
 		return 1;
 	}
@@ -993,7 +1068,12 @@ static int run_trace(struct cli_opts *o)
 	 * taking the probe, but also the target's children; with -f there
 	 * is none and the BPF programs keep the traced tgids (the map
 	 * follows fork in the kernel, before the child runs). */
-	if (probes_attach(&s.probes, s.loader,
+	if (usdt_attach(&s.usdt, s.loader,
+			o->follow_children ? -1
+			: o->pid	   ? o->pid
+			: (s.have_child ? s.child.pid : -1),
+			err, sizeof(err)) ||
+	    probes_attach(&s.probes, s.loader,
 			  o->follow_children ? -1
 			  : o->pid	     ? o->pid
 			  : (s.have_child ? s.child.pid : -1),
@@ -1016,6 +1096,8 @@ static int run_trace(struct cli_opts *o)
 	to.self_tid = (uint32_t)getpid();
 	to.funcs = s.probes.funcs;
 	to.nfuncs = s.probes.nfuncs;
+	to.usdt = s.usdt.descs;
+	to.nusdt = s.usdt.n;
 	if (o->flight_ns) {
 		if (open_flight(&s, &to, err, sizeof(err))) {
 			die_line(err);
@@ -1216,6 +1298,7 @@ out:
 	ftfb_flight_close(s.flight);
 	free(s.trigger_ns);
 	probes_free(&s.probes);
+	ftfb_usdt_set_free(&s.usdt);
 	return rc;
 }
 

@@ -454,7 +454,7 @@ int ftfb_probespec_find_binary(const char *name, int pid, char *path,
 }
 
 /* The main binary of the target. */
-static int main_binary_path(int pid, const char *main_binary, char *path,
+int ftfb_probespec_main_binary(int pid, const char *main_binary, char *path,
 			    size_t pathlen, char *errmsg, size_t errlen)
 {
 	char exe[40], link[PATH_MAX];
@@ -783,7 +783,7 @@ int ftfb_probespec_resolve(const char *spec, int pid, const char *main_binary,
 			err = 0;
 	} else {
 		func = spec;
-		err = main_binary_path(pid, main_binary, path, sizeof(path),
+		err = ftfb_probespec_main_binary(pid, main_binary, path, sizeof(path),
 				       errmsg, errlen);
 	}
 	if (err)

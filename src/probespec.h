@@ -64,6 +64,11 @@ void ftfb_symlist_print(FILE *f, const struct ftfb_symlist *l);
 int ftfb_probespec_find_binary(const char *name, int pid, char *path,
 			       size_t pathlen, char *errmsg, size_t errlen);
 
+/* The target's main binary: main_binary (a name or path) when given,
+ * else /proc/PID/exe's file; -EINVAL without either. */
+int ftfb_probespec_main_binary(int pid, const char *main_binary, char *path,
+			       size_t pathlen, char *errmsg, size_t errlen);
+
 /* Edit distance between a glob and a name: '*' matches any run of
  * characters and '?' / '[...]' any one character for free; each other
  * pattern character costs 1 to substitute, insert or delete. Used for

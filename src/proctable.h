@@ -69,6 +69,9 @@ struct ftfb_task {
 		uint8_t nargs;
 		bool open;
 	} sys;
+	/* open USDT slices: index + 1 of the newest in the translator's
+	 * pool (struct ftfb_uslice), 0: none */
+	uint32_t uslice_top;
 	struct ftfb_task *next_free;
 };
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "translate.h"
+#include "translate_priv.h"
 #include "syscall_names.h"
 
 #define COUNTER_NAME "ftf-bpf dropped events"
@@ -31,6 +32,7 @@ static const char *const kind_names[FTFB_EV_KIND_MAX] = {
 	[FTFB_EV_TASKNAME] = "taskname",
 	[FTFB_EV_SENTER] = "syscall_enter",
 	[FTFB_EV_SEXIT] = "syscall_exit",
+	[FTFB_EV_USDT] = "usdt",
 };
 
 static const size_t kind_size[FTFB_EV_KIND_MAX] = {
@@ -46,6 +48,7 @@ static const size_t kind_size[FTFB_EV_KIND_MAX] = {
 	[FTFB_EV_TASKNAME] = sizeof(struct ftfb_taskname),
 	[FTFB_EV_SENTER] = sizeof(struct ftfb_senter),
 	[FTFB_EV_SEXIT] = sizeof(struct ftfb_sexit),
+	[FTFB_EV_USDT] = offsetof(struct ftfb_usdt, str),
 };
 
 /* ---- helpers ---- */
@@ -77,7 +80,7 @@ int32_t ftfb_weight_of(uint32_t tid, int prio)
 	return 140 - prio;
 }
 
-static uint64_t to_ticks(struct ftfb_translator *t, uint64_t ns)
+uint64_t ftfb_tr_ticks(struct ftfb_translator *t, uint64_t ns)
 {
 	if (t->o.clock_mono)
 		return ns;
@@ -92,7 +95,7 @@ static int advance(struct ftfb_translator *t, uint64_t ns)
 	if (ns <= t->last_ts)
 		return 0;
 	t->last_ts = ns;
-	return ftf_refresh_buf_if_stale(t->w, to_ticks(t, ns));
+	return ftf_refresh_buf_if_stale(t->w, ftfb_tr_ticks(t, ns));
 }
 
 /*
@@ -101,8 +104,8 @@ static int advance(struct ftfb_translator *t, uint64_t ns)
  * valid until num_temp_strs more temporary strings are written, i.e. for
  * the record written next. Never -ENOSPC.
  */
-static int str_id(struct ftfb_translator *t, const char *s, size_t len,
-		  bool *temp)
+int ftfb_tr_str_id(struct ftfb_translator *t, const char *s, size_t len,
+		   bool *temp)
 {
 	int id, n;
 
@@ -140,7 +143,7 @@ static int str_id(struct ftfb_translator *t, const char *s, size_t len,
 
 static int intern_fixed(struct ftfb_translator *t, const char *s)
 {
-	return str_id(t, s, strlen(s), NULL);
+	return ftfb_tr_str_id(t, s, strlen(s), NULL);
 }
 
 static const char *process_name_of(const struct ftfb_task *k)
@@ -157,7 +160,7 @@ static int write_process(struct ftfb_translator *t, struct ftfb_task *k)
 
 	if (!name[0])
 		return 0;
-	id = str_id(t, name, strlen(name), NULL);
+	id = ftfb_tr_str_id(t, name, strlen(name), NULL);
 	if (id < 0)
 		return id;
 	err = ftf_set_process_name(t->w, k->tgid, id);
@@ -171,7 +174,7 @@ static int write_thread(struct ftfb_translator *t, struct ftfb_task *k)
 {
 	int id, err;
 
-	id = str_id(t, k->comm, strnlen(k->comm, sizeof(k->comm)), NULL);
+	id = ftfb_tr_str_id(t, k->comm, strnlen(k->comm, sizeof(k->comm)), NULL);
 	if (id < 0)
 		return id;
 	err = ftf_set_thread_name(t->w, k->tgid, k->tid, id);
@@ -235,8 +238,6 @@ static int new_task(struct ftfb_translator *t, const struct ftfb_task_info *ti,
 	return 0;
 }
 
-static int ensure_task(struct ftfb_translator *t, uint32_t tid,
-		       uint32_t tgid_hint, struct ftfb_task **out);
 
 /* A task the lookup found (ti), after its process's leader. Takes ti as
  * found: a second lookup could find the task gone (seen: nameless
@@ -247,7 +248,7 @@ static int add_found_task(struct ftfb_translator *t,
 {
 	if (ti->tgid != ti->tid && !ftfb_pt_find(&t->pt, ti->tgid)) {
 		struct ftfb_task *leader;
-		int err = ensure_task(t, ti->tgid, ti->tgid, &leader);
+		int err = ftfb_tr_ensure_task(t, ti->tgid, ti->tgid, &leader);
 
 		if (err)
 			return err;
@@ -259,8 +260,8 @@ static int add_found_task(struct ftfb_translator *t,
  * The entry for tid, created on first sight: resolved through the lookup
  * function, else from what the event says (tgid_hint) with no name.
  */
-static int ensure_task(struct ftfb_translator *t, uint32_t tid,
-		       uint32_t tgid_hint, struct ftfb_task **out)
+int ftfb_tr_ensure_task(struct ftfb_translator *t, uint32_t tid,
+		uint32_t tgid_hint, struct ftfb_task **out)
 {
 	struct ftfb_task_info ti;
 	struct ftfb_task *k = ftfb_pt_find(&t->pt, tid);
@@ -296,7 +297,7 @@ static int ensure_task(struct ftfb_translator *t, uint32_t tid,
 }
 
 /* The thread ref (1..255) of a task, assigning a slot (LRU) if needed. */
-static int thread_ref(struct ftfb_translator *t, struct ftfb_task *k)
+int ftfb_tr_thread_ref(struct ftfb_translator *t, struct ftfb_task *k)
 {
 	int s, ref;
 
@@ -328,10 +329,10 @@ static int func_ids(struct ftfb_translator *t, uint32_t c, int *name, int *cat)
 		*cat = t->func_cat_id[c];
 		return 0;
 	}
-	*cat = str_id(t, fcat, strlen(fcat), &tc);
+	*cat = ftfb_tr_str_id(t, fcat, strlen(fcat), &tc);
 	if (*cat < 0)
 		return *cat;
-	*name = str_id(t, fname, strlen(fname), &tn);
+	*name = ftfb_tr_str_id(t, fname, strlen(fname), &tn);
 	if (*name < 0)
 		return *name;
 	if (tn && tc && *name == *cat)
@@ -354,7 +355,7 @@ static int end_frame(struct ftfb_translator *t, struct ftfb_task *k,
 
 	if (ns < f->begin_ns)
 		ns = f->begin_ns;
-	ref = thread_ref(t, k);
+	ref = ftfb_tr_thread_ref(t, k);
 	if (ref < 0)
 		return ref;
 	err = func_ids(t, f->cookie, &name, &cat);
@@ -363,13 +364,13 @@ static int end_frame(struct ftfb_translator *t, struct ftfb_task *k,
 	if (has_ret) {
 		err = ftf_write_duration_end(t->w,
 					     FTF_ARG_TYPES(1, 0, 0, 0, 0, 0),
-					     ref, cat, name, to_ticks(t, ns));
+					     ref, cat, name, ftfb_tr_ticks(t, ns));
 		if (!err)
 			err = ftf_arg_int64(t->w, t->s_ret, (int64_t)ret);
 	} else {
 		err = ftf_write_duration_end(t->w,
 					     FTF_ARG_TYPES(0, 0, 1, 0, 0, 0),
-					     ref, cat, name, to_ticks(t, ns));
+					     ref, cat, name, ftfb_tr_ticks(t, ns));
 		if (!err)
 			err = ftf_arg_bool(t->w, t->s_unfinished, true);
 		t->st.slices_closed_early++;
@@ -396,6 +397,8 @@ static int close_all(struct ftfb_translator *t, struct ftfb_task *k,
 {
 	int serr = end_syscall(t, k, ns, SYS_END_UNFINISHED, 0);
 
+	if (!serr)
+		serr = ftfb_tr_usdt_close(t, k, ns);
 	if (serr)
 		return serr;
 	while (k->depth > 0) {
@@ -478,7 +481,7 @@ static int end_syscall(struct ftfb_translator *t, struct ftfb_task *k,
 	k->sys.open = false;
 	if (ns < k->sys.begin_ns)
 		ns = k->sys.begin_ns;
-	ref = thread_ref(t, k);
+	ref = ftfb_tr_thread_ref(t, k);
 	if (ref < 0)
 		return ref;
 	err = sys_name(t, k->sys.nr, &name);
@@ -491,8 +494,8 @@ static int end_syscall(struct ftfb_translator *t, struct ftfb_task *k,
 		FTF_ARG_TYPES(k->sys.nargs + (has_ret && !small),
 			      has_ret && small, how == SYS_END_UNFINISHED, 0,
 			      is_err, 0),
-		ref, t->s_syscall, name, to_ticks(t, k->sys.begin_ns),
-		to_ticks(t, ns));
+		ref, t->s_syscall, name, ftfb_tr_ticks(t, k->sys.begin_ns),
+		ftfb_tr_ticks(t, ns));
 	for (unsigned i = 0; !err && i < k->sys.nargs; i++)
 		err = ftf_arg_int64(t->w, t->s_arg[i], (int64_t)k->sys.args[i]);
 	if (!err && has_ret)
@@ -525,7 +528,7 @@ static bool is_nr(uint32_t nr, const char *name)
 static int on_senter(struct ftfb_translator *t, const struct ftfb_senter *e)
 {
 	struct ftfb_task *k;
-	int err = ensure_task(t, e->hdr.tid, e->hdr.tgid, &k);
+	int err = ftfb_tr_ensure_task(t, e->hdr.tid, e->hdr.tgid, &k);
 
 	/* one open at a time: an exit lost (ring full) ends it here */
 	if (!err)
@@ -581,14 +584,14 @@ static int on_switch(struct ftfb_translator *t, const struct ftfb_switch *e)
 	struct ftfb_task *prev, *next;
 	int err;
 
-	err = ensure_task(t, e->hdr.tid, e->hdr.tgid, &prev);
+	err = ftfb_tr_ensure_task(t, e->hdr.tid, e->hdr.tgid, &prev);
 	if (!err)
-		err = ensure_task(t, e->next_tid, e->next_tgid, &next);
+		err = ftfb_tr_ensure_task(t, e->next_tid, e->next_tgid, &next);
 	if (!err)
 		err = ftf_write_context_switch(
 			t->w, FTF_ARG_TYPES(0, 2, 0, 0, 0, 0), e->hdr.cpu,
 			ftfb_state_of(e->prev_state), e->hdr.tid, e->next_tid,
-			to_ticks(t, e->hdr.ts));
+			ftfb_tr_ticks(t, e->hdr.ts));
 	if (!err)
 		err = ftf_arg_int32(t->w, t->s_incoming_weight,
 				    (e->prev_state & FTFB_NEXT_UNFOLLOWED)
@@ -608,15 +611,15 @@ static int on_wakeup(struct ftfb_translator *t, const struct ftfb_wakeup *e)
 	struct ftfb_task *waker, *target;
 	int err;
 
-	err = ensure_task(t, e->hdr.tid, e->hdr.tgid, &waker);
+	err = ftfb_tr_ensure_task(t, e->hdr.tid, e->hdr.tgid, &waker);
 	if (!err)
-		err = ensure_task(t, e->target_tid, e->target_tgid, &target);
+		err = ftfb_tr_ensure_task(t, e->target_tid, e->target_tgid, &target);
 	/* No `weight` arg: Perfetto reads it only to skip wakeups of the
 	 * idle task, which never happen; 8 bytes saved per wakeup. */
 	if (!err)
 		err = ftf_write_thread_wakeup(
 			t->w, FTF_ARG_TYPES(1, 0, 0, 0, 0, 0), e->hdr.cpu,
-			e->target_tid, to_ticks(t, e->hdr.ts));
+			e->target_tid, ftfb_tr_ticks(t, e->hdr.ts));
 	if (!err)
 		err = ftf_arg_koid(t->w, t->s_waker, e->hdr.tid);
 	if (!err)
@@ -630,7 +633,7 @@ static int on_fork(struct ftfb_translator *t, const struct ftfb_fork *e)
 	struct ftfb_task *parent, *old;
 	int err;
 
-	err = ensure_task(t, e->hdr.tid, e->hdr.tgid, &parent);
+	err = ftfb_tr_ensure_task(t, e->hdr.tid, e->hdr.tgid, &parent);
 	if (err)
 		return err;
 	/* A reused tid: whatever the old thread left open ends now. */
@@ -653,7 +656,7 @@ static int on_fork(struct ftfb_translator *t, const struct ftfb_fork *e)
 	} else if (!ftfb_pt_find(&t->pt, ti.tgid)) {
 		struct ftfb_task *leader;
 
-		err = ensure_task(t, ti.tgid, ti.tgid, &leader);
+		err = ftfb_tr_ensure_task(t, ti.tgid, ti.tgid, &leader);
 		if (err)
 			return err;
 	}
@@ -708,7 +711,7 @@ static int on_rename(struct ftfb_translator *t, const struct ftfb_comm_ev *e)
 	struct ftfb_task *k;
 	int err;
 
-	err = ensure_task(t, e->hdr.tid, e->hdr.tgid, &k);
+	err = ftfb_tr_ensure_task(t, e->hdr.tid, e->hdr.tgid, &k);
 	if (err)
 		return err;
 	/* exec renames too (same name as its exec event): write once */
@@ -842,7 +845,7 @@ static int on_uentry(struct ftfb_translator *t, const struct ftfb_uentry *e)
 		t->st.skipped++;
 		return 0;
 	}
-	err = ensure_task(t, e->hdr.tid, e->hdr.tgid, &k);
+	err = ftfb_tr_ensure_task(t, e->hdr.tid, e->hdr.tgid, &k);
 	if (err)
 		return err;
 	t->fstats[e->cookie].calls++;
@@ -875,7 +878,7 @@ static int on_uentry(struct ftfb_translator *t, const struct ftfb_uentry *e)
 	err = ftfb_pt_stack_reserve(&t->pt, k);
 	if (err)
 		return err;
-	ref = thread_ref(t, k);
+	ref = ftfb_tr_thread_ref(t, k);
 	if (ref < 0)
 		return ref;
 	err = func_ids(t, e->cookie, &name, &cat);
@@ -883,7 +886,7 @@ static int on_uentry(struct ftfb_translator *t, const struct ftfb_uentry *e)
 		return err;
 	err = ftf_write_duration_begin(t->w,
 				       FTF_ARG_TYPES(nargs, 0, before, 0, 0, 0),
-				       ref, cat, name, to_ticks(t, e->hdr.ts));
+				       ref, cat, name, ftfb_tr_ticks(t, e->hdr.ts));
 	for (unsigned i = 0; !err && i < nargs; i++)
 		err = ftf_arg_int64(t->w, t->s_arg[i], (int64_t)e->args[i]);
 	if (!err && before)
@@ -1028,7 +1031,10 @@ int ftfb_translator_init(struct ftfb_translator *t,
 	INTERN(s_drop_cat, COUNTER_CAT);
 	INTERN(s_total, "total");
 	for (int i = 0; i < FTFB_EV_KIND_MAX; i++)
-		INTERN(s_kind[i], kind_names[i]);
+		INTERN(s_kind[i], kind_names[i] ? kind_names[i] : "other");
+	err = ftfb_tr_usdt_init(t);
+	if (err < 0)
+		goto fail;
 #undef INTERN
 	return 0;
 fail:
@@ -1042,6 +1048,7 @@ void ftfb_translator_free(struct ftfb_translator *t)
 	free(t->fstats);
 	free(t->func_name_id);
 	free(t->func_cat_id);
+	ftfb_tr_usdt_free(t);
 	t->fstats = NULL;
 	t->func_name_id = NULL;
 	t->func_cat_id = NULL;
@@ -1057,7 +1064,7 @@ int ftfb_translator_add_task(struct ftfb_translator *t,
 	if (c.tgid == 0)
 		c.tgid = c.tid;
 	if (c.tgid != c.tid && !ftfb_pt_find(&t->pt, c.tgid)) {
-		err = ensure_task(t, c.tgid, c.tgid, &leader);
+		err = ftfb_tr_ensure_task(t, c.tgid, c.tgid, &leader);
 		if (err)
 			return err;
 	}
@@ -1157,6 +1164,13 @@ int ftfb_translator_event(struct ftfb_translator *t, const void *data,
 		memcpy(&e, data, sizeof(e));
 		return on_sexit(t, &e);
 	}
+	case FTFB_EV_USDT: {
+		struct ftfb_usdt e;
+
+		memset(&e, 0, sizeof(e));
+		memcpy(&e, data, size < sizeof(e) ? size : sizeof(e));
+		return ftfb_tr_usdt(t, &e);
+	}
 	}
 	return 0;
 }
@@ -1177,10 +1191,10 @@ int ftfb_translator_drops(struct ftfb_translator *t, uint64_t mono_ns,
 		return err;
 	/* The counter lives on the tracer's own thread when it is given
 	 * (in Perfetto: under the ftf-bpf process), else on pid 0 / tid 0. */
-	err = ensure_task(t, t->o.self_tid, t->o.self_tid, &idle);
+	err = ftfb_tr_ensure_task(t, t->o.self_tid, t->o.self_tid, &idle);
 	if (err)
 		return err;
-	ref = thread_ref(t, idle);
+	ref = ftfb_tr_thread_ref(t, idle);
 	if (ref < 0)
 		return ref;
 	/* One arg per kind that has lost events (the counts only grow, so a
@@ -1191,7 +1205,7 @@ int ftfb_translator_drops(struct ftfb_translator *t, uint64_t mono_ns,
 		shown += drops[i] && shown < MAX_DROP_KIND_ARGS;
 	err = ftf_write_counter(t->w, FTF_ARG_TYPES(1 + shown, 0, 0, 0, 0, 0),
 				ref, t->s_drop_cat, t->s_drop_name,
-				to_ticks(t, mono_ns), 0);
+				ftfb_tr_ticks(t, mono_ns), 0);
 	if (!err)
 		err = ftf_arg_int64(t->w, t->s_total, (int64_t)total);
 	for (int i = 0; !err && shown && i < FTFB_EV_KIND_MAX; i++) {
@@ -1224,7 +1238,7 @@ static void finish_one(struct ftfb_task *k, void *arg)
 {
 	struct finish_ctx *c = arg;
 
-	if (!c->err && (k->depth || k->sys.open))
+	if (!c->err && (k->depth || k->sys.open || k->uslice_top))
 		c->err = close_all(c->t, k, c->ns);
 	k->overflow = 0;
 	k->overflow_sp = 0;

@@ -78,6 +78,39 @@ struct ftfb_func {
 	const char *category;
 };
 
+/* USDT probe cookie i -> usdt[i]: an instant, or the start or the end of
+ * a slice (START~END pairs: one complete record per pair, on the thread,
+ * from a start to the next end of the same pair; nested pairs nest). */
+enum ftfb_usdt_role {
+	FTFB_USDT_INSTANT = 0,
+	FTFB_USDT_BEGIN,
+	FTFB_USDT_END,
+};
+
+struct ftfb_usdt_desc {
+	const char *name;     /* the instant's, or the slice's */
+	const char *category; /* the provider */
+	uint8_t role;	      /* enum ftfb_usdt_role */
+	int8_t name_arg;      /* BEGIN: the slice is named by this string
+			       * argument when it was read (-1: by name) */
+	uint16_t pair;	      /* BEGIN and END of one pair share it */
+	/* argument names (NULL: argN, or end_argN at an END; "": the
+	 * argument is not written) */
+	const char *arg_names[FTFB_USDT_MAX_ARGS];
+};
+
+/* Open USDT slices, all threads together (a pool: no allocation per
+ * event); a task's form a stack through `below`. */
+#define FTFB_USLICE_MAX 4096
+struct ftfb_uslice {
+	uint64_t begin_ns;
+	uint64_t args[FTFB_USDT_MAX_ARGS]; /* string ones: string ids */
+	uint32_t below; /* index + 1 of the one under it, 0: none */
+	uint32_t cookie; /* the BEGIN probe's */
+	int name_id;	 /* the slice's name (string id) */
+	uint16_t nargs, strmask;
+};
+
 struct ftfb_translator_opts {
 	struct ftf_writer *w;  /* header already written by the caller */
 	bool clock_mono;       /* write CLOCK_MONOTONIC ns as ticks (1e9/s) */
@@ -85,6 +118,8 @@ struct ftfb_translator_opts {
 	void *lookup_ctx;
 	const struct ftfb_func *funcs;
 	size_t nfuncs;
+	const struct ftfb_usdt_desc *usdt; /* -u usdt:... */
+	size_t nusdt;
 	unsigned max_depth;    /* uprobe nesting cap per thread; 0: 512 */
 	size_t expected_tasks; /* table size hint; 0: 4096 */
 	uint32_t self_tid;     /* the tracer's pid (main thread), which owns
@@ -113,6 +148,10 @@ struct ftfb_translator_stats {
 	/* system call exits with no entry seen (the trace's start, an
 	 * execve ended at its exec) */
 	uint64_t sys_unmatched;
+	/* USDT hits: instants written, slices written, ends with no open
+	 * start (started before the trace), starts past FTFB_USLICE_MAX
+	 * open slices (not written) */
+	uint64_t usdt_instants, usdt_slices, usdt_unmatched, usdt_capped;
 };
 
 /* Per-function call counts and inclusive time (for the summary): a call
@@ -145,6 +184,12 @@ struct ftfb_translator {
 	int sys_name_id[FTFB_NR_SYSCALLS];
 	int errno_name_id[FTFB_MAX_ERRNO + 1];
 	struct ftfb_func_stats sys_stats[FTFB_NR_SYSCALLS];
+	/* USDT: name and category ids per probe (0: not yet), the default
+	 * argument names, the open slices' pool and its free list */
+	int *usdt_name_id, *usdt_cat_id;
+	int s_uarg[FTFB_USDT_MAX_ARGS], s_end_arg[FTFB_USDT_MAX_ARGS];
+	struct ftfb_uslice *uslices;
+	uint32_t uslice_free; /* index + 1, 0: none */
 	bool drops_written;
 	uint64_t last_ts; /* newest event timestamp seen (mono ns) */
 };
@@ -174,6 +219,12 @@ int ftfb_translator_drops(struct ftfb_translator *t, uint64_t mono_ns,
 /* End of trace at mono_ns: ends every open slice (marked `unfinished`),
  * flushes. Does not close the writer. */
 int ftfb_translator_finish(struct ftfb_translator *t, uint64_t mono_ns);
+
+/* Begins in `to`, at ts, the USDT slices open in `from` (same probes):
+ * a flight-recorder snapshot's slices that began before its window.
+ * Their string arguments are left out. 0 or the writer's error. */
+int ftfb_translator_usdt_inherit(struct ftfb_translator *from,
+				 struct ftfb_translator *to, uint64_t ts);
 
 /* Function indexes sorted by calls (by_time false) or total time, best
  * first; writes min(n, nfuncs) indexes of functions called at least once

@@ -290,6 +290,28 @@ static void syscall_options(void **state)
 	assert_non_null(strstr(err, "add -u SPEC or --syscalls"));
 }
 
+static void usdt_options(void **state)
+{
+	struct cli_opts o;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "--python", "-p", "12"), 0);
+	assert_true(o.python);
+	assert_false(o.usdt_strings);
+	assert_int_equal(PARSE(&o, err, "--usdt-strings", "-u",
+			       "usdt:app:req__*", "-p", "12"), 0);
+	assert_true(o.usdt_strings);
+	assert_int_equal(o.nuprobes, 1);
+	assert_string_equal(o.uprobes[0], "usdt:app:req__*");
+	/* --python alone is something to list, and to record without
+	 * scheduling */
+	assert_int_equal(PARSE(&o, err, "--list", "--python"), 0);
+	assert_int_equal(o.action, CLI_LIST);
+	assert_int_equal(PARSE(&o, err, "--python", "--no-sched", "-p", "12"),
+			 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -303,6 +325,7 @@ int main(void)
 		cmocka_unit_test(help_and_version),
 		cmocka_unit_test(flight_recorder_options),
 		cmocka_unit_test(syscall_options),
+		cmocka_unit_test(usdt_options),
 		cmocka_unit_test(bad_flight_recorder_options),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_usdt.c - the translator's USDT hits: an instant probe -> an instant
+ * event on the thread (name, category = provider, int64 arg0.. and string
+ * arguments); a START~END pair -> one duration-complete record from a
+ * start to the next end of the pair on the same thread (nested pairs
+ * nest; the start's args, then the end's as end_argN; custom names and
+ * hidden arguments; a slice named by a string argument); an end with no
+ * start writes nothing; the stop and the thread's exit end open slices
+ * unfinished. Also the parsing of -u usdt:... specs.
+ */
+#include <errno.h>
+
+#include "tr_harness.h"
+#include "usdtspec.h"
+
+enum { TICK, MSG, REQ_START, REQ_DONE, IMP_START, IMP_DONE, NPROBES };
+
+static const struct ftfb_usdt_desc probes[NPROBES] = {
+	[TICK] = {.name = "tick", .category = "app", .name_arg = -1},
+	[MSG] = {.name = "msg", .category = "app", .name_arg = -1},
+	[REQ_START] = {.name = "req",
+		       .category = "app",
+		       .role = FTFB_USDT_BEGIN,
+		       .pair = 0,
+		       .name_arg = -1},
+	[REQ_DONE] = {.name = "req__done",
+		      .category = "app",
+		      .role = FTFB_USDT_END,
+		      .pair = 0,
+		      .name_arg = -1},
+	[IMP_START] = {.name = "import",
+		       .category = "python",
+		       .role = FTFB_USDT_BEGIN,
+		       .pair = 1,
+		       .name_arg = 0,
+		       .arg_names = {""}},
+	[IMP_DONE] = {.name = "import__done",
+		      .category = "python",
+		      .role = FTFB_USDT_END,
+		      .pair = 1,
+		      .name_arg = -1,
+		      .arg_names = {"", "found"}},
+};
+
+/* A hit of probe `cookie` by thread tid: n int args, and with str
+ * non-NULL, argument 0 is that string. */
+static void ev_usdt(struct tr *h, uint64_t ts, uint32_t tid, uint32_t cookie,
+		    int n, const int64_t *args, const char *str)
+{
+	struct ftfb_usdt e;
+	size_t size = offsetof(struct ftfb_usdt, str);
+
+	memset(&e, 0, sizeof(e));
+	tr_hdr(&e.hdr, FTFB_EV_USDT, ts, 0, tid, 100);
+	e.cookie = cookie;
+	e.nargs = (uint16_t)n;
+	for (int i = 0; i < n; i++)
+		e.args[i] = (uint64_t)args[i];
+	if (str) {
+		size_t len = strlen(str) + 1;
+
+		memcpy(e.str, str, len);
+		e.args[0] = len;
+		e.strmask = 1;
+		e.strbytes = (uint32_t)((len + 7) & ~7u);
+		size += e.strbytes;
+	}
+	assert_int_equal(ftfb_translator_event(&h->t, &e, size), 0);
+}
+
+static void setup(struct tr *h)
+{
+	struct ftfb_translator_opts o = {.usdt = probes, .nusdt = NPROBES};
+
+	tr_setup(h, &o);
+	tr_add(h, 100, 100, "app", "app");
+	tr_add(h, 101, 100, "worker", NULL);
+}
+
+static const struct trec *slice(const struct tr *h, size_t i)
+{
+	return tr_nth(h, FTF_REC_EVENT, FTF_EVENT_DURATION_COMPLETE, i);
+}
+
+static void instants_carry_int_and_string_args(void **state)
+{
+	const int64_t a[2] = {7, -3};
+	const struct trec *r;
+	struct tr h;
+
+	(void)state;
+	setup(&h);
+	ev_usdt(&h, 1000, 101, TICK, 2, a, NULL);
+	ev_usdt(&h, 2000, 100, MSG, 2, (const int64_t[]){0, 5}, "hello");
+	tr_finish(&h, 3000);
+	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_INSTANT), 2);
+	r = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_INSTANT, 0);
+	assert_string_equal(r->name, "tick");
+	assert_string_equal(r->cat, "app");
+	assert_int_equal(r->ts, 1000);
+	assert_int_equal(r->pid, 100);
+	assert_int_equal(r->tid, 101);
+	assert_int_equal(r->nargs, 2);
+	assert_int_equal(tr_arg(r, "arg0")->i64, 7);
+	assert_int_equal(tr_arg(r, "arg1")->i64, -3);
+	r = tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_INSTANT, 1);
+	assert_string_equal(r->name, "msg");
+	assert_int_equal(tr_arg(r, "arg0")->type, FTF_ARG_STRING);
+	assert_int_equal(tr_arg(r, "arg1")->i64, 5);
+	assert_int_equal(h.t.st.usdt_instants, 2);
+	tr_free(&h);
+}
+
+static void nested_pairs_are_nested_complete_slices(void **state)
+{
+	const struct trec *in, *out;
+	struct tr h;
+
+	(void)state;
+	setup(&h);
+	ev_usdt(&h, 1000, 100, REQ_START, 1, (const int64_t[]){1}, NULL);
+	ev_usdt(&h, 1100, 100, REQ_START, 1, (const int64_t[]){2}, NULL);
+	/* another thread's end does not end this thread's slices */
+	ev_usdt(&h, 1150, 101, REQ_DONE, 2, (const int64_t[]){9, 9}, NULL);
+	ev_usdt(&h, 1200, 100, REQ_DONE, 2, (const int64_t[]){2, 20}, NULL);
+	ev_usdt(&h, 1500, 100, REQ_DONE, 2, (const int64_t[]){1, 10}, NULL);
+	tr_finish(&h, 3000);
+	assert_int_equal(
+		tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_COMPLETE), 2);
+	in = slice(&h, 0);
+	out = slice(&h, 1);
+	assert_string_equal(in->name, "req");
+	assert_int_equal(in->ts, 1100);
+	assert_int_equal(in->extra, 1200);
+	assert_int_equal(tr_arg(in, "arg0")->i64, 2);
+	assert_int_equal(tr_arg(in, "end_arg0")->i64, 2);
+	assert_int_equal(tr_arg(in, "end_arg1")->i64, 20);
+	assert_int_equal(out->ts, 1000);
+	assert_int_equal(out->extra, 1500);
+	assert_int_equal(tr_arg(out, "arg0")->i64, 1);
+	assert_int_equal(tr_arg(out, "end_arg1")->i64, 10);
+	assert_null(tr_arg(out, "unfinished"));
+	assert_int_equal(h.t.st.usdt_unmatched, 1); /* thread 101's end */
+	tr_free(&h);
+}
+
+static void open_slices_end_unfinished_at_exit_and_stop(void **state)
+{
+	const struct trec *r;
+	struct tr h;
+
+	(void)state;
+	setup(&h);
+	ev_usdt(&h, 1000, 101, REQ_START, 1, (const int64_t[]){1}, NULL);
+	ev_usdt(&h, 1100, 100, REQ_START, 1, (const int64_t[]){2}, NULL);
+	ev_exit(&h, 1300, 101, 100);
+	tr_finish(&h, 3000);
+	assert_int_equal(
+		tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_COMPLETE), 2);
+	r = slice(&h, 0);
+	assert_int_equal(r->tid, 101);
+	assert_int_equal(r->extra, 1300);
+	assert_true(tr_arg(r, "unfinished")->b);
+	r = slice(&h, 1);
+	assert_int_equal(r->tid, 100);
+	assert_int_equal(r->extra, 3000);
+	assert_true(tr_arg(r, "unfinished")->b);
+	tr_free(&h);
+}
+
+static void a_slice_named_by_a_string_argument(void **state)
+{
+	const struct trec *r;
+	struct tr h;
+
+	(void)state;
+	setup(&h);
+	ev_usdt(&h, 1000, 100, IMP_START, 1, (const int64_t[]){0}, "json");
+	ev_usdt(&h, 1100, 100, IMP_START, 1, (const int64_t[]){0},
+		"json.decoder");
+	ev_usdt(&h, 1200, 100, IMP_DONE, 2, (const int64_t[]){0, 1},
+		"json.decoder");
+	ev_usdt(&h, 1300, 100, IMP_DONE, 2, (const int64_t[]){0, 1}, "json");
+	tr_finish(&h, 3000);
+	r = slice(&h, 0);
+	assert_string_equal(r->name, "json.decoder");
+	assert_string_equal(r->cat, "python");
+	/* the module is the name, not an argument; found keeps its name */
+	assert_int_equal(r->nargs, 1);
+	assert_int_equal(tr_arg(r, "found")->i64, 1);
+	r = slice(&h, 1);
+	assert_string_equal(r->name, "json");
+	assert_int_equal(r->ts, 1000);
+	assert_int_equal(r->extra, 1300);
+	tr_free(&h);
+}
+
+static void an_unknown_probe_is_skipped(void **state)
+{
+	struct tr h;
+
+	(void)state;
+	setup(&h);
+	ev_usdt(&h, 1000, 100, NPROBES, 0, NULL, NULL);
+	tr_finish(&h, 3000);
+	assert_int_equal(tr_count(&h, FTF_REC_EVENT, -1), 0);
+	assert_int_equal(h.t.st.skipped, 1);
+	tr_free(&h);
+}
+
+/* A flight-recorder snapshot: the slices open in the tracker at the
+ * window's start begin there in the snapshot's translator. */
+static void open_slices_are_inherited_at_a_window_start(void **state)
+{
+	struct tr tracker, snap;
+	const struct trec *r;
+
+	(void)state;
+	setup(&tracker);
+	setup(&snap);
+	ev_usdt(&tracker, 1000, 100, REQ_START, 1, (const int64_t[]){1}, NULL);
+	ev_usdt(&tracker, 1100, 100, REQ_START, 1, (const int64_t[]){2}, NULL);
+	ev_usdt(&tracker, 1200, 100, REQ_DONE, 2, (const int64_t[]){2, 0},
+		NULL);
+	assert_int_equal(
+		ftfb_translator_usdt_inherit(&tracker.t, &snap.t, 5000), 0);
+	ev_usdt(&snap, 6000, 100, REQ_DONE, 2, (const int64_t[]){1, 0}, NULL);
+	tr_finish(&snap, 7000);
+	assert_int_equal(
+		tr_count(&snap, FTF_REC_EVENT, FTF_EVENT_DURATION_COMPLETE), 1);
+	r = slice(&snap, 0);
+	assert_int_equal(r->ts, 5000);
+	assert_int_equal(r->extra, 6000);
+	assert_int_equal(tr_arg(r, "arg0")->i64, 1);
+	assert_null(tr_arg(r, "unfinished"));
+	tr_finish(&tracker, 7000);
+	tr_free(&tracker);
+	tr_free(&snap);
+}
+
+static void specs_parse(void **state)
+{
+	struct ftfb_usdt_spec s;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(
+		ftfb_usdtspec_parse("usdt:python:gc__*", &s, err, sizeof(err)),
+		0);
+	assert_null(s.binary);
+	assert_string_equal(s.provider, "python");
+	assert_string_equal(s.name, "gc__*");
+	assert_false(s.str_auto);
+	ftfb_usdtspec_free(&s);
+	assert_int_equal(ftfb_usdtspec_parse("usdt:/a:b/app:p:n,str=0,2", &s,
+					     err, sizeof(err)),
+			 0);
+	assert_string_equal(s.binary, "/a:b/app");
+	assert_string_equal(s.provider, "p");
+	assert_string_equal(s.name, "n");
+	assert_int_equal(s.strmask, 5);
+	ftfb_usdtspec_free(&s);
+	assert_int_equal(
+		ftfb_usdtspec_parse("usdt:libc:p:n,str", &s, err, sizeof(err)),
+		0);
+	assert_string_equal(s.binary, "libc");
+	assert_true(s.str_auto);
+	ftfb_usdtspec_free(&s);
+	assert_int_equal(ftfb_usdtspec_parse("usdt:tick", &s, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "usdt:PROVIDER:NAME"));
+	assert_int_equal(ftfb_usdtspec_parse("usdt::n", &s, err, sizeof(err)),
+			 -EINVAL);
+	assert_int_equal(
+		ftfb_usdtspec_parse("usdt:p:n,str=12", &s, err, sizeof(err)),
+		-EINVAL);
+	assert_non_null(strstr(err, "string suffix"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(instants_carry_int_and_string_args),
+		cmocka_unit_test(nested_pairs_are_nested_complete_slices),
+		cmocka_unit_test(open_slices_end_unfinished_at_exit_and_stop),
+		cmocka_unit_test(a_slice_named_by_a_string_argument),
+		cmocka_unit_test(an_unknown_probe_is_skipped),
+		cmocka_unit_test(open_slices_are_inherited_at_a_window_start),
+		cmocka_unit_test(specs_parse),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
