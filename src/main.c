@@ -31,6 +31,7 @@
 #include "cli.h"
 #include "flight.h"
 #include "events.h"
+#include "output.h"
 #include "probespec.h"
 #include "procfs.h"
 #include "syscall_names.h"
@@ -501,7 +502,7 @@ static int list_probes(struct cli_opts *o)
 struct session {
 	struct cli_opts *o;
 	struct ftf_clock clock;
-	struct ftf_dest_file dest;
+	struct ftfb_output out;
 	struct ftf_writer w;
 	struct ftfb_translator *tr;
 	struct ftfb_loader *loader;
@@ -646,7 +647,8 @@ static void status_line(struct session *s, uint64_t now, uint64_t *last_events,
 	double dt = (double)(now - *last_ns) / 1e9;
 	double rate = dt > 0 ? (double)(s->events - *last_events) / dt : 0;
 	double mb = s->flight ? (double)ftfb_flight_held_bytes(s->flight) / 1e6
-		  : (double)(s->dest.bytes_written + s->w.pos) / 1e6;
+		  : (double)(ftfb_output_file_bytes(&s->out) +
+			     (s->out.gzip ? 0 : s->w.pos)) / 1e6;
 
 	fprintf(stderr,
 		"\r\033[Kftf-bpf: %6.1fs  %9.0f events/s  %llu dropped  %.1f MB%s",
@@ -724,7 +726,16 @@ static void summary(struct session *s, uint64_t end_ns)
 			(unsigned long long)st->skipped);
 	print_func_stats(s);
 	print_syscall_stats(s);
-	fprintf(stderr, "  wrote %s (%lld bytes)\n", s->o->output, bytes);
+	if (s->out.gzip && bytes > 0)
+		fprintf(stderr,
+			"  wrote %s (%lld bytes: gzip of %llu bytes, %.1fx)\n",
+			s->o->output, bytes,
+			(unsigned long long)ftfb_output_record_bytes(&s->out),
+			(double)ftfb_output_record_bytes(&s->out) /
+				(double)bytes);
+	else
+		fprintf(stderr, "  wrote %s (%lld bytes)\n", s->o->output,
+			bytes);
 	fprintf(stderr,
 		"  open it in Perfetto: https://ui.perfetto.dev -> Open trace file -> %s\n",
 		s->o->output);
@@ -766,21 +777,15 @@ static void print_clock(const struct ftf_clock *c)
 static int open_file_output(struct session *s, char *err, size_t errlen)
 {
 	struct ftf_writer_options wo;
-	int fd = target_open_output(s->o->output, err, errlen);
 
-	if (fd < 0)
+	if (ftfb_output_open(&s->out, s->o->output, s->o->compress, err,
+			     errlen))
 		return -1;
-	if (ftf_dest_file_init_fd(&s->dest, fd, 1, 0)) {
-		snprintf(err, errlen, "cannot set up output %s: %s",
-			 s->o->output, s->dest.errmsg);
-		close(fd);
-		return -1;
-	}
 	memset(&wo, 0, sizeof(wo));
 	wo.provider_name = "ftf-bpf";
 	wo.num_temp_strs = -1;
 	wo.clock = &s->clock;
-	if (ftf_writer_init(&s->w, &s->dest.base, &wo)) {
+	if (ftf_writer_init(&s->w, ftfb_output_dest(&s->out), &wo)) {
 		snprintf(err, errlen, "cannot write %s: %s", s->o->output,
 			 ftf_writer_error(&s->w));
 		ftf_writer_close(&s->w);
@@ -887,6 +892,7 @@ static int open_flight(struct session *s, const struct ftfb_translator_opts *to,
 	fo.window_ns = s->o->flight_ns;
 	fo.max_bytes = s->o->flight_bytes;
 	fo.output = s->o->output;
+	fo.compress = s->o->compress;
 	fo.max_snapshots = s->o->max_snapshots;
 	fo.post_ns = s->o->post_ns;
 	fo.trigger_ns = s->trigger_ns;

@@ -69,17 +69,19 @@ static int write_out(struct ftf_dest_gzip *g, size_t n)
 	}
 	{
 		off_t end = (off_t)(g->base_offset + g->bytes_written);
-		const char *cut = done == 0 ? ""
-				  : ftruncate(g->fd, end) == 0 &&
-						  lseek(g->fd, end, SEEK_SET) == end
-					  ? ", file cut back to the last flush point"
-					  : ", and the file could not be cut back";
+		const char *cut =
+			done == 0 ? ""
+			: ftruncate(g->fd, end) == 0 &&
+					lseek(g->fd, end, SEEK_SET) == end
+				? ", file cut back to the last flush point"
+				: ", and the file could not be cut back";
 
-		return fail(g, -err,
-			    "trace file write failed: %s (%llu compressed bytes "
-			    "of whole records in the file%s)",
-			    strerror(err), (unsigned long long)g->bytes_written,
-			    cut);
+		return fail(
+			g, -err,
+			"trace file write failed: %s (%llu compressed bytes "
+			"of whole records in the file%s)",
+			strerror(err), (unsigned long long)g->bytes_written,
+			cut);
 	}
 }
 
@@ -110,7 +112,8 @@ static int deflate_out(struct ftf_dest_gzip *g, const uint8_t *p, size_t n,
 
 			if (!bigger)
 				return fail(g, -ENOMEM,
-					    "cannot grow the gzip output buffer to %zu bytes",
+					    "cannot grow the gzip output "
+					    "buffer to %zu bytes",
 					    g->out_size * 2);
 			g->out = bigger;
 			g->out_size *= 2;
@@ -141,7 +144,8 @@ static int gzip_next_buf(struct ftf_destination *d, size_t used,
 	tail = total - whole;
 	if (tail > g->buf_size / 2)
 		return fail(g, -E2BIG,
-			    "unfinished record of %zu bytes does not fit a buffer of %zu",
+			    "unfinished record of %zu bytes does not fit a "
+			    "buffer of %zu",
 			    tail, g->buf_size);
 	memcpy(g->bufs[g->cur ^ 1], g->bufs[g->cur] + whole, tail);
 	g->cur ^= 1;
@@ -179,7 +183,8 @@ static int gzip_close(struct ftf_destination *d, size_t used)
 		err = deflate_out(g, g->bufs[g->cur], whole, Z_FINISH);
 		if (!err && whole != total)
 			err = fail(g, -EPROTO,
-				   "dropped %zu trailing bytes that are not a whole record",
+				   "dropped %zu trailing bytes that are not a "
+				   "whole record",
 				   total - whole);
 	}
 	g->carry = 0;
@@ -216,9 +221,8 @@ int ftf_dest_gzip_init_fd(struct ftf_dest_gzip *g, int fd, int own_fd,
 	g->bufs[0] = malloc(g->buf_size);
 	g->bufs[1] = malloc(g->buf_size);
 	g->zs = calloc(1, sizeof(z_stream));
-	if (g->zs && deflateInit2(g->zs, g->level, Z_DEFLATED,
-				  GZIP_WINDOW_BITS, 8,
-				  Z_DEFAULT_STRATEGY) != Z_OK) {
+	if (g->zs && deflateInit2(g->zs, g->level, Z_DEFLATED, GZIP_WINDOW_BITS,
+				  8, Z_DEFAULT_STRATEGY) != Z_OK) {
 		free(g->zs);
 		g->zs = NULL;
 	}

@@ -195,8 +195,8 @@ static void unclosed_file_inflates_to_whole_records(void **state)
 		free(plain);
 	}
 	assert_true(last_len > 0);
-	printf("# %zu unclosed states checked, the last %zu bytes\n",
-	       checked, last_len);
+	printf("# %zu unclosed states checked, the last %zu bytes\n", checked,
+	       last_len);
 	assert_int_equal(ftf_writer_close(&w), 0);
 	ftf_dest_mem_free(&ref);
 	tmp_remove(&t);
@@ -258,9 +258,9 @@ static void bad_level_and_path(void **state)
 	struct ftf_dest_gzip g;
 
 	(void)state;
-	assert_int_equal(ftf_dest_gzip_open(&g, "/nonexistent/dir/x.fxt.gz",
-					    0, -1),
-			 -ENOENT);
+	assert_int_equal(
+		ftf_dest_gzip_open(&g, "/nonexistent/dir/x.fxt.gz", 0, -1),
+		-ENOENT);
 	assert_non_null(strstr(g.errmsg, "cannot open"));
 	assert_int_equal(ftf_dest_gzip_init_fd(&g, 1, 0, 0, 10), -EINVAL);
 	assert_non_null(strstr(g.errmsg, "out of range"));
