@@ -12,15 +12,15 @@
  * error (-ENOSPC, ...) is returned with a message. The file is never left
  * ending inside a record by the library.
  *
- * Gzip: as the file destination, but each buffer's whole records are
- * deflated (zlib, gzip format) and ended by a sync flush before they are
- * written, one write() per flush. The decompressed stream ends on a record
- * boundary at every flush point, and the file always ends at one: a
- * process killed mid-trace leaves a gzip stream without its trailer that
- * decodes (gzip -dc, Perfetto, ftf-dump) up to its last whole record. A
- * failed write is cut back to the previous flush point. The writer hands a
- * buffer over when it is full (1 MiB) or a second old (its refresh), so
- * data reaches the file at least every second while events come.
+ * Gzip: as the file destination, but the whole records of each buffer
+ * become one complete gzip member (zlib), written with one write(); a
+ * file of many members is one gzip stream to gzip -d, zlib, python and
+ * Perfetto. The file is a complete gzip between any two buffers: a
+ * process killed mid-trace leaves a file that decodes, in every reader,
+ * up to its last whole record. A failed write is cut back to the previous
+ * member. The writer hands a buffer over when it is full (1 MiB) or a
+ * second old (its refresh), so data reaches the file at least every
+ * second while events come.
  */
 #ifndef FTF_DESTINATION_H
 #define FTF_DESTINATION_H

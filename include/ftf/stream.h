@@ -10,8 +10,10 @@
  * (ftf_reader_own_strings). Offsets in records and messages are offsets in
  * the decompressed stream.
  *
- * A gzip stream that ends without its trailer (its writer was killed) is
- * read up to where it stops: if that is a record boundary, the records
+ * A file of many gzip members (libftf's gzip destination writes one per
+ * buffer) is one stream. A gzip stream that ends without its trailer (a
+ * file cut short, or a writer that does not end members) is read up to
+ * where it stops: if that is a record boundary, the records
  * read are all there is and the end is clean (ftf_stream_note() says the
  * trailer is missing); if it stops inside a record, that is the reader's
  * usual framing error for a truncated trace. Damaged gzip data is a
