@@ -514,6 +514,8 @@ struct session {
 	bool have_child;
 	bool writer_open;
 	int out_err; /* first output error (a full disk, ...) */
+	uint64_t out_seen_bytes; /* handed to the file at out_seen_ns */
+	uint64_t out_seen_ns;
 	char out_errmsg[512];
 	uint64_t events;
 	uint64_t drops[FTFB_EV_KIND_MAX];
@@ -739,6 +741,34 @@ static void summary(struct session *s, uint64_t end_ns)
 	fprintf(stderr,
 		"  open it in Perfetto: https://ui.perfetto.dev -> Open trace file -> %s\n",
 		s->o->output);
+}
+
+/* Records reach the file when the writer's buffer is full or a second
+ * old at the next event: on an idle trace the last ones would wait. Hand
+ * over a buffer that has waited a second (a gzip member, or a write) so a
+ * kill loses at most about a second of them. */
+static void flush_waiting_output(struct session *s, uint64_t now)
+{
+	uint64_t handed = ftfb_output_record_bytes(&s->out);
+	int r;
+
+	if (s->flight || !s->writer_open || s->out_err)
+		return;
+	if (handed != s->out_seen_bytes || !s->out_seen_ns) {
+		s->out_seen_bytes = handed;
+		s->out_seen_ns = now;
+		return;
+	}
+	if (now - s->out_seen_ns < 1000000000ull || s->w.pos == 0)
+		return;
+	r = ftf_force_switch_buffers(&s->w);
+	if (r) {
+		s->out_err = r;
+		snprintf(s->out_errmsg, sizeof(s->out_errmsg),
+			 "writing %s failed: %s", s->o->output,
+			 ftf_writer_error(&s->w));
+	}
+	s->out_seen_ns = now;
 }
 
 /* Marks the traced function at sym's binary and offset as a trigger; 1
@@ -1141,6 +1171,7 @@ static int run_trace(struct cli_opts *o)
 		}
 		if (s.flight)
 			flight_tick(&s, now);
+		flush_waiting_output(&s, now);
 		if (now - last_status >= STATUS_INTERVAL_NS) {
 			record_drops(&s);
 			if (tty)
