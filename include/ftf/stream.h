@@ -53,6 +53,14 @@ int ftf_stream_open(struct ftf_stream *s, const char *path);
  * call; table strings until the index is redefined. */
 int ftf_stream_next(struct ftf_stream *s, struct ftf_record *rec);
 
+/* The bytes of the record just returned (rec->size_words * 8 of them),
+ * valid until the next call. */
+static inline const uint8_t *ftf_stream_record_data(const struct ftf_stream *s,
+						    const struct ftf_record *rec)
+{
+	return s->r.data + (rec->offset - s->r.base);
+}
+
 /* Decompressed bytes read so far (at the end: the trace's size). */
 size_t ftf_stream_bytes(const struct ftf_stream *s);
 
