@@ -482,7 +482,6 @@ static int place_inputs(struct merge *m, struct merge_map *maps)
 			return r;
 		if (i == 0 && !in->has_offset) {
 			maps[0].kind = MERGE_SAME;
-			log_map(m, in, NULL);
 			continue;
 		}
 		if (merge_map_setup(&maps[i], &m->out, i ? &d : &m->out,
@@ -500,7 +499,6 @@ static int place_inputs(struct merge *m, struct merge_map *maps)
 				    "record: give --offset DUR before %s",
 				    in->path, m->o->in[0].path, in->path);
 		}
-		log_map(m, in, &maps[i]);
 	}
 	return 0;
 }
@@ -542,6 +540,9 @@ int merge_run(const struct merge_opts *o, struct merge_stats *st, char *err,
 			 ftf_writer_error(&m.w));
 	if (r)
 		unlink(o->output);
+	for (int i = 0; !r && i < o->n; i++) /* said once it all worked */
+		log_map(&m, &o->in[i],
+			i || o->in[0].has_offset ? &maps[i] : NULL);
 	merge_names_free(&m.names);
 	free(m.scratch);
 	free(maps);
