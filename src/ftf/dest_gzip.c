@@ -123,8 +123,10 @@ static int write_member(struct ftf_dest_gzip *g, const uint8_t *p, size_t n)
 		}
 	}
 	deflateReset(zs); /* the next member */
-	g->bytes_in += n;
-	return write_out(g, have);
+	zr = write_out(g, have);
+	if (!zr)
+		g->bytes_in += n;
+	return zr;
 }
 
 static int gzip_next_buf(struct ftf_destination *d, size_t used,
