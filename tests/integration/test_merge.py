@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 """ftf-merge end to end (root): a program's own trace and ftf-bpf's.
 
-usage: test_merge.py FTF_BPF FTF_DUMP FTF_MERGE SELFTRACE OUTDIR
+usage: test_merge.py MODE FTF_BPF FTF_DUMP FTF_MERGE SELFTRACE OUTDIR
+MODE: tsc (ftf-bpf on its TSC clock: one counter, ticks kept) | mono
+(ftf-bpf --clock mono: mapped through the two base times)
 
 selftrace writes its own trace with libftf (a calibrated TSC clock, as
 ftf-bpf's) of N calls of its noinline step(), each recorded inside the
@@ -71,10 +73,12 @@ def check_merged(path, ftf_dump, tid):
 
 def main():
     skip_unless_root()
-    tool, ftf_dump, ftf_merge, selftrace, outdir = sys.argv[1:6]
+    mode, tool, ftf_dump, ftf_merge, selftrace, outdir = sys.argv[1:7]
     os.makedirs(outdir, exist_ok=True)
-    app = os.path.join(outdir, "merge-app.fxt")
-    kern = os.path.join(outdir, "merge-kernel.fxt.gz")
+    app = os.path.join(outdir, f"merge-{mode}-app.fxt")
+    kern = os.path.join(outdir, f"merge-{mode}-kernel.fxt.gz")
+    clock = ["--clock", "mono"] if mode == "mono" else []
+    placed = "mapped through its base time" if mode == "mono" else "the same clock"
 
     def run():
         wl = subprocess.Popen([selftrace, str(N), app], stdin=subprocess.PIPE,
@@ -85,17 +89,17 @@ def main():
         if ids["clock"] != "tsc":
             print("SKIP: no invariant TSC here: the two clocks are not one counter")
             sys.exit(77)
-        tr = Tracer(tool, ["-p", str(pid), "-u", "step", "-o", kern])
+        tr = Tracer(tool, ["-p", str(pid), "-u", "step", "-o", kern] + clock)
         _, err = wl.communicate(input="go\n", timeout=120)
         check(wl.returncode == 0, f"selftrace ran (exit {wl.returncode} {err.strip()})")
         rc = tr.wait()
         check(rc == 0, f"ftf-bpf exited 0 (got {rc})")
-        for out in ("merge-both.fxt", "merge-both.fxt.gz"):
+        for out in (f"merge-{mode}-both.fxt", f"merge-{mode}-both.fxt.gz"):
             path = os.path.join(outdir, out)
             p = subprocess.run([ftf_merge, app, kern, "-o", path], capture_output=True, text=True)
             print("  ftf-merge said:\n    " + p.stderr.strip().replace("\n", "\n    "))
             check(p.returncode == 0, f"ftf-merge app kernel -o {out} exited 0")
-            check("the same clock" in p.stderr, "it saw one clock in both (ticks kept)")
+            check(placed in p.stderr, f"ftf-bpf's trace is placed: {placed}")
             check_merged(path, ftf_dump, tid)
 
     run_main(run)
