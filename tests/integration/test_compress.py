@@ -3,7 +3,7 @@
 """Real-BPF integration tests of gzip output (run as root).
 
 usage: test_compress.py MODE FTF_BPF FTF_DUMP PINGPONG OUTDIR
-MODE: known | kill | flight
+MODE: known | kill | flight | diskfull
 
 known:  -- pingpong N --cpu 0 with -o X.fxt.gz: the file is gzip (magic),
         python's zlib inflates it to whole records (walked by their
@@ -14,11 +14,15 @@ kill:   -a --compress while pingpong runs, SIGKILL after 2.5 s: the file
         is a complete gzip (one member per buffer written) that python's
         gzip module decodes, to data that ends on a record boundary with
         the busy seconds' switches in it; ftf-dump --check accepts it.
+diskfull: -a -o X.fxt.gz on a 256 KiB tmpfs beside pingpong: one line
+        naming the full disk, non-zero exit, and what is in the file is a
+        complete gzip of whole records that ftf-dump --check accepts.
 flight: -F 1s -o X.fxt.gz, then Ctrl-C: the snapshot is X-1.fxt.gz, gzip,
         whole, with the workload's switches.
 """
 import gzip
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -142,11 +146,44 @@ def mode_flight(tool, ftf_dump, pingpong, outdir):
     check(t.check_code == 0, f"ftf-dump --check accepts it ({t.check_out.strip()})")
 
 
+def mode_diskfull(tool, ftf_dump, pingpong, outdir):
+    mnt = os.path.join(outdir, "compress-tiny")
+    os.makedirs(mnt, exist_ok=True)
+    subprocess.run(["umount", mnt], capture_output=True)
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", mnt], capture_output=True, text=True)
+    if r.returncode != 0:
+        print(f"SKIP: cannot mount a tmpfs: {r.stderr.strip()}")
+        sys.exit(77)
+    busy = subprocess.Popen([pingpong, "100000000"], stdout=subprocess.DEVNULL)
+    try:
+        out = os.path.join(mnt, "full.fxt.gz")
+        print(f"  run: {tool} -a -o {out}")
+        p = subprocess.run([tool, "-a", "-o", out], capture_output=True, text=True, timeout=120)
+        print("  ftf-bpf said:\n    " + p.stderr.strip().replace("\n", "\n    "))
+        check(p.returncode != 0, f"ftf-bpf exits non-zero on a full disk (got {p.returncode})")
+        errl = [line for line in p.stderr.splitlines() if "No space left" in line]
+        check(len(errl) == 1 and out in errl[0], f"one line names the full disk and the file: {errl}")
+        data, finished, members = inflate(out)
+        whole, into = walk(data)
+        size = os.path.getsize(out)
+        check(finished and 0 < size <= 256 * 1024,
+              f"the {size} bytes left are a complete gzip ({members} members)")
+        check(whole == len(data) and sum(into.values()) > 0,
+              f"of {len(data)} bytes of whole records, {sum(into.values())} switches")
+        code, lines, err = dump(ftf_dump, out, "--check")
+        check(code == 0, f"ftf-dump --check accepts it: {lines[-1] if lines else err}")
+        shutil.copy(out, os.path.join(outdir, "compress-diskfull.fxt.gz"))  # to look at
+    finally:
+        busy.kill()
+        busy.wait()
+        subprocess.run(["umount", "-l", mnt], capture_output=True)
+
+
 def main():
     skip_unless_root()
     mode, tool, ftf_dump, pingpong, outdir = sys.argv[1:6]
     os.makedirs(outdir, exist_ok=True)
-    fn = {"known": mode_known, "kill": mode_kill, "flight": mode_flight}[mode]
+    fn = {"known": mode_known, "kill": mode_kill, "flight": mode_flight, "diskfull": mode_diskfull}[mode]
     run_main(lambda: fn(tool, ftf_dump, pingpong, outdir))
 
 
