@@ -19,8 +19,10 @@
  * process killed mid-trace leaves a file that decodes, in every reader,
  * up to its last whole record. A failed write is cut back to the previous
  * member. The writer hands a buffer over when it is full (1 MiB) or a
- * second old (its refresh), so data reaches the file at least every
- * second while events come.
+ * second old at its refresh (the fast path refreshes by itself; users of
+ * the checked calls call ftf_refresh_buf_if_stale(), or
+ * ftf_force_switch_buffers() to flush now), so data reaches the file at
+ * least every second while events come.
  */
 #ifndef FTF_DESTINATION_H
 #define FTF_DESTINATION_H
