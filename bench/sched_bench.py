@@ -10,6 +10,8 @@ RUNS times in each configuration:
 
   untraced                 the workload alone (the baseline)
   ftf-bpf -a               system-wide scheduling trace
+  ftf-bpf -a, .fxt.gz      the same written gzipped (-o X.fxt.gz), and the
+                           tracer's CPU time against the uncompressed one
   perf sched record        system-wide (perf's default for sched record)
   trace-cmd record         -e sched_switch -e sched_wakeup (if ftrace works)
 
@@ -60,8 +62,8 @@ def wait_ready(proc, marker, timeout=30):
     raise RuntimeError("tracer did not start: " + "".join(lines))
 
 
-def run_ftf(loops, tmp, build):
-    out = os.path.join(tmp, "ftf.fxt")
+def run_ftf(loops, tmp, build, gz=False):
+    out = os.path.join(tmp, "ftf.fxt.gz" if gz else "ftf.fxt")
     for f in (out, out + ".old"):
         if os.path.exists(f):
             os.unlink(f)
@@ -70,7 +72,10 @@ def run_ftf(loops, tmp, build):
     wait_ready(tracer, "Ctrl-C")
     p = subprocess.run(workload_cmd(loops), capture_output=True, text=True, check=True)
     tracer.send_signal(2)
-    _, err = tracer.communicate(timeout=120)
+    err = tracer.stderr.read()
+    # the tracer's own CPU time (user + system), whole run, from wait4
+    _, status, ru = os.wait4(tracer.pid, 0)
+    tracer.returncode = os.waitstatus_to_exitcode(status)
     if tracer.returncode != 0:
         raise RuntimeError("ftf-bpf failed: " + err)
     summ = subprocess.run([os.path.join(build, "tools", "ftf-dump"), "--summary", out],
@@ -82,7 +87,7 @@ def run_ftf(loops, tmp, build):
     span = trace_span_s(summ)
     return {"time": workload_time(p.stdout), "bytes": os.path.getsize(out),
             "switches": switches, "events": switches + wakeups, "lost": lost,
-            "span": span}
+            "span": span, "cpu": ru.ru_utime + ru.ru_stime}
 
 
 def trace_span_s(summary):
@@ -130,6 +135,8 @@ def main():
     ap.add_argument("--build", default="build")
     ap.add_argument("--loops", type=int, default=200000)
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--ftf-only", action="store_true",
+                    help="only untraced, ftf-bpf -a and ftf-bpf -a -o X.fxt.gz")
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("sched_bench.py: needs root (BPF, perf and ftrace): run it with sudo")
@@ -139,8 +146,10 @@ def main():
         subprocess.run(["mount", "-t", "tracefs", "nodev", "/sys/kernel/tracing"])
     configs = [("untraced", lambda tmp: run_untraced(a.loops, tmp)),
                ("ftf-bpf -a", lambda tmp: run_ftf(a.loops, tmp, a.build)),
-               ("perf sched record", lambda tmp: run_perf(a.loops, tmp))]
-    if shutil.which("trace-cmd"):
+               ("ftf-bpf -a, .fxt.gz", lambda tmp: run_ftf(a.loops, tmp, a.build, gz=True))]
+    if not a.ftf_only:
+        configs.append(("perf sched record", lambda tmp: run_perf(a.loops, tmp)))
+    if shutil.which("trace-cmd") and not a.ftf_only:
         configs.append(("trace-cmd record", lambda tmp: run_tracecmd(a.loops, tmp)))
     results = {name: [] for name, _ in configs}
     errors = {}
@@ -156,7 +165,8 @@ def main():
             print(f"run {r + 1}/{a.runs} done", file=sys.stderr)
     base = statistics.median(x["time"] for x in results["untraced"])
     print(f"workload: perf bench sched pipe -l {a.loops}, {a.runs} interleaved runs, medians")
-    print(f"{'config':20} {'time s':>8} {'slowdown':>9} {'switches/s':>11} {'lost':>6} {'bytes/switch':>13} {'file bytes':>11}")
+    print(f"{'config':20} {'time s':>8} {'slowdown':>9} {'switches/s':>11} {'lost':>6} {'bytes/switch':>13} {'file bytes':>11}"
+          f" {'tracer cpu s':>12}")
     for name, _ in configs:
         if name in errors and not results[name]:
             print(f"{name:20} did not run: {errors[name]}")
@@ -170,7 +180,16 @@ def main():
             bps = statistics.median(x["bytes"] / max(1, x["switches"]) for x in rs)
             size = statistics.median(x["bytes"] for x in rs)
             line += f" {sw / t:11.0f} {lost:6d} {bps:13.1f} {size:11.0f}"
+            if "cpu" in rs[0]:
+                line += f" {statistics.median(x['cpu'] for x in rs):12.3f}"
         print(line)
+    if results.get("ftf-bpf -a, .fxt.gz") and results.get("ftf-bpf -a"):
+        plain = statistics.median(x["cpu"] for x in results["ftf-bpf -a"])
+        gz = results["ftf-bpf -a, .fxt.gz"]
+        extra = statistics.median(x["cpu"] for x in gz) - plain
+        events = statistics.median(x["events"] for x in gz)
+        print(f"gzip: {extra:.3f} s more tracer CPU than uncompressed (medians), "
+              f"{extra * 1e9 / max(1, events):.1f} ns per event")
     for name, e in errors.items():
         print(f"note: {name}: {e}")
 

@@ -168,6 +168,7 @@ void cli_usage(FILE *f, const char *prog)
 "                         last DUR in memory and write nothing until a\n"
 "                         snapshot: on SIGUSR1, at every --trigger, and at\n"
 "                         the stop; -o FILE.fxt writes FILE-1.fxt, FILE-2.fxt..\n"
+"                         (FILE.fxt.gz: FILE-1.fxt.gz, ..., gzipped)\n"
 "      --flight-size SIZE memory cap of the window (default 256M); whichever\n"
 "                         of DUR and SIZE is reached first decides the window\n"
 "      --trigger 'SPEC>DUR'  a snapshot when a call of a -u function matching\n"
@@ -180,7 +181,12 @@ void cli_usage(FILE *f, const char *prog)
 "\n"
 "Output and limits:\n"
 "  -o, --output FILE      trace file (default: " CLI_DEFAULT_OUTPUT "); an existing\n"
-"                         file is kept as FILE.old; a symlink is refused\n"
+"                         file is kept as FILE.old; a symlink is refused;\n"
+"                         a name ending in .gz (trace.fxt.gz) is gzipped\n"
+"      --compress         gzip the trace as it is written (default name\n"
+"                         " CLI_DEFAULT_OUTPUT ".gz); flushed to a point that\n"
+"                         decodes to whole records at least every second;\n"
+"                         Perfetto and ftf-dump read it\n"
 "  -d, --duration DUR     stop after DUR: 500ms, 10s, 2m, 1h (a bare number\n"
 "                         is seconds); default: until Ctrl-C / SIGTERM / the\n"
 "                         traced process exits\n"
@@ -230,6 +236,7 @@ enum {
 	OPT_SYSCALLS,
 	OPT_USDT_STRINGS,
 	OPT_PYTHON,
+	OPT_COMPRESS,
 };
 
 static const struct option long_opts[] = {
@@ -254,12 +261,20 @@ static const struct option long_opts[] = {
 	{ "trigger", required_argument, NULL, OPT_TRIGGER },
 	{ "post", required_argument, NULL, OPT_POST },
 	{ "max-snapshots", required_argument, NULL, OPT_MAX_SNAPSHOTS },
+	{ "compress", no_argument, NULL, OPT_COMPRESS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
 };
+
+bool cli_gz_name(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > 3 && !strcmp(path + n - 3, ".gz");
+}
 
 /* --trigger 'SPEC>DUR' or 'SPEC'. */
 static int parse_trigger(const char *arg, struct cli_opts *o, char *err,
@@ -300,6 +315,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,
 	      size_t errlen)
 {
 	const char *flight_only = NULL; /* an -F option given without -F */
+	bool output_given = false;
 	int c, targets;
 	long v;
 
@@ -345,6 +361,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,
 				return fail(err, errlen,
 					    "empty output path for -o: give a file name such as trace.fxt");
 			o->output = optarg;
+			output_given = true;
 			break;
 		case 'F':
 			if (cli_parse_duration(optarg, &o->flight_ns) ||
@@ -448,6 +465,9 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,
 		case 'f':
 			o->follow_children = true;
 			break;
+		case OPT_COMPRESS:
+			o->compress = true;
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -474,6 +494,10 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,
 				    argv[optind - 1]);
 		}
 	}
+	if (o->compress && !output_given)
+		o->output = CLI_DEFAULT_OUTPUT ".gz";
+	if (cli_gz_name(o->output))
+		o->compress = true;
 	if (optind < argc) {
 		/* getopt stops at "--" having consumed it, or at CMD. */
 		o->cmd = &argv[optind];

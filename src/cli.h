@@ -58,7 +58,11 @@ struct cli_opts {
 		uint64_t min_ns; /* >DUR, 0: any call */
 	} triggers[CLI_MAX_TRIGGERS];
 	int ntriggers;
+	bool compress;           /* --compress or -o FILE.gz: gzip output */
 };
+
+/* True if path ends in ".gz" (the name asks for gzip output). */
+bool cli_gz_name(const char *path);
 
 /* Parses argv. Returns 0, or -EINVAL with one line in err. */
 int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,

@@ -19,6 +19,7 @@
 #include "ftf/writer.h"
 #include "flight.h"
 #include "flight_ring.h"
+#include "output.h"
 #include "procfs.h"
 #include "target.h"
 #include "trigger.h"
@@ -261,6 +262,10 @@ void ftfb_flight_snapshot_path(const char *output, unsigned n, char *buf,
 
 	if (ol > 4 && !strcmp(output + ol - 4, ".fxt"))
 		snprintf(buf, len, "%.*s-%u.fxt", (int)(ol - 4), output, n);
+	else if (ol > 7 && !strcmp(output + ol - 7, ".fxt.gz"))
+		snprintf(buf, len, "%.*s-%u.fxt.gz", (int)(ol - 7), output, n);
+	else if (ol > 3 && !strcmp(output + ol - 3, ".gz"))
+		snprintf(buf, len, "%.*s-%u.gz", (int)(ol - 3), output, n);
 	else
 		snprintf(buf, len, "%s-%u", output, n);
 }
@@ -415,23 +420,17 @@ static int write_snapshot(struct ftfb_flight *f, struct snapshot *sn,
 	struct ftf_writer_options wo = { .provider_name = "ftf-bpf",
 					 .num_temp_strs = -1,
 					 .clock = f->o.clock };
-	struct ftf_dest_file dest;
+	struct ftfb_output out;
 	struct ftf_writer w;
 	char err[PATH_MAX + 128];
-	int fd, r;
+	int r;
 
-	fd = target_open_output(sn->path, err, sizeof(err));
-	if (fd < 0) {
+	r = ftfb_output_open(&out, sn->path, f->o.compress, err, sizeof(err));
+	if (r) {
 		fprintf(stderr, "ftf-bpf: snapshot: %s\n", err);
-		return fd;
+		return r;
 	}
-	if (ftf_dest_file_init_fd(&dest, fd, 1, 0)) {
-		fprintf(stderr, "ftf-bpf: snapshot %s: %s\n", sn->path,
-			dest.errmsg);
-		close(fd);
-		return -EIO;
-	}
-	r = ftf_writer_init(&w, &dest.base, &wo);
+	r = ftf_writer_init(&w, ftfb_output_dest(&out), &wo);
 	if (!r)
 		r = write_window(f, &w, sn->t0, end);
 	if (r)

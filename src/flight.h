@@ -36,6 +36,7 @@ struct ftfb_flight_opts {
 	uint64_t window_ns;
 	size_t max_bytes;
 	const char *output;      /* -o: snapshots go to OUTPUT-1.fxt, ... */
+	bool compress;           /* gzip them (-o X.fxt.gz: X-1.fxt.gz, ...) */
 	unsigned max_snapshots;  /* later ones are counted, not written */
 	uint64_t post_ns;        /* recording after a trigger */
 	/* per function (cookie): the duration a call must pass to trigger

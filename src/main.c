@@ -31,6 +31,7 @@
 #include "cli.h"
 #include "flight.h"
 #include "events.h"
+#include "output.h"
 #include "probespec.h"
 #include "procfs.h"
 #include "syscall_names.h"
@@ -553,7 +554,7 @@ static int list_probes(struct cli_opts *o)
 struct session {
 	struct cli_opts *o;
 	struct ftf_clock clock;
-	struct ftf_dest_file dest;
+	struct ftfb_output out;
 	struct ftf_writer w;
 	struct ftfb_translator *tr;
 	struct ftfb_loader *loader;
@@ -566,6 +567,8 @@ struct session {
 	bool have_child;
 	bool writer_open;
 	int out_err; /* first output error (a full disk, ...) */
+	uint64_t out_seen_bytes; /* handed to the file at out_seen_ns */
+	uint64_t out_seen_ns;
 	char out_errmsg[512];
 	uint64_t events;
 	uint64_t drops[FTFB_EV_KIND_MAX];
@@ -699,7 +702,8 @@ static void status_line(struct session *s, uint64_t now, uint64_t *last_events,
 	double dt = (double)(now - *last_ns) / 1e9;
 	double rate = dt > 0 ? (double)(s->events - *last_events) / dt : 0;
 	double mb = s->flight ? (double)ftfb_flight_held_bytes(s->flight) / 1e6
-		  : (double)(s->dest.bytes_written + s->w.pos) / 1e6;
+		  : (double)(ftfb_output_file_bytes(&s->out) +
+			     (s->out.gzip ? 0 : s->w.pos)) / 1e6;
 
 	fprintf(stderr,
 		"\r\033[Kftf-bpf: %6.1fs  %9.0f events/s  %llu dropped  %.1f MB%s",
@@ -787,10 +791,47 @@ static void summary(struct session *s, uint64_t end_ns)
 			(unsigned long long)st->usdt_capped, FTFB_USLICE_MAX);
 	print_func_stats(s);
 	print_syscall_stats(s);
-	fprintf(stderr, "  wrote %s (%lld bytes)\n", s->o->output, bytes);
+	if (s->out.gzip && bytes > 0)
+		fprintf(stderr,
+			"  wrote %s (%lld bytes: gzip of %llu bytes, %.1fx)\n",
+			s->o->output, bytes,
+			(unsigned long long)ftfb_output_record_bytes(&s->out),
+			(double)ftfb_output_record_bytes(&s->out) /
+				(double)bytes);
+	else
+		fprintf(stderr, "  wrote %s (%lld bytes)\n", s->o->output,
+			bytes);
 	fprintf(stderr,
 		"  open it in Perfetto: https://ui.perfetto.dev -> Open trace file -> %s\n",
 		s->o->output);
+}
+
+/* Records reach the file when the writer's buffer is full or a second
+ * old at the next event: on an idle trace the last ones would wait. Hand
+ * over a buffer that has waited a second (a gzip member, or a write) so a
+ * kill loses at most about a second of them. */
+static void flush_waiting_output(struct session *s, uint64_t now)
+{
+	uint64_t handed = ftfb_output_record_bytes(&s->out);
+	int r;
+
+	if (s->flight || !s->writer_open || s->out_err)
+		return;
+	if (handed != s->out_seen_bytes || !s->out_seen_ns) {
+		s->out_seen_bytes = handed;
+		s->out_seen_ns = now;
+		return;
+	}
+	if (now - s->out_seen_ns < 1000000000ull || s->w.pos == 0)
+		return;
+	r = ftf_force_switch_buffers(&s->w);
+	if (r) {
+		s->out_err = r;
+		snprintf(s->out_errmsg, sizeof(s->out_errmsg),
+			 "writing %s failed: %s", s->o->output,
+			 ftf_writer_error(&s->w));
+	}
+	s->out_seen_ns = now;
 }
 
 /* Marks the traced function at sym's binary and offset as a trigger; 1
@@ -829,21 +870,15 @@ static void print_clock(const struct ftf_clock *c)
 static int open_file_output(struct session *s, char *err, size_t errlen)
 {
 	struct ftf_writer_options wo;
-	int fd = target_open_output(s->o->output, err, errlen);
 
-	if (fd < 0)
+	if (ftfb_output_open(&s->out, s->o->output, s->o->compress, err,
+			     errlen))
 		return -1;
-	if (ftf_dest_file_init_fd(&s->dest, fd, 1, 0)) {
-		snprintf(err, errlen, "cannot set up output %s: %s",
-			 s->o->output, s->dest.errmsg);
-		close(fd);
-		return -1;
-	}
 	memset(&wo, 0, sizeof(wo));
 	wo.provider_name = "ftf-bpf";
 	wo.num_temp_strs = -1;
 	wo.clock = &s->clock;
-	if (ftf_writer_init(&s->w, &s->dest.base, &wo)) {
+	if (ftf_writer_init(&s->w, ftfb_output_dest(&s->out), &wo)) {
 		snprintf(err, errlen, "cannot write %s: %s", s->o->output,
 			 ftf_writer_error(&s->w));
 		ftf_writer_close(&s->w);
@@ -956,6 +991,7 @@ static int open_flight(struct session *s, const struct ftfb_translator_opts *to,
 	fo.window_ns = s->o->flight_ns;
 	fo.max_bytes = s->o->flight_bytes;
 	fo.output = s->o->output;
+	fo.compress = s->o->compress;
 	fo.max_snapshots = s->o->max_snapshots;
 	fo.post_ns = s->o->post_ns;
 	fo.trigger_ns = s->trigger_ns;
@@ -1219,6 +1255,7 @@ static int run_trace(struct cli_opts *o)
 		}
 		if (s.flight)
 			flight_tick(&s, now);
+		flush_waiting_output(&s, now);
 		if (now - last_status >= STATUS_INTERVAL_NS) {
 			record_drops(&s);
 			if (tty)

@@ -13,12 +13,17 @@
 #include <string.h>
 
 #include "ftf/reader.h"
+#include "ftf/stream.h"
 #include "record_text.h"
 
 static const char usage[] =
 	"Usage: ftf-dump [--summary | --check] FILE\n"
 	"\n"
-	"Reads a Fuchsia Trace Format (FXT) file with libftf's reader.\n"
+	"Reads a Fuchsia Trace Format (FXT) file with libftf's reader; a\n"
+	"gzip-compressed one (.fxt.gz, recognised by its content) too. Traces\n"
+	"larger than memory are read as a stream. A gzip file cut short (no\n"
+	"gzip trailer) is read up to where it ends, with a note; it is whole if\n"
+	"it ends on a record boundary.\n"
 	"\n"
 	"  (no option)  one line per record, in the text of Fuchsia's\n"
 	"               trace-reader (Record::ToString), then a line\n"
@@ -41,6 +46,7 @@ static const char usage[] =
 	"Examples:\n"
 	"  ftf-dump trace.fxt | less\n"
 	"  ftf-dump --summary trace.fxt\n"
+	"  ftf-dump --check trace.fxt.gz\n"
 	"  ftf-dump --check trace.fxt && echo whole\n";
 
 static const char *base_name(const char *path)
@@ -55,44 +61,28 @@ static void report(const struct ftf_reader *r)
 	fprintf(stderr, "ERROR @%zu: %s\n", r->err_pos, ftf_reader_error(r));
 }
 
-/* The file being read; the loops give back what they have passed every
- * 64 MiB, so a trace larger than memory does not fill it. */
-static struct ftf_file file;
-
-static void passed(size_t offset)
+static int do_dump(const char *path, struct ftf_stream *st)
 {
-	if (offset - file.released >= ((size_t)64 << 20))
-		ftf_file_release(&file, offset);
-}
-
-static int do_dump(const char *path, const uint8_t *data, size_t len)
-{
-	struct ftf_reader r;
+	struct ftf_reader *r = &st->r;
 	struct ftf_record rec;
 	int ret;
 
-	if (ftf_reader_init(&r, data, len) < 0) {
-		fprintf(stderr, "ftf-dump: %s\n", ftf_reader_error(&r));
-		return 2;
-	}
 	for (;;) {
-		ret = ftf_reader_next(&r, &rec);
+		ret = ftf_stream_next(st, &rec);
 		if (ret == 0)
 			break;
 		if (ret < 0) {
-			report(&r);
-			if (r.fatal)
+			report(r);
+			if (r->fatal)
 				break;
 			continue;
 		}
-		passed(rec.offset);
 		ftf_record_print(stdout, &rec);
 		fputc('\n', stdout);
 	}
 	printf("ftf-dump: %s: %zu bytes, %zu records, %zu errors\n",
-	       base_name(path), len, r.records, r.errors);
-	ftf_reader_free(&r);
-	return r.errors ? 1 : 0;
+	       base_name(path), ftf_stream_bytes(st), r->records, r->errors);
+	return r->errors ? 1 : 0;
 }
 
 static bool record_ts(const struct ftf_record *rec, uint64_t *ts)
@@ -117,7 +107,7 @@ static bool record_ts(const struct ftf_record *rec, uint64_t *ts)
 	}
 }
 
-static int do_summary(const char *path, const uint8_t *data, size_t len)
+static int do_summary(const char *path, struct ftf_stream *st)
 {
 	static const char *const event_names[] = {
 		"instant", "counter", "duration begin", "duration end",
@@ -127,22 +117,17 @@ static int do_summary(const char *path, const uint8_t *data, size_t len)
 	size_t by_type[16] = { 0 }, events[11] = { 0 }, kobj[256] = { 0 };
 	size_t meta[5] = { 0 }, sched[3] = { 0 }, unknown = 0, nts = 0;
 	uint64_t first = UINT64_MAX, last = 0, ts;
-	struct ftf_reader r;
+	struct ftf_reader *r = &st->r;
 	struct ftf_record rec;
 	int ret;
 
-	if (ftf_reader_init(&r, data, len) < 0) {
-		fprintf(stderr, "ftf-dump: %s\n", ftf_reader_error(&r));
-		return 2;
-	}
-	while ((ret = ftf_reader_next(&r, &rec)) != 0) {
+	while ((ret = ftf_stream_next(st, &rec)) != 0) {
 		if (ret < 0) {
-			report(&r);
-			if (r.fatal)
+			report(r);
+			if (r->fatal)
 				break;
 			continue;
 		}
-		passed(rec.offset);
 		if (rec.unknown) {
 			unknown++;
 			continue;
@@ -163,8 +148,10 @@ static int do_summary(const char *path, const uint8_t *data, size_t len)
 		}
 	}
 	printf("file: %s\n", path);
-	printf("bytes: %zu\n", len);
-	printf("records: %zu\n", r.records);
+	printf("bytes: %zu\n", ftf_stream_bytes(st));
+	if (st->gzip)
+		printf("gzip: yes\n");
+	printf("records: %zu\n", r->records);
 	printf("  metadata: %zu (magic %zu, provider info %zu, provider section %zu, provider event %zu)\n",
 	       by_type[FTF_REC_METADATA], meta[FTF_META_TRACE_INFO],
 	       meta[FTF_META_PROVIDER_INFO], meta[FTF_META_PROVIDER_SECTION],
@@ -196,17 +183,16 @@ static int do_summary(const char *path, const uint8_t *data, size_t len)
 	printf("  userspace object: %zu\n", by_type[FTF_REC_USERSPACE_OBJECT]);
 	printf("  unknown (skipped): %zu\n", unknown);
 	printf("ticks_per_second: %" PRIu64 "%s\n",
-	       r.ticks_per_second ? r.ticks_per_second : (uint64_t)1000000000,
-	       r.ticks_per_second ? "" : " (no initialization record)");
+	       r->ticks_per_second ? r->ticks_per_second : (uint64_t)1000000000,
+	       r->ticks_per_second ? "" : " (no initialization record)");
 	if (nts) {
 		printf("first_ts: %" PRIu64 "\n", first);
 		printf("last_ts: %" PRIu64 "\n", last);
 	} else {
 		printf("first_ts: -\nlast_ts: -\n");
 	}
-	printf("errors: %zu\n", r.errors);
-	ftf_reader_free(&r);
-	return r.errors ? 1 : 0;
+	printf("errors: %zu\n", r->errors);
+	return r->errors ? 1 : 0;
 }
 
 /* Open duration begins per thread, in a small open-addressing table. */
@@ -284,34 +270,27 @@ static void problem(const char *fmt, ...)
 	va_end(ap);
 }
 
-static int do_check(const uint8_t *data, size_t len)
+static int do_check(struct ftf_stream *st)
 {
 	struct depth_table dt = { 0 };
-	uint64_t first = 0;
 	size_t events = 0, unmatched_end = 0, open_begins = 0;
-	struct ftf_reader r;
+	struct ftf_reader *r = &st->r;
 	struct ftf_record rec;
 	struct depth *d;
+	bool first = true;
 	int ret;
 
-	if (ftf_reader_init(&r, data, len) < 0) {
-		fprintf(stderr, "ftf-dump: %s\n", ftf_reader_error(&r));
-		return 2;
-	}
-	if (len >= 8)
-		memcpy(&first, data, 8);
-	if (len < 8 || le64toh(first) != FTF_MAGIC_WORD) {
-		problem("the first record is not the magic number record (0x%016llx)",
-			(unsigned long long)FTF_MAGIC_WORD);
-	}
-	while ((ret = ftf_reader_next(&r, &rec)) != 0) {
+	while ((ret = ftf_stream_next(st, &rec)) != 0) {
+		if (first && (ret < 0 || rec.header != FTF_MAGIC_WORD))
+			problem("the first record is not the magic number record (0x%016llx)",
+				(unsigned long long)FTF_MAGIC_WORD);
+		first = false;
 		if (ret < 0) {
-			problem("%s", ftf_reader_error(&r));
-			if (r.fatal)
+			problem("%s", ftf_reader_error(r));
+			if (r->fatal)
 				break;
 			continue;
 		}
-		passed(rec.offset);
 		if (rec.unknown || rec.type != FTF_REC_EVENT)
 			continue;
 		events++;
@@ -321,7 +300,6 @@ static int do_check(const uint8_t *data, size_t len)
 		if (!d) {
 			fprintf(stderr, "ftf-dump: out of memory\n");
 			free(dt.e);
-			ftf_reader_free(&r);
 			return 2;
 		}
 		if (rec.u.event.event_type == 2) {
@@ -349,15 +327,18 @@ static int do_check(const uint8_t *data, size_t len)
 	}
 	if (problems > MAX_PROBLEMS_SHOWN)
 		printf("problem: ... and %zu more\n", problems - MAX_PROBLEMS_SHOWN);
+	if (first)
+		problem("the first record is not the magic number record (0x%016llx)",
+			(unsigned long long)FTF_MAGIC_WORD);
 	if (problems)
 		printf("FAILED records=%zu bytes=%zu problems=%zu errors=%zu unmatched_begins=%zu unmatched_ends=%zu\n",
-		       r.records, len, problems, r.errors, open_begins,
-		       unmatched_end);
+		       r->records, ftf_stream_bytes(st), problems, r->errors,
+		       open_begins, unmatched_end);
 	else
 		printf("ok records=%zu bytes=%zu events=%zu threads=%zu skipped=%zu\n",
-		       r.records, len, events, dt.n, r.skipped);
+		       r->records, ftf_stream_bytes(st), events, dt.n,
+		       r->skipped);
 	free(dt.e);
-	ftf_reader_free(&r);
 	return problems ? 1 : 0;
 }
 
@@ -369,6 +350,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	struct ftf_stream st;
 	int mode = 0, opt, ret, err;
 
 	while ((opt = getopt_long(argc, argv, "sch", opts, NULL)) != -1) {
@@ -393,18 +375,21 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ftf-dump: expected one FILE (see --help)\n");
 		return 2;
 	}
-	err = ftf_file_open(&file, argv[optind]);
+	err = ftf_stream_open(&st, argv[optind]);
 	if (err) {
 		fprintf(stderr, "ftf-dump: cannot read %s: %s\n", argv[optind],
 			strerror(-err));
 		return 2;
 	}
 	if (mode == 's')
-		ret = do_summary(argv[optind], file.data, file.len);
+		ret = do_summary(argv[optind], &st);
 	else if (mode == 'c')
-		ret = do_check(file.data, file.len);
+		ret = do_check(&st);
 	else
-		ret = do_dump(argv[optind], file.data, file.len);
-	ftf_file_close(&file);
+		ret = do_dump(argv[optind], &st);
+	if (*ftf_stream_note(&st))
+		fprintf(stderr, "ftf-dump: note: %s: %s\n", argv[optind],
+			ftf_stream_note(&st));
+	ftf_stream_close(&st);
 	return ret;
 }

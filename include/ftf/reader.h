@@ -240,6 +240,11 @@ struct ftf_reader_thread {
 	bool defined;
 };
 
+struct ftf_reader_owned {     /* a string record's bytes, copied */
+	char *text;
+	size_t cap;
+};
+
 struct ftf_reader {
 	const uint8_t *data;
 	size_t len;
@@ -255,6 +260,9 @@ struct ftf_reader {
 	struct ftf_reader_string *strings; /* FTF_READER_MAX_STRINGS entries */
 	struct ftf_reader_thread threads[FTF_READER_MAX_THREADS];
 	char errmsg[256];
+	/* Added for streaming (ftf_reader_feed): */
+	size_t base;           /* stream offset of data[0]; added to offsets */
+	struct ftf_reader_owned *owned; /* string records copied, or NULL */
 };
 
 /* Prepares r to read data[0..len). The data must outlive the reader.
@@ -265,6 +273,19 @@ int ftf_reader_init(struct ftf_reader *r, const uint8_t *data, size_t len);
  * entries are cleared): for callers that read many buffers, like the
  * fuzzer. r must have been initialised. 0 or -EINVAL. */
 int ftf_reader_reset(struct ftf_reader *r, const uint8_t *data, size_t len);
+
+/* Streaming: string records are copied into the reader (instead of
+ * pointing into the data), so the string table outlives the buffer it was
+ * read from. 0 or -ENOMEM. */
+int ftf_reader_own_strings(struct ftf_reader *r);
+
+/* Streaming: goes on reading from a new buffer, whose byte 0 is at stream
+ * offset `base`, keeping the string and thread tables (with owned strings,
+ * see above) and the counts. The caller gives only whole records or keeps
+ * an unfinished one's bytes for the next buffer; a record that does not
+ * fit the buffer is a framing error as usual. 0 or -EINVAL. */
+int ftf_reader_feed(struct ftf_reader *r, const uint8_t *data, size_t len,
+		    size_t base);
 
 /* Decodes the next record into *rec: 1 a record, 0 clean end of data,
  * negative (-EBADMSG) malformed input (see ftf_reader_error()). */

@@ -102,10 +102,11 @@ static int rec_fail(struct ctx *x, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	snprintf(r->errmsg, sizeof(r->errmsg), "offset %zu: %s", x->off, msg);
+	snprintf(r->errmsg, sizeof(r->errmsg), "offset %zu: %s",
+		 r->base + x->off, msg);
 	r->err = -EBADMSG;
-	r->err_offset = x->off;
-	r->err_pos = x->end;
+	r->err_offset = r->base + x->off;
+	r->err_pos = r->base + x->end;
 	r->errors++;
 	return -EBADMSG;
 }
@@ -122,11 +123,12 @@ static int fatal_fail(struct ftf_reader *r, size_t off, size_t pos,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	snprintf(r->errmsg, sizeof(r->errmsg), "offset %zu: %s", off, msg);
+	snprintf(r->errmsg, sizeof(r->errmsg), "offset %zu: %s", r->base + off,
+		 msg);
 	r->err = -EBADMSG;
 	r->fatal = true;
-	r->err_offset = off;
-	r->err_pos = pos;
+	r->err_offset = r->base + off;
+	r->err_pos = r->base + pos;
 	r->errors++;
 	return -EBADMSG;
 }
@@ -337,6 +339,21 @@ static int read_string(struct ctx *x, struct cursor *c, uint64_t h,
 	rec->u.string.text.len = len;
 	s = &x->r->strings[index];
 	s->ptr = (const char *)p;
+	if (x->r->owned) {
+		struct ftf_reader_owned *o = &x->r->owned[index];
+
+		if (o->cap < len) {
+			char *bigger = realloc(o->text, len);
+
+			if (!bigger)
+				return rec_fail(x, "out of memory for a string of %u bytes",
+						len);
+			o->text = bigger;
+			o->cap = len;
+		}
+		memcpy(o->text, p, len);
+		s->ptr = o->text;
+	}
 	s->len = len;
 	s->defined = true;
 	return 0;
@@ -578,19 +595,46 @@ int ftf_reader_init(struct ftf_reader *r, const uint8_t *data, size_t len)
 int ftf_reader_reset(struct ftf_reader *r, const uint8_t *data, size_t len)
 {
 	struct ftf_reader_string *strings = r->strings;
+	struct ftf_reader_owned *owned = r->owned;
 
 	if (!strings)
 		return -EINVAL;
 	memset(strings, 0, FTF_READER_MAX_STRINGS * sizeof(*strings));
 	memset(r, 0, sizeof(*r));
 	r->strings = strings;
+	r->owned = owned;
 	r->data = data;
 	r->len = data ? len : 0;
 	return 0;
 }
 
+int ftf_reader_own_strings(struct ftf_reader *r)
+{
+	if (r->owned)
+		return 0;
+	r->owned = calloc(FTF_READER_MAX_STRINGS, sizeof(*r->owned));
+	return r->owned ? 0 : -ENOMEM;
+}
+
+int ftf_reader_feed(struct ftf_reader *r, const uint8_t *data, size_t len,
+		    size_t base)
+{
+	if (!r->strings)
+		return -EINVAL;
+	r->data = data;
+	r->len = data ? len : 0;
+	r->pos = 0;
+	r->base = base;
+	return 0;
+}
+
 void ftf_reader_free(struct ftf_reader *r)
 {
+	if (r->owned)
+		for (size_t i = 0; i < FTF_READER_MAX_STRINGS; i++)
+			free(r->owned[i].text);
+	free(r->owned);
+	r->owned = NULL;
 	free(r->strings);
 	r->strings = NULL;
 }
@@ -641,7 +685,7 @@ int ftf_reader_next(struct ftf_reader *r, struct ftf_record *rec)
 				  size, left);
 
 	memset(rec, 0, sizeof(*rec));
-	rec->offset = r->pos;
+	rec->offset = r->base + r->pos;
 	rec->type = type;
 	rec->size_words = size;
 	rec->header = h;

@@ -312,6 +312,28 @@ static void usdt_options(void **state)
 			 0);
 }
 
+static void compressed_output(void **state)
+{
+	struct cli_opts o;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "-a"), 0);
+	assert_false(o.compress);
+	assert_int_equal(PARSE(&o, err, "--compress", "-a"), 0);
+	assert_true(o.compress);
+	assert_string_equal(o.output, "trace.fxt.gz");
+	assert_int_equal(PARSE(&o, err, "-o", "x.fxt.gz", "-a"), 0);
+	assert_true(o.compress);
+	assert_string_equal(o.output, "x.fxt.gz");
+	/* the name given is kept: readers recognise gzip by its content */
+	assert_int_equal(PARSE(&o, err, "-o", "x.fxt", "--compress", "-a"), 0);
+	assert_true(o.compress);
+	assert_string_equal(o.output, "x.fxt");
+	assert_int_equal(PARSE(&o, err, "-o", "x.fxt", "-a"), 0);
+	assert_false(o.compress);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -326,6 +348,7 @@ int main(void)
 		cmocka_unit_test(flight_recorder_options),
 		cmocka_unit_test(syscall_options),
 		cmocka_unit_test(usdt_options),
+		cmocka_unit_test(compressed_output),
 		cmocka_unit_test(bad_flight_recorder_options),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

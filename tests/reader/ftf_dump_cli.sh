@@ -65,6 +65,44 @@ for line in 'records: 47' '  string: 22' '    duration begin: 1' \
 done
 pass "--summary full.fxt"
 
+
+# gzip (gzip(1) compresses, independently of libftf): the same dump and
+# the same errors at the same offsets; recognised by content, not name
+for f in full bad-size-past-end bad-truncated; do
+	gzip -c "$fx/$f.fxt" >"$tmp/$f.fxt.gz"
+	"$dump" "$fx/$f.fxt" >"$tmp/plain.out" 2>"$tmp/plain.err"
+	rc1=$?
+	"$dump" "$tmp/$f.fxt.gz" >"$tmp/gz.out" 2>"$tmp/gz.err"
+	rc2=$?
+	sed -i 's/\.fxt\.gz: /.fxt: /' "$tmp/gz.out"
+	if [ $rc1 -eq $rc2 ] && cmp -s "$tmp/plain.out" "$tmp/gz.out" &&
+		cmp -s "$tmp/plain.err" "$tmp/gz.err"; then
+		pass "$f.fxt.gz reads as $f.fxt (exit $rc2)"
+	else
+		fail "$f.fxt.gz: exit $rc2 (plain $rc1): $(diff "$tmp/plain.out" "$tmp/gz.out" | head -5) $(cat "$tmp/gz.err")"
+	fi
+done
+cp "$tmp/full.fxt.gz" "$tmp/full-named-plain.fxt"
+out=$("$dump" --check "$tmp/full-named-plain.fxt")
+[ "$out" = "ok records=47 bytes=1424 events=11 threads=1 skipped=0" ] &&
+	pass "gzip named .fxt read by content" || fail "gzip named .fxt: $out"
+# without its 8-byte trailer (a killed writer): whole, with a note
+gz_size=$(stat -c %s "$tmp/full.fxt.gz")
+head -c $((gz_size - 8)) "$tmp/full.fxt.gz" >"$tmp/notrailer.fxt.gz"
+out=$("$dump" --check "$tmp/notrailer.fxt.gz" 2>"$tmp/err")
+rc=$?
+[ $rc -eq 0 ] && [ "$out" = "ok records=47 bytes=1424 events=11 threads=1 skipped=0" ] &&
+	grep -q 'note: .*without its trailer' "$tmp/err" &&
+	pass "gzip without trailer: whole, exit 0, $(cat "$tmp/err")" ||
+	fail "gzip without trailer: exit $rc: $out $(cat "$tmp/err")"
+# cut inside the deflate data: the records up to the cut, a framing error
+head -c $((gz_size / 2)) "$tmp/full.fxt.gz" >"$tmp/cut.fxt.gz"
+out=$("$dump" --check "$tmp/cut.fxt.gz" 2>"$tmp/err")
+rc=$?
+[ $rc -eq 1 ] && echo "$out" | grep -q 'runs past the end\|trailing bytes' &&
+	pass "gzip cut mid-record: exit 1: $(echo "$out" | head -1)" ||
+	fail "gzip cut mid-record: exit $rc: $out"
+
 "$dump" /nonexistent.fxt 2>"$tmp/err"
 rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&

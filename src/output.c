@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+/*
+ * output.c - opens the trace file, plain or gzip, for ftf-bpf's trace and
+ * for the flight recorder's snapshots alike.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "output.h"
+#include "target.h"
+
+int ftfb_output_open(struct ftfb_output *out, const char *path, bool gzip,
+		     char *err, size_t errlen)
+{
+	int fd = target_open_output(path, err, errlen), r;
+
+	if (fd < 0)
+		return fd;
+	out->gzip = gzip;
+	if (gzip) {
+		r = ftf_dest_gzip_init_fd(&out->d.gz, fd, 1, 0, -1);
+		if (r) {
+			snprintf(err, errlen, "cannot set up output %s: %s",
+				 path, out->d.gz.errmsg);
+			close(fd);
+		}
+		return r;
+	}
+	r = ftf_dest_file_init_fd(&out->d.file, fd, 1, 0);
+	if (r)
+		/* the file destination closed fd itself */
+		snprintf(err, errlen, "cannot set up output %s: %s", path,
+			 out->d.file.errmsg);
+	return r;
+}

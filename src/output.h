@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * output.h - the trace file a writer writes to: plain (.fxt) or gzipped
+ * (.fxt.gz, --compress), created as target_open_output does (an existing
+ * file kept as .old, a symlink refused).
+ */
+#ifndef FTFB_OUTPUT_H
+#define FTFB_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ftf/destination.h"
+
+struct ftfb_output {
+	bool gzip;
+	union {
+		struct ftf_dest_file file;
+		struct ftf_dest_gzip gz;
+	} d;
+};
+
+/* Creates path and sets up its destination. 0, or a negative errno with
+ * one line in err. */
+int ftfb_output_open(struct ftfb_output *out, const char *path, bool gzip,
+		     char *err, size_t errlen);
+
+/* The destination to give the writer (which closes it). */
+static inline struct ftf_destination *ftfb_output_dest(struct ftfb_output *out)
+{
+	return out->gzip ? &out->d.gz.base : &out->d.file.base;
+}
+
+/* Bytes in the file so far (compressed, for gzip). */
+static inline uint64_t ftfb_output_file_bytes(const struct ftfb_output *out)
+{
+	return out->gzip ? out->d.gz.bytes_written : out->d.file.bytes_written;
+}
+
+/* Record bytes handed to the file so far (before compression). */
+static inline uint64_t ftfb_output_record_bytes(const struct ftfb_output *out)
+{
+	return out->gzip ? out->d.gz.bytes_in : out->d.file.bytes_written;
+}
+
+#endif
