@@ -191,8 +191,13 @@ static void usage(FILE *f)
 		   "slice\n"
 		   "\"step\" each, stamped with the calibrated TSC as ftf-bpf "
 		   "does.\n"
-		   "  -o FILE   the trace (default self-trace.fxt)\n"
-		   "  -h        this text\n");
+		   "  -o FILE      the trace (default self-trace.fxt)\n"
+		   "  -n STEPS     how many steps (default 20)\n"
+		   "  -b BUSY_US   microseconds of spinning per step (default "
+		   "2000)\n"
+		   "  -s SLEEP_US  microseconds of sleep per step (default "
+		   "3000)\n"
+		   "  -h           this text\n");
 }
 
 int main(int argc, char **argv)
