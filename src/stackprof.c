@@ -1,0 +1,617 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stackprof.c - stack samples as Perfetto packets in FTF blob records
+ * (see stackprof.h).
+ *
+ * Field numbers are those of Perfetto's protos (perfetto/trace/
+ * trace_packet.proto, interned_data.proto, profiling/profile_common.proto,
+ * profile_packet.proto, common/perf_events.proto).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pbwrite.h"
+#include "stackprof.h"
+
+/* Trace.packet */
+#define F_TRACE_PACKET 1
+/* TracePacket */
+#define F_TIMESTAMP 8
+#define F_SEQ_ID 10
+#define F_INTERNED_DATA 12
+#define F_SEQ_FLAGS 13
+#define F_DEFAULTS 59
+#define F_PERF_SAMPLE 66
+#define F_FIRST_ON_SEQ 87
+#define SEQ_INCREMENTAL_STATE_CLEARED 1
+#define SEQ_NEEDS_INCREMENTAL_STATE 2
+/* TracePacketDefaults.perf_sample_defaults, PerfSampleDefaults.timebase */
+#define F_PERF_DEFAULTS 12
+#define F_TIMEBASE 1
+/* PerfEvents.Timebase */
+#define F_TB_FREQUENCY 2
+#define F_TB_COUNTER 4
+#define F_TB_NAME 10
+#define COUNTER_SW_CPU_CLOCK 1
+/* InternedData */
+#define F_FUNCTION_NAMES 5
+#define F_FRAMES 6
+#define F_CALLSTACKS 7
+#define F_MAPPING_PATHS 17
+#define F_MAPPINGS 19
+/* InternedString, Mapping, Frame, Callstack: iid is field 1 */
+#define F_IID 1
+#define F_STR 2
+#define F_MAP_START_OFFSET 3
+#define F_MAP_START 4
+#define F_MAP_END 5
+#define F_MAP_PATH_IDS 7
+#define F_MAP_EXACT_OFFSET 8
+#define F_FRAME_NAME 2
+#define F_FRAME_MAPPING 3
+#define F_FRAME_REL_PC 4
+#define F_CALLSTACK_FRAMES 2
+/* PerfSample */
+#define F_PS_CPU 1
+#define F_PS_PID 2
+#define F_PS_TID 3
+#define F_PS_CALLSTACK 4
+#define F_PS_CPU_MODE 5
+#define F_PS_TIMEBASE_COUNT 6
+#define CPU_MODE_KERNEL 1
+#define CPU_MODE_USER 2
+
+#define MAX_NAME 255		  /* names and paths are cut here */
+#define MAX_FRAMES 256		  /* user + kernel frames of one sample */
+#define SCRATCH_BYTES (1u << 18) /* a packet with every entry new fits */
+#define KERNEL_TGID 0xffffffffu
+
+/* ---- a 64-bit key -> 32-bit value table (open addressing) ---------- */
+
+struct idtab {
+	uint64_t *keys; /* 0: empty (keys are remapped away from 0) */
+	uint32_t *vals;
+	size_t cap, n;
+};
+
+static uint64_t mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+	return h;
+}
+
+static uint32_t idtab_get(const struct idtab *t, uint64_t key)
+{
+	key = key ? key : 1;
+	if (!t->cap)
+		return 0;
+	for (size_t i = mix(key) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+		if (t->keys[i] == key)
+			return t->vals[i];
+		if (!t->keys[i])
+			return 0;
+	}
+}
+
+static int idtab_put(struct idtab *t, uint64_t key, uint32_t val);
+
+static int idtab_grow(struct idtab *t)
+{
+	struct idtab nt = { 0 };
+
+	nt.cap = t->cap ? 2 * t->cap : 1024;
+	nt.keys = calloc(nt.cap, sizeof(*nt.keys));
+	nt.vals = calloc(nt.cap, sizeof(*nt.vals));
+	if (!nt.keys || !nt.vals) {
+		free(nt.keys);
+		free(nt.vals);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < t->cap; i++)
+		if (t->keys[i])
+			idtab_put(&nt, t->keys[i], t->vals[i]);
+	free(t->keys);
+	free(t->vals);
+	*t = nt;
+	return 0;
+}
+
+static int idtab_put(struct idtab *t, uint64_t key, uint32_t val)
+{
+	size_t i;
+
+	key = key ? key : 1;
+	if (2 * (t->n + 1) > t->cap && idtab_grow(t))
+		return -ENOMEM;
+	for (i = mix(key) & (t->cap - 1); t->keys[i] && t->keys[i] != key;
+	     i = (i + 1) & (t->cap - 1))
+		;
+	if (!t->keys[i])
+		t->n++;
+	t->keys[i] = key;
+	t->vals[i] = val;
+	return 0;
+}
+
+static void idtab_free(struct idtab *t)
+{
+	free(t->keys);
+	free(t->vals);
+}
+
+/* ---- state ---------------------------------------------------------- */
+
+/* One packet sequence: its interning state and its statistics. */
+struct seq {
+	uint32_t id;
+	bool started;
+	uint32_t next_name, next_path, next_map, next_frame, next_stack;
+	struct idtab names, paths, maps, frames, stacks;
+	/* per frame iid: its function name iid (0: none); per name iid:
+	 * the name and the weight of samples whose top frame it is */
+	uint32_t *frame_name;
+	size_t frame_cap;
+	char **name_str;
+	uint64_t *name_weight;
+	size_t name_cap;
+};
+
+/* The stacks the kernel sent: hash -> ips */
+struct stackstore {
+	struct idtab idx; /* hash -> entry + 1 */
+	struct {
+		uint64_t off;
+		uint32_t n;
+	} *ent;
+	size_t nent, cap;
+	uint64_t *pool;
+	size_t npool, pool_cap;
+};
+
+struct ftfb_stackprof {
+	struct ftfb_stackprof_opts o;
+	struct seq seq[2];
+	struct stackstore store;
+	struct ftfb_stackprof_stats st;
+	int blob_name;
+	uint8_t *stream; /* whole packets waiting for a blob record */
+	size_t stream_len;
+	uint8_t *packet, *interned; /* scratch */
+	struct ftfb_pb ib;	    /* the current packet's InternedData */
+};
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t nc = *cap ? *cap : 256;
+	void *np;
+
+	if (need <= *cap)
+		return 0;
+	while (nc < need)
+		nc *= 2;
+	np = realloc(*p, nc * elem);
+	if (!np)
+		return -ENOMEM;
+	memset((char *)np + *cap * elem, 0, (nc - *cap) * elem);
+	*p = np;
+	*cap = nc;
+	return 0;
+}
+
+/* ---- stacks sent by the kernel ------------------------------------- */
+
+static int store_put(struct stackstore *s, uint64_t hash, const uint64_t *ips,
+		     uint32_t n)
+{
+	size_t pc = s->pool_cap, ec = s->cap;
+
+	if (idtab_get(&s->idx, hash))
+		return 0;
+	if (grow((void **)&s->pool, &pc, s->npool + n, sizeof(*s->pool)) ||
+	    (s->pool_cap = pc, 0) ||
+	    grow((void **)&s->ent, &ec, s->nent + 1, sizeof(*s->ent)))
+		return -ENOMEM;
+	s->cap = ec;
+	memcpy(s->pool + s->npool, ips, n * sizeof(*ips));
+	s->ent[s->nent].off = s->npool;
+	s->ent[s->nent].n = n;
+	s->npool += n;
+	s->nent++;
+	return idtab_put(&s->idx, hash, (uint32_t)s->nent);
+}
+
+static const uint64_t *store_get(const struct stackstore *s, uint64_t hash,
+				 uint32_t *n)
+{
+	uint32_t e = idtab_get(&s->idx, hash);
+
+	*n = 0;
+	if (!e)
+		return NULL;
+	*n = s->ent[e - 1].n;
+	return s->pool + s->ent[e - 1].off;
+}
+
+/* ---- output --------------------------------------------------------- */
+
+static int write_blob(struct ftfb_stackprof *sp, const uint8_t *p, size_t len)
+{
+	while (len) {
+		size_t n = len < FTF_MAX_BLOB_LEN ? len : FTF_MAX_BLOB_LEN;
+		int err = ftf_write_blob(sp->o.w, sp->blob_name,
+					 FTF_BLOB_PERFETTO, p, n);
+
+		if (err)
+			return err;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int ftfb_stackprof_flush(struct ftfb_stackprof *sp)
+{
+	int err = write_blob(sp, sp->stream, sp->stream_len);
+
+	sp->stream_len = 0;
+	return err;
+}
+
+/* One whole packet to the stream. Blobs hold whole packets; only a
+ * packet larger than a blob spans several (Perfetto reads the payloads
+ * as one stream). */
+static int emit(struct ftfb_stackprof *sp, const struct ftfb_pb *pb)
+{
+	int err;
+
+	sp->st.packets++;
+	sp->st.bytes += pb->len;
+	if (sp->stream_len + pb->len > FTF_MAX_BLOB_LEN &&
+	    (err = ftfb_stackprof_flush(sp)))
+		return err;
+	if (pb->len > FTF_MAX_BLOB_LEN)
+		return write_blob(sp, pb->buf, pb->len);
+	memcpy(sp->stream + sp->stream_len, pb->buf, pb->len);
+	sp->stream_len += pb->len;
+	return 0;
+}
+
+/* The first packet of a sequence: it clears the incremental state and
+ * sets the sequence's timebase (its perf session's name). */
+static int start_seq(struct ftfb_stackprof *sp, struct seq *q, uint64_t ts)
+{
+	struct ftfb_pb pb;
+	size_t pk, d, pd, tb;
+
+	ftfb_pb_init(&pb, sp->packet, SCRATCH_BYTES);
+	pk = ftfb_pb_begin(&pb, F_TRACE_PACKET);
+	ftfb_pb_varint(&pb, F_TIMESTAMP, ts);
+	ftfb_pb_varint(&pb, F_SEQ_ID, q->id);
+	ftfb_pb_varint(&pb, F_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
+	ftfb_pb_varint(&pb, F_FIRST_ON_SEQ, 1);
+	d = ftfb_pb_begin(&pb, F_DEFAULTS);
+	pd = ftfb_pb_begin(&pb, F_PERF_DEFAULTS);
+	tb = ftfb_pb_begin(&pb, F_TIMEBASE);
+	if (q->id == 1) {
+		ftfb_pb_varint(&pb, F_TB_FREQUENCY, sp->o.freq_hz);
+		ftfb_pb_varint(&pb, F_TB_COUNTER, COUNTER_SW_CPU_CLOCK);
+		ftfb_pb_string(&pb, F_TB_NAME, "on-CPU samples");
+	} else {
+		ftfb_pb_string(&pb, F_TB_NAME, "off-CPU time (ns)");
+	}
+	ftfb_pb_end(&pb, tb);
+	ftfb_pb_end(&pb, pd);
+	ftfb_pb_end(&pb, d);
+	ftfb_pb_end(&pb, pk);
+	q->started = true;
+	return emit(sp, &pb);
+}
+
+/* ---- interning ------------------------------------------------------ */
+
+/* The iid of string s in table t (function names or mapping paths),
+ * written to the packet's InternedData under `field` when new. */
+static int intern_str(struct ftfb_stackprof *sp, struct idtab *t,
+		      uint32_t *next, uint32_t field, const char *s,
+		      uint32_t *iid)
+{
+	uint64_t key = hash_str(s);
+	size_t len = strlen(s), m;
+
+	*iid = idtab_get(t, key);
+	if (*iid)
+		return 0;
+	*iid = ++*next;
+	m = ftfb_pb_begin(&sp->ib, field);
+	ftfb_pb_varint(&sp->ib, F_IID, *iid);
+	ftfb_pb_bytes(&sp->ib, F_STR, s, len > MAX_NAME ? MAX_NAME : len);
+	ftfb_pb_end(&sp->ib, m);
+	return idtab_put(t, key, *iid);
+}
+
+/* The name iid for the summary's table (the top frames' names). */
+static int note_name(struct seq *q, uint32_t name_iid, const char *s)
+{
+	size_t cap = q->name_cap;
+
+	if (grow((void **)&q->name_str, &cap, name_iid + 1,
+		 sizeof(*q->name_str)))
+		return -ENOMEM;
+	cap = q->name_cap;
+	if (grow((void **)&q->name_weight, &cap, name_iid + 1,
+		 sizeof(*q->name_weight)))
+		return -ENOMEM;
+	q->name_cap = cap;
+	if (!q->name_str[name_iid] && !(q->name_str[name_iid] = strdup(s)))
+		return -ENOMEM;
+	return 0;
+}
+
+static int intern_mapping(struct ftfb_stackprof *sp, struct seq *q,
+			  const struct ftfb_frame_sym *fs, uint32_t *iid)
+{
+	const char *path = fs->path ? fs->path : "[unknown]";
+	uint64_t key = mix(hash_str(path) ^ mix(fs->start ^ mix(fs->end)) ^
+			   fs->pgoff);
+	uint32_t path_iid;
+	size_t m;
+	int err;
+
+	*iid = idtab_get(&q->maps, key);
+	if (*iid)
+		return 0;
+	err = intern_str(sp, &q->paths, &q->next_path, F_MAPPING_PATHS, path,
+			 &path_iid);
+	if (err)
+		return err;
+	*iid = ++q->next_map;
+	m = ftfb_pb_begin(&sp->ib, F_MAPPINGS);
+	ftfb_pb_varint(&sp->ib, F_IID, *iid);
+	ftfb_pb_varint(&sp->ib, F_MAP_START_OFFSET, fs->pgoff);
+	ftfb_pb_varint(&sp->ib, F_MAP_START, fs->start);
+	ftfb_pb_varint(&sp->ib, F_MAP_END, fs->end);
+	ftfb_pb_varint(&sp->ib, F_MAP_PATH_IDS, path_iid);
+	ftfb_pb_varint(&sp->ib, F_MAP_EXACT_OFFSET, fs->pgoff);
+	ftfb_pb_end(&sp->ib, m);
+	return idtab_put(&q->maps, key, *iid);
+}
+
+/* The frame of ip in process tgid (KERNEL_TGID: a kernel address). */
+static int intern_frame(struct ftfb_stackprof *sp, struct seq *q,
+			uint32_t tgid, uint64_t ip, bool leaf, uint32_t *iid)
+{
+	uint64_t key = mix(ip ^ mix(((uint64_t)tgid << 1) | leaf));
+	struct ftfb_frame_sym fs = { 0 };
+	uint32_t map_iid, name_iid = 0;
+	size_t m, cap = q->frame_cap;
+	int err;
+
+	*iid = idtab_get(&q->frames, key);
+	if (*iid)
+		return 0;
+	sp->o.symbolize(sp->o.symbolize_ctx, tgid, ip, tgid == KERNEL_TGID,
+			leaf, &fs);
+	if (!fs.path)
+		fs.rel_pc = ip;
+	if ((err = intern_mapping(sp, q, &fs, &map_iid)))
+		return err;
+	if (fs.function &&
+	    ((err = intern_str(sp, &q->names, &q->next_name, F_FUNCTION_NAMES,
+			       fs.function, &name_iid)) ||
+	     (err = note_name(q, name_iid, fs.function))))
+		return err;
+	*iid = ++q->next_frame;
+	m = ftfb_pb_begin(&sp->ib, F_FRAMES);
+	ftfb_pb_varint(&sp->ib, F_IID, *iid);
+	if (name_iid)
+		ftfb_pb_varint(&sp->ib, F_FRAME_NAME, name_iid);
+	ftfb_pb_varint(&sp->ib, F_FRAME_MAPPING, map_iid);
+	ftfb_pb_varint(&sp->ib, F_FRAME_REL_PC, fs.rel_pc);
+	ftfb_pb_end(&sp->ib, m);
+	if (grow((void **)&q->frame_name, &cap, *iid + 1,
+		 sizeof(*q->frame_name)))
+		return -ENOMEM;
+	q->frame_cap = cap;
+	q->frame_name[*iid] = name_iid;
+	return idtab_put(&q->frames, key, *iid);
+}
+
+/* The callstack of a sample, root first: user frames outermost first,
+ * then kernel frames, the kernel's leaf last. *top: the frame whose
+ * function the summary counts. */
+static int intern_callstack(struct ftfb_stackprof *sp, struct seq *q,
+			    const struct ftfb_stack_sample *s,
+			    const uint64_t *uips, uint32_t nu,
+			    const uint64_t *kips, uint32_t nk, uint32_t *iid,
+			    uint32_t *top)
+{
+	uint64_t key = mix(s->uhash ^ mix(s->khash ^ 0x5bd1e995ull));
+	uint32_t frames[MAX_FRAMES];
+	uint32_t n = 0;
+	size_t m;
+	int err;
+
+	for (uint32_t i = nu; i-- > 0 && n < MAX_FRAMES; n++)
+		if ((err = intern_frame(sp, q, s->tgid, uips[i], i == 0 &&
+					!nk, &frames[n])))
+			return err;
+	for (uint32_t i = nk; i-- > 0 && n < MAX_FRAMES; n++)
+		if ((err = intern_frame(sp, q, KERNEL_TGID, kips[i], i == 0,
+					&frames[n])))
+			return err;
+	*top = n ? (nu ? frames[nu - 1] : frames[n - 1]) : 0;
+	*iid = idtab_get(&q->stacks, key);
+	if (*iid)
+		return 0;
+	*iid = ++q->next_stack;
+	m = ftfb_pb_begin(&sp->ib, F_CALLSTACKS);
+	ftfb_pb_varint(&sp->ib, F_IID, *iid);
+	for (uint32_t i = 0; i < n; i++) /* not packed: as Perfetto reads */
+		ftfb_pb_varint(&sp->ib, F_CALLSTACK_FRAMES, frames[i]);
+	ftfb_pb_end(&sp->ib, m);
+	return idtab_put(&q->stacks, key, *iid);
+}
+
+/* ---- samples -------------------------------------------------------- */
+
+static const uint64_t *stack_of(struct ftfb_stackprof *sp, uint64_t hash,
+				const uint64_t *ips, uint32_t n, uint32_t *outn,
+				int *err)
+{
+	*outn = 0;
+	if (!hash)
+		return NULL;
+	if (ips && (*err = store_put(&sp->store, hash, ips, n)))
+		return NULL;
+	ips = store_get(&sp->store, hash, outn);
+	if (!ips)
+		sp->st.unknown_stacks++;
+	return ips;
+}
+
+int ftfb_stackprof_sample(struct ftfb_stackprof *sp,
+			  const struct ftfb_stack_sample *s)
+{
+	struct seq *q = &sp->seq[s->kind == FTFB_STACK_OFF_CPU];
+	const uint64_t *uips, *kips;
+	uint32_t nu, nk, cs, top;
+	struct ftfb_pb pb;
+	size_t pk, ps;
+	int err = 0;
+
+	uips = stack_of(sp, s->uhash, s->uips, s->nu, &nu, &err);
+	if (err)
+		return err;
+	kips = stack_of(sp, s->khash, s->kips, s->nk, &nk, &err);
+	if (err)
+		return err;
+	if (!q->started && (err = start_seq(sp, q, s->ts_ns)))
+		return err;
+	ftfb_pb_init(&sp->ib, sp->interned, SCRATCH_BYTES);
+	err = intern_callstack(sp, q, s, uips, nu, kips, nk, &cs, &top);
+	if (err)
+		return err;
+	ftfb_pb_init(&pb, sp->packet, SCRATCH_BYTES);
+	pk = ftfb_pb_begin(&pb, F_TRACE_PACKET);
+	ftfb_pb_varint(&pb, F_TIMESTAMP, s->ts_ns);
+	ftfb_pb_varint(&pb, F_SEQ_ID, q->id);
+	ftfb_pb_varint(&pb, F_SEQ_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+	if (sp->ib.len)
+		ftfb_pb_bytes(&pb, F_INTERNED_DATA, sp->ib.buf, sp->ib.len);
+	ps = ftfb_pb_begin(&pb, F_PERF_SAMPLE);
+	ftfb_pb_varint(&pb, F_PS_CPU, s->cpu);
+	ftfb_pb_varint(&pb, F_PS_PID, s->tgid);
+	ftfb_pb_varint(&pb, F_PS_TID, s->tid);
+	ftfb_pb_varint(&pb, F_PS_CALLSTACK, cs);
+	ftfb_pb_varint(&pb, F_PS_CPU_MODE, nk && s->kind == FTFB_STACK_ON_CPU ?
+						   CPU_MODE_KERNEL :
+						   CPU_MODE_USER);
+	if (s->kind == FTFB_STACK_OFF_CPU)
+		ftfb_pb_varint(&pb, F_PS_TIMEBASE_COUNT, s->weight);
+	ftfb_pb_end(&pb, ps);
+	ftfb_pb_end(&pb, pk);
+	if (pb.overflow || sp->ib.overflow)
+		return -ENOBUFS; /* cannot happen: names are cut to fit */
+	sp->st.samples[s->kind]++;
+	sp->st.weight[s->kind] += s->weight;
+	if (top && q->frame_name[top])
+		q->name_weight[q->frame_name[top]] += s->weight;
+	return emit(sp, &pb);
+}
+
+/* ---- life ----------------------------------------------------------- */
+
+int ftfb_stackprof_new(struct ftfb_stackprof **out,
+		       const struct ftfb_stackprof_opts *o)
+{
+	struct ftfb_stackprof *sp = calloc(1, sizeof(*sp));
+
+	*out = NULL;
+	if (!sp)
+		return -ENOMEM;
+	sp->o = *o;
+	sp->seq[0].id = 1;
+	sp->seq[1].id = 2;
+	sp->stream = malloc(FTF_MAX_BLOB_LEN);
+	sp->packet = malloc(SCRATCH_BYTES);
+	sp->interned = malloc(SCRATCH_BYTES);
+	if (!sp->stream || !sp->packet || !sp->interned) {
+		ftfb_stackprof_free(sp);
+		return -ENOMEM;
+	}
+	sp->blob_name = ftf_intern_string(o->w, "perfetto");
+	if (sp->blob_name < 0)
+		sp->blob_name = 0; /* out of string ids: the empty name */
+	*out = sp;
+	return 0;
+}
+
+void ftfb_stackprof_free(struct ftfb_stackprof *sp)
+{
+	if (!sp)
+		return;
+	for (int k = 0; k < 2; k++) {
+		struct seq *q = &sp->seq[k];
+
+		idtab_free(&q->names);
+		idtab_free(&q->paths);
+		idtab_free(&q->maps);
+		idtab_free(&q->frames);
+		idtab_free(&q->stacks);
+		free(q->frame_name);
+		for (size_t i = 0; i < q->name_cap; i++)
+			free(q->name_str[i]);
+		free(q->name_str);
+		free(q->name_weight);
+	}
+	idtab_free(&sp->store.idx);
+	free(sp->store.ent);
+	free(sp->store.pool);
+	free(sp->stream);
+	free(sp->packet);
+	free(sp->interned);
+	free(sp);
+}
+
+const struct ftfb_stackprof_stats *
+ftfb_stackprof_stats(const struct ftfb_stackprof *sp)
+{
+	return &sp->st;
+}
+
+size_t ftfb_stackprof_top(const struct ftfb_stackprof *sp,
+			  enum ftfb_stack_kind kind, const char **names,
+			  uint64_t *weights, size_t n)
+{
+	const struct seq *q = &sp->seq[kind == FTFB_STACK_OFF_CPU];
+	size_t got = 0;
+
+	/* insertion into the best n so far */
+	for (size_t i = 1; i < q->name_cap; i++) {
+		uint64_t wt = q->name_weight[i];
+		size_t j;
+
+		if (!wt || (got == n && wt <= weights[n - 1]))
+			continue;
+		j = got < n ? got++ : n - 1;
+		for (; j > 0 && weights[j - 1] < wt; j--) {
+			weights[j] = weights[j - 1];
+			names[j] = names[j - 1];
+		}
+		weights[j] = wt;
+		names[j] = q->name_str[i];
+	}
+	return got;
+}
