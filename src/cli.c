@@ -143,6 +143,12 @@ void cli_usage(FILE *f, const char *prog)
 "                         are filtered in the kernel); with -p/-- the\n"
 "                         target's, with -f its children's too; --list\n"
 "                         --syscalls=LIST prints what a list matches\n"
+"  -g, --stacks           stack samples of the traced threads: on CPU at\n"
+"                         --freq HZ, and off CPU (the stack each time a\n"
+"                         thread blocks, weighted by the time until it runs\n"
+"                         again); Perfetto shows them as flame graphs\n"
+"      --freq HZ          on-CPU samples per second and CPU (1..10000,\n"
+"                         default 99)\n"
 "  -f, --follow-children  with -p/--: probe the calls of the processes the\n"
 "                         target forks too (default: the target's own only,\n"
 "                         filtered by the kernel; with -f every process that\n"
@@ -190,13 +196,14 @@ void cli_usage(FILE *f, const char *prog)
 "  sudo %s -u work -- ./app args          calls of work() in ./app\n"
 "  sudo %s -f -u libc:malloc -- make      malloc() in make and all it starts\n"
 "  sudo %s --list -u 'libc:*alloc*'       what a spec matches\n"
+"  sudo %s -g -- ./app                    where ./app runs and waits\n"
 "  sudo %s -F 10s -a -u app:handle --trigger 'app:handle>50ms' -o slow.fxt\n"
 "                                         the 10 s before each slow handle()\n"
 "\n"
 "Needs root (or CAP_BPF + CAP_PERFMON) and a kernel with BTF.\n"
 "Open the trace at https://ui.perfetto.dev (Open trace file), or check it\n"
 "with ftf-dump --summary FILE.\n",
-		prog, prog, prog, prog, prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog, prog, prog, prog, prog);
 }
 
 enum {
@@ -212,6 +219,7 @@ enum {
 	OPT_POST,
 	OPT_MAX_SNAPSHOTS,
 	OPT_SYSCALLS,
+	OPT_FREQ,
 };
 
 static const struct option long_opts[] = {
@@ -229,6 +237,8 @@ static const struct option long_opts[] = {
 	{ "follow-children", no_argument, NULL, 'f' },
 	{ "status", no_argument, NULL, OPT_STATUS },
 	{ "syscalls", optional_argument, NULL, OPT_SYSCALLS },
+	{ "stacks", no_argument, NULL, 'g' },
+	{ "freq", required_argument, NULL, OPT_FREQ },
 	{ "flight-recorder", required_argument, NULL, 'F' },
 	{ "flight-size", required_argument, NULL, OPT_FLIGHT_SIZE },
 	{ "trigger", required_argument, NULL, OPT_TRIGGER },
@@ -294,7 +304,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the first non-option, which starts CMD. */
-	while ((c = getopt_long(argc, argv, "+:ap:u:o:d:F:fqvhV", long_opts,
+	while ((c = getopt_long(argc, argv, "+:ap:u:o:d:F:fgqvhV", long_opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'a':
@@ -422,6 +432,16 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,
 		case 'f':
 			o->follow_children = true;
 			break;
+		case 'g':
+			o->stacks = true;
+			break;
+		case OPT_FREQ:
+			if (parse_int(optarg, 1, CLI_MAX_FREQ_HZ, &v))
+				return fail(err, errlen,
+					    "invalid --freq '%s': give samples per second from 1 to %d",
+					    optarg, CLI_MAX_FREQ_HZ);
+			o->freq_hz = (unsigned)v;
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -467,9 +487,17 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,
 	if (targets > 1)
 		return fail(err, errlen,
 			    "give only one of -a, -p PID and -- CMD");
-	if (o->no_sched && o->nuprobes == 0 && !o->syscalls)
+	if (o->no_sched && o->nuprobes == 0 && !o->syscalls && !o->stacks)
 		return fail(err, errlen,
-			    "--no-sched leaves nothing to record: add -u SPEC or --syscalls, or drop --no-sched");
+			    "--no-sched leaves nothing to record: add -u SPEC or --syscalls (or --stacks), or drop --no-sched");
+	if (o->freq_hz && !o->stacks)
+		return fail(err, errlen,
+			    "--freq sets the rate of stack samples: add --stacks (-g)");
+	if (!o->freq_hz)
+		o->freq_hz = CLI_DEFAULT_FREQ_HZ;
+	if (o->stacks && o->flight_ns)
+		return fail(err, errlen,
+			    "--stacks does not work with the flight recorder (-F) yet: drop one of them");
 	if (!o->flight_ns && flight_only)
 		return fail(err, errlen,
 			    "%s belongs to the flight recorder: add -F DUR (the window to keep)",

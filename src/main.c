@@ -32,6 +32,8 @@
 #include "flight.h"
 #include "events.h"
 #include "probespec.h"
+#include "stackprof.h"
+#include "symbolize.h"
 #include "procfs.h"
 #include "syscall_names.h"
 #include "target.h"
@@ -509,6 +511,8 @@ struct session {
 	struct ftfb_flight *flight; /* -F: the recorder, instead of s.tr's file */
 	uint64_t *trigger_ns;       /* -F --trigger: per cookie */
 	uint8_t sys_wanted[FTFB_NR_SYSCALLS]; /* --syscalls=LIST */
+	struct ftfb_symbolizer *sym;	      /* --stacks */
+	struct ftfb_stackprof *stacks;
 	struct target_child child;
 	bool have_child;
 	bool writer_open;
@@ -610,6 +614,42 @@ static void print_syscall_stats(const struct session *s)
 	}
 }
 
+/* --stacks: samples taken and lost, the top functions on and off CPU. */
+static void print_stack_stats(const struct session *s)
+{
+	const struct ftfb_stackprof_stats *st;
+	const char *names[10];
+	uint64_t w[10];
+	size_t n;
+
+	if (!s->stacks)
+		return;
+	st = ftfb_stackprof_stats(s->stacks);
+	fprintf(stderr,
+		"  stacks: %llu on-CPU samples (%llu lost), %llu off-CPU stacks for %.3f s (%llu lost); %llu Perfetto packets, %.1f bytes per sample\n",
+		(unsigned long long)st->samples[0],
+		(unsigned long long)s->drops[FTFB_EV_STACK_ON],
+		(unsigned long long)st->samples[1], (double)st->weight[1] / 1e9,
+		(unsigned long long)s->drops[FTFB_EV_STACK_OFF],
+		(unsigned long long)st->packets,
+		st->samples[0] + st->samples[1] ?
+			(double)st->bytes / (double)(st->samples[0] + st->samples[1]) : 0.0);
+	for (int k = 0; k < 2; k++) {
+		n = ftfb_stackprof_top(s->stacks, k, names, w, 10);
+		if (!n)
+			continue;
+		fprintf(stderr, "  top %s functions (innermost user frame):\n",
+			k ? "off-CPU" : "on-CPU");
+		for (size_t i = 0; i < n; i++)
+			if (k)
+				fprintf(stderr, "    %12.3f ms  %s\n",
+					(double)w[i] / 1e6, names[i]);
+			else
+				fprintf(stderr, "    %10llu samples  %s\n",
+					(unsigned long long)w[i], names[i]);
+	}
+}
+
 static uint64_t sum(const uint64_t *v)
 {
 	uint64_t t = 0;
@@ -672,6 +712,8 @@ static const char *kind_name(int k)
 	case FTFB_EV_TASKNAME: return "task names from the kernel";
 	case FTFB_EV_SENTER: return "system call entries";
 	case FTFB_EV_SEXIT: return "system call exits";
+	case FTFB_EV_STACK_ON: return "on-CPU stack samples";
+	case FTFB_EV_STACK_OFF: return "off-CPU stacks";
 	default: return "other";
 	}
 }
@@ -724,6 +766,7 @@ static void summary(struct session *s, uint64_t end_ns)
 			(unsigned long long)st->skipped);
 	print_func_stats(s);
 	print_syscall_stats(s);
+	print_stack_stats(s);
 	fprintf(stderr, "  wrote %s (%lld bytes)\n", s->o->output, bytes);
 	fprintf(stderr,
 		"  open it in Perfetto: https://ui.perfetto.dev -> Open trace file -> %s\n",
@@ -898,6 +941,19 @@ static int open_flight(struct session *s, const struct ftfb_translator_opts *to,
 	return ftfb_flight_open(&s->flight, &fo, err, errlen);
 }
 
+/* --stacks: the Perfetto packets of the samples, into the trace. */
+static int open_stacks(struct session *s)
+{
+	struct ftfb_stackprof_opts so = {
+		.w = &s->w,
+		.symbolize = ftfb_symbolize,
+		.symbolize_ctx = s->sym,
+		.freq_hz = s->o->freq_hz,
+	};
+
+	return ftfb_stackprof_new(&s->stacks, &so);
+}
+
 static int run_trace(struct cli_opts *o)
 {
 	struct session s;
@@ -1000,13 +1056,22 @@ static int run_trace(struct cli_opts *o)
 	     ftfb_loader_attach_syscalls(s.loader,
 					 o->syscall_list ? s.sys_wanted : NULL,
 					 syscall_only_tgid(&s), err,
-					 sizeof(err)))) {
+					 sizeof(err))) ||
+	    (o->stacks && ftfb_loader_attach_stacks(s.loader, o->freq_hz, err,
+						    sizeof(err)))) {
 		die_line(err);
 		rc = 1;
 		goto out;
 	}
 
+	if (o->stacks && (ftfb_symbolizer_new(&s.sym) ||
+			  open_stacks(&s))) {
+		die_line("out of memory");
+		rc = 1;
+		goto out;
+	}
 	memset(&to, 0, sizeof(to));
+	to.stacks = s.stacks;
 	to.w = &s.w;
 	to.clock_mono = o->clock_mono;
 	to.lookup = ftfb_procfs_lookup;
@@ -1211,6 +1276,8 @@ out:
 	if (s.tr)
 		ftfb_translator_free(s.tr);
 	free(s.tr);
+	ftfb_stackprof_free(s.stacks);
+	ftfb_symbolizer_free(s.sym);
 	ftfb_flight_close(s.flight);
 	free(s.trigger_ns);
 	probes_free(&s.probes);

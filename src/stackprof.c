@@ -62,8 +62,8 @@
 #define CPU_MODE_KERNEL 1
 #define CPU_MODE_USER 2
 
-#define MAX_NAME 255		  /* names and paths are cut here */
-#define MAX_FRAMES 256		  /* user + kernel frames of one sample */
+#define MAX_NAME 255		 /* names and paths are cut here */
+#define MAX_FRAMES 256		 /* user + kernel frames of one sample */
 #define SCRATCH_BYTES (1u << 18) /* a packet with every entry new fits */
 #define KERNEL_TGID 0xffffffffu
 
@@ -109,7 +109,7 @@ static int idtab_put(struct idtab *t, uint64_t key, uint32_t val);
 
 static int idtab_grow(struct idtab *t)
 {
-	struct idtab nt = { 0 };
+	struct idtab nt = {0};
 
 	nt.cap = t->cap ? 2 * t->cap : 1024;
 	nt.keys = calloc(nt.cap, sizeof(*nt.keys));
@@ -174,7 +174,7 @@ struct stackstore {
 	struct {
 		uint64_t off;
 		uint32_t n;
-	} *ent;
+	} * ent;
 	size_t nent, cap;
 	uint64_t *pool;
 	size_t npool, pool_cap;
@@ -363,8 +363,8 @@ static int intern_mapping(struct ftfb_stackprof *sp, struct seq *q,
 			  const struct ftfb_frame_sym *fs, uint32_t *iid)
 {
 	const char *path = fs->path ? fs->path : "[unknown]";
-	uint64_t key = mix(hash_str(path) ^ mix(fs->start ^ mix(fs->end)) ^
-			   fs->pgoff);
+	uint64_t key =
+		mix(hash_str(path) ^ mix(fs->start ^ mix(fs->end)) ^ fs->pgoff);
 	uint32_t path_iid;
 	size_t m;
 	int err;
@@ -389,11 +389,11 @@ static int intern_mapping(struct ftfb_stackprof *sp, struct seq *q,
 }
 
 /* The frame of ip in process tgid (KERNEL_TGID: a kernel address). */
-static int intern_frame(struct ftfb_stackprof *sp, struct seq *q,
-			uint32_t tgid, uint64_t ip, bool leaf, uint32_t *iid)
+static int intern_frame(struct ftfb_stackprof *sp, struct seq *q, uint32_t tgid,
+			uint64_t ip, bool leaf, uint32_t *iid)
 {
 	uint64_t key = mix(ip ^ mix(((uint64_t)tgid << 1) | leaf));
-	struct ftfb_frame_sym fs = { 0 };
+	struct ftfb_frame_sym fs = {0};
 	uint32_t map_iid, name_iid = 0;
 	size_t m, cap = q->frame_cap;
 	int err;
@@ -444,8 +444,8 @@ static int intern_callstack(struct ftfb_stackprof *sp, struct seq *q,
 	int err;
 
 	for (uint32_t i = nu; i-- > 0 && n < MAX_FRAMES; n++)
-		if ((err = intern_frame(sp, q, s->tgid, uips[i], i == 0 &&
-					!nk, &frames[n])))
+		if ((err = intern_frame(sp, q, s->tgid, uips[i], i == 0 && !nk,
+					&frames[n])))
 			return err;
 	for (uint32_t i = nk; i-- > 0 && n < MAX_FRAMES; n++)
 		if ((err = intern_frame(sp, q, KERNEL_TGID, kips[i], i == 0,
@@ -515,9 +515,9 @@ int ftfb_stackprof_sample(struct ftfb_stackprof *sp,
 	ftfb_pb_varint(&pb, F_PS_PID, s->tgid);
 	ftfb_pb_varint(&pb, F_PS_TID, s->tid);
 	ftfb_pb_varint(&pb, F_PS_CALLSTACK, cs);
-	ftfb_pb_varint(&pb, F_PS_CPU_MODE, nk && s->kind == FTFB_STACK_ON_CPU ?
-						   CPU_MODE_KERNEL :
-						   CPU_MODE_USER);
+	ftfb_pb_varint(&pb, F_PS_CPU_MODE,
+		       nk && s->kind == FTFB_STACK_ON_CPU ? CPU_MODE_KERNEL
+							  : CPU_MODE_USER);
 	if (s->kind == FTFB_STACK_OFF_CPU)
 		ftfb_pb_varint(&pb, F_PS_TIMEBASE_COUNT, s->weight);
 	ftfb_pb_end(&pb, ps);

@@ -35,7 +35,7 @@
 enum ftfb_stack_kind { FTFB_STACK_ON_CPU = 0, FTFB_STACK_OFF_CPU = 1 };
 
 /* What the symbolizer knows of one instruction address. Strings are the
- * symbolizer's and must outlive the stackprof. */
+ * symbolizer's, read (and copied) during the call only. */
 struct ftfb_frame_sym {
 	const char *function; /* demangled name; NULL: unknown */
 	const char *path;     /* the mapping's file; NULL: no mapping found */

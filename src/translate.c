@@ -31,6 +31,8 @@ static const char *const kind_names[FTFB_EV_KIND_MAX] = {
 	[FTFB_EV_TASKNAME] = "taskname",
 	[FTFB_EV_SENTER] = "syscall_enter",
 	[FTFB_EV_SEXIT] = "syscall_exit",
+	[FTFB_EV_STACK_ON] = "stack_on_cpu",
+	[FTFB_EV_STACK_OFF] = "stack_off_cpu",
 };
 
 static const size_t kind_size[FTFB_EV_KIND_MAX] = {
@@ -46,6 +48,8 @@ static const size_t kind_size[FTFB_EV_KIND_MAX] = {
 	[FTFB_EV_TASKNAME] = sizeof(struct ftfb_taskname),
 	[FTFB_EV_SENTER] = sizeof(struct ftfb_senter),
 	[FTFB_EV_SEXIT] = sizeof(struct ftfb_sexit),
+	[FTFB_EV_STACK_ON] = sizeof(struct ftfb_stack),
+	[FTFB_EV_STACK_OFF] = sizeof(struct ftfb_stack),
 };
 
 /* ---- helpers ---- */
@@ -1064,6 +1068,50 @@ int ftfb_translator_add_task(struct ftfb_translator *t,
 	return new_task(t, &c, NULL);
 }
 
+/* mono ns as Perfetto reads the FTF part's time: the ticks written,
+ * converted with the ticks per second of the tick initialization. */
+static uint64_t perfetto_ns(struct ftfb_translator *t, uint64_t ns)
+{
+	uint64_t ticks = to_ticks(t, ns);
+	uint64_t tps = t->o.clock_mono ? 1000000000ull
+				       : ftf_writer_clock(t->w)->ticks_per_second;
+
+	return (uint64_t)((unsigned __int128)ticks * 1000000000u / tps);
+}
+
+/* A stack sample (--stacks) to the Perfetto packets; without --stacks
+ * (a replayed stream) it is skipped. */
+static int on_stack(struct ftfb_translator *t, const void *data, size_t size)
+{
+	struct ftfb_stack e;
+	struct ftfb_stack_sample s;
+	const uint64_t *ips = (const void *)((const char *)data + sizeof(e));
+
+	memcpy(&e, data, sizeof(e));
+	if (!t->o.stacks)
+		return 0;
+	if ((size - sizeof(e)) / 8 < (size_t)e.nu + e.nk ||
+	    ((uintptr_t)ips & 7)) {
+		t->st.skipped++;
+		return 0;
+	}
+	memset(&s, 0, sizeof(s));
+	s.kind = e.hdr.kind == FTFB_EV_STACK_OFF ? FTFB_STACK_OFF_CPU
+						 : FTFB_STACK_ON_CPU;
+	s.ts_ns = perfetto_ns(t, e.hdr.ts);
+	s.cpu = e.hdr.cpu;
+	s.tid = e.hdr.tid;
+	s.tgid = e.hdr.tgid;
+	s.weight = e.weight;
+	s.uhash = e.uhash;
+	s.khash = e.khash;
+	s.nu = e.nu;
+	s.nk = e.nk;
+	s.uips = e.nu ? ips : NULL;
+	s.kips = e.nk ? ips + e.nu : NULL;
+	return ftfb_stackprof_sample(t->o.stacks, &s);
+}
+
 int ftfb_translator_event(struct ftfb_translator *t, const void *data,
 			  size_t size)
 {
@@ -1157,6 +1205,9 @@ int ftfb_translator_event(struct ftfb_translator *t, const void *data,
 		memcpy(&e, data, sizeof(e));
 		return on_sexit(t, &e);
 	}
+	case FTFB_EV_STACK_ON:
+	case FTFB_EV_STACK_OFF:
+		return on_stack(t, data, size);
 	}
 	return 0;
 }
@@ -1238,6 +1289,8 @@ int ftfb_translator_finish(struct ftfb_translator *t, uint64_t mono_ns)
 		c.ns = t->last_ts;
 	ftfb_pt_for_each(&t->pt, finish_one, &c);
 	if (c.err)
+		return c.err;
+	if (t->o.stacks && (c.err = ftfb_stackprof_flush(t->o.stacks)))
 		return c.err;
 	return ftf_flush(t->w);
 }

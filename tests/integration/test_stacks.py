@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""--stacks end to end, on stackwl (thread "spinner" spins in spin_fn for
+about 1 s of CPU time; thread "sleeper" blocks 100 times in nanosleep
+under sleep_loop; both print what they measured of themselves).
+
+usage: test_stacks.py MODE FTF_BPF FTF_DUMP STACKWL OUTDIR
+MODE: cmd
+
+The trace's Perfetto packets (blob records of type 3) are decoded here
+with a protobuf decoder of this file (not the tool's encoder), and the
+samples checked against the workload's own measurements: the spinner's
+samples are about its CPU time x the frequency and have spin_fn as their
+innermost user frame; the sleeper's off-CPU stacks hold sleep_loop and
+the kernel's schedule, their weights add up to the time it slept, and
+each is timed at a context switch that blocked it (same timeline).
+"""
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ftfcheck import Fail, Trace, check, run_main, skip_unless_root  # noqa: E402
+
+FREQ = 99
+
+
+# ---- protobuf, decoded from the wire format --------------------------------
+
+def varint(buf, i):
+    v = shift = 0
+    while True:
+        b = buf[i]
+        i += 1
+        v |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return v, i
+
+
+def fields(buf):
+    """[(field number, value)]: int for varints, bytes for the rest."""
+    out, i = [], 0
+    while i < len(buf):
+        key, i = varint(buf, i)
+        num, wt = key >> 3, key & 7
+        if wt == 0:
+            v, i = varint(buf, i)
+        elif wt == 2:
+            n, i = varint(buf, i)
+            v = bytes(buf[i:i + n])
+            if len(v) != n:
+                raise Fail(f"length-delimited field {num} runs past its message")
+            i += n
+        elif wt == 1:
+            v, i = int.from_bytes(buf[i:i + 8], "little"), i + 8
+        elif wt == 5:
+            v, i = int.from_bytes(buf[i:i + 4], "little"), i + 4
+        else:
+            raise Fail(f"wire type {wt} of field {num}")
+        out.append((num, v))
+    return out
+
+
+def get(msg, num, default=None):
+    vals = [v for n, v in fields(msg) if n == num] if isinstance(msg, bytes) else []
+    return vals[-1] if vals else default
+
+
+def get_all(msg, num):
+    return [v for n, v in fields(msg) if n == num]
+
+
+# ---- FTF records: tick rate and the blob payloads --------------------------
+
+def read_ftf(path):
+    data = open(path, "rb").read()
+    off, tps, stream = 0, None, b""
+    while off + 8 <= len(data):
+        hdr = int.from_bytes(data[off:off + 8], "little")
+        rtype, size = hdr & 0xF, (hdr >> 4) & 0xFFF
+        if rtype == 15:
+            size = (hdr >> 4) & 0xFFFFFFFF
+        if rtype == 1:
+            tps = int.from_bytes(data[off + 8:off + 16], "little")
+        if rtype == 5 and (hdr >> 48) & 0xFF == 3:
+            name_ref, plen = (hdr >> 16) & 0xFFFF, (hdr >> 32) & 0x7FFF
+            p = off + 8
+            if name_ref & 0x8000:
+                p += ((name_ref & 0x7FFF) + 7) // 8 * 8
+            stream += data[p:p + plen]
+        off += size * 8
+    return tps, stream
+
+
+class Seq:
+    def __init__(self):
+        self.timebase = None
+        self.names, self.paths, self.maps, self.frames, self.stacks = {}, {}, {}, {}, {}
+
+
+def decode_samples(stream):
+    """Samples as dicts (kind = the sequence's timebase name, frames
+    root first as (function, mapping path))."""
+    seqs, samples = {}, []
+    for num, pkt in fields(stream):
+        if num != 1:
+            raise Fail(f"field {num} at the top of the packet stream")
+        f = fields(pkt)
+        seq_id = get(pkt, 10)
+        q = seqs.setdefault(seq_id, Seq())
+        defaults = get(pkt, 59)
+        if defaults:
+            tb = get(get(get(defaults, 12), 1), 10)
+            q.timebase = tb.decode() if tb else None
+        inter = get(pkt, 12)
+        if inter:
+            for n, v in fields(inter):
+                iid = get(v, 1)
+                if n == 5:
+                    q.names[iid] = get(v, 2).decode()
+                elif n == 17:
+                    q.paths[iid] = get(v, 2).decode()
+                elif n == 19:
+                    q.maps[iid] = "/".join(q.paths[p] for p in get_all(v, 7))
+                elif n == 6:
+                    q.frames[iid] = (q.names.get(get(v, 2, 0)), q.maps[get(v, 3)])
+                elif n == 7:
+                    q.stacks[iid] = [q.frames[x] for x in get_all(v, 2)]
+        ps = get(pkt, 66)
+        if ps is None:
+            continue
+        cs = get(ps, 4)
+        if cs not in q.stacks:
+            raise Fail(f"a sample names callstack {cs}, never interned on sequence {seq_id}")
+        samples.append(dict(kind=q.timebase, ts=dict(f)[8], pid=get(ps, 2), tid=get(ps, 3),
+                            weight=get(ps, 6, 1), frames=q.stacks[cs]))
+    return seqs, samples
+
+
+def innermost_user(frames):
+    user = [fn for fn, path in frames if path != "[kernel.kallsyms]"]
+    return user[-1] if user else None
+
+
+def test_cmd(tool, ftf_dump, wl, outdir):
+    out = os.path.join(outdir, "stacks-cmd.fxt")
+    args = ["-g", "--freq", str(FREQ), "-o", out, "--", wl]
+    print("  run:", tool, " ".join(args))
+    p = subprocess.run([tool, *args], capture_output=True, text=True, timeout=120)
+    print("  ftf-bpf said (exit %d):\n    %s" % (p.returncode, p.stderr.strip().replace("\n", "\n    ")))
+    print("  stackwl printed:\n    " + p.stdout.strip().replace("\n", "\n    "))
+    check(p.returncode == 0, f"exit 0 (got {p.returncode})")
+    m = re.search(r"spinner tid=(\d+) cpu_ns=(\d+)", p.stdout)
+    spin_tid, spin_ns = int(m[1]), int(m[2])
+    m = re.search(r"sleeper tid=(\d+) slept_ns=(\d+) naps=(\d+)", p.stdout)
+    sleep_tid, slept_ns, naps = int(m[1]), int(m[2]), int(m[3])
+
+    t = Trace(ftf_dump, out)
+    check(t.check_code == 0, f"ftf-dump --check accepts the trace with its blob records ({t.check_out.strip()[:200]})")
+    tps, stream = read_ftf(out)
+    seqs, samples = decode_samples(stream)
+    kinds = sorted(q.timebase for q in seqs.values())
+    print(f"  decoded {len(stream)} bytes of packets: {len(samples)} samples on sequences {kinds}")
+    check(kinds == ["off-CPU time (ns)", "on-CPU samples"], "one sequence (timebase) per kind")
+
+    on = [s for s in samples if s["kind"] == "on-CPU samples" and s["tid"] == spin_tid]
+    expect = spin_ns / 1e9 * FREQ
+    leaf = sum(1 for s in on if innermost_user(s["frames"]) == "spin_fn")
+    print(f"  spinner: {len(on)} on-CPU samples for {spin_ns / 1e9:.3f} s of CPU ({expect:.0f} expected), "
+          f"{leaf} with spin_fn innermost")
+    check(0.6 * expect <= len(on) <= 1.4 * expect, "spinner's samples: its CPU time x frequency, within 40%")
+    check(leaf >= 0.9 * len(on), "spin_fn is the innermost user frame of at least 90% of them")
+
+    off = [s for s in samples if s["kind"] == "off-CPU time (ns)" and s["tid"] == sleep_tid
+           and any(fn == "sleep_loop" for fn, _ in s["frames"])]
+    weight = sum(s["weight"] for s in off)
+    sched = sum(1 for s in off if any(fn in ("schedule", "__schedule") and path == "[kernel.kallsyms]"
+                                      for fn, path in s["frames"]))
+    print(f"  sleeper: {len(off)} off-CPU stacks in sleep_loop, {weight / 1e9:.4f} s off CPU "
+          f"(slept {slept_ns / 1e9:.4f} s in {naps} naps), {sched} with schedule/__schedule")
+    check(len(off) >= naps, "an off-CPU stack in sleep_loop for every nap")
+    check(sched == len(off), "each holds the kernel's schedule/__schedule")
+    check(abs(weight - slept_ns) <= 0.1 * slept_ns, "their weights add up to the time slept, within 10%")
+
+    blocked = [s[0] * 10**9 // tps for s in t.switches if s[3] == sleep_tid and s[2] == "blocked"]
+    near = sum(1 for s in off if any(abs(s["ts"] - b) <= 1000 for b in blocked))
+    check(near == len(off), f"each off-CPU stack is timed at a context switch that blocked the sleeper "
+                            f"(within 1 us, tick rate {tps}): {near} of {len(off)}")
+
+
+def main():
+    skip_unless_root()
+    mode, tool, ftf_dump, wl, outdir = sys.argv[1:6]
+    os.makedirs(outdir, exist_ok=True)
+    print(f"stacks {mode}")
+    {"cmd": test_cmd}[mode](tool, ftf_dump, wl, outdir)
+
+
+if __name__ == "__main__":
+    run_main(main)
