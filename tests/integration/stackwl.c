@@ -6,7 +6,8 @@
  * Both measure themselves and print, at the end:
  *   spinner tid=T cpu_ns=N          the spinner's CPU time while spinning
  *   sleeper tid=T slept_ns=N naps=K the time spent inside nanosleep()
- * Built with frame pointers (the BPF unwinder walks them).
+ * Built with frame pointers (the BPF unwinder walks them). An argument:
+ * seconds to wait before the threads start.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -86,10 +87,13 @@ static void *sleeper(void *arg)
 	return NULL;
 }
 
-int main(void)
+/* argv[1]: seconds to wait first (for a tracer to attach with -p) */
+int main(int argc, char **argv)
 {
 	pthread_t a, b;
 
+	if (argc > 1)
+		usleep((useconds_t)(atof(argv[1]) * 1e6));
 	if (pthread_create(&a, NULL, spinner, NULL) ||
 	    pthread_create(&b, NULL, sleeper, NULL))
 		return 1;

@@ -5,7 +5,7 @@ about 1 s of CPU time; thread "sleeper" blocks 100 times in nanosleep
 under sleep_loop; both print what they measured of themselves).
 
 usage: test_stacks.py MODE FTF_BPF FTF_DUMP STACKWL OUTDIR
-MODE: cmd
+MODE: cmd (-- stackwl) | pid (-p PID of a running stackwl)
 
 The trace's Perfetto packets (blob records of type 3) are decoded here
 with a protobuf decoder of this file (not the tool's encoder), and the
@@ -21,7 +21,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ftfcheck import Fail, Trace, check, run_main, skip_unless_root  # noqa: E402
+from ftfcheck import Fail, Trace, Tracer, check, run_main, skip_unless_root  # noqa: E402
 
 FREQ = 99
 
@@ -144,17 +144,35 @@ def innermost_user(frames):
     return user[-1] if user else None
 
 
-def test_cmd(tool, ftf_dump, wl, outdir):
-    out = os.path.join(outdir, "stacks-cmd.fxt")
+def run_cmd(tool, wl, out):
+    """ftf-bpf -g -- stackwl; returns what stackwl printed."""
     args = ["-g", "--freq", str(FREQ), "-o", out, "--", wl]
     print("  run:", tool, " ".join(args))
     p = subprocess.run([tool, *args], capture_output=True, text=True, timeout=120)
     print("  ftf-bpf said (exit %d):\n    %s" % (p.returncode, p.stderr.strip().replace("\n", "\n    ")))
-    print("  stackwl printed:\n    " + p.stdout.strip().replace("\n", "\n    "))
     check(p.returncode == 0, f"exit 0 (got {p.returncode})")
-    m = re.search(r"spinner tid=(\d+) cpu_ns=(\d+)", p.stdout)
+    return p.stdout
+
+
+def run_pid(tool, wl, out):
+    """stackwl started first (waiting 2 s), then ftf-bpf -g -p PID until it
+    exits; returns what stackwl printed."""
+    w = subprocess.Popen([wl, "2"], stdout=subprocess.PIPE, text=True)
+    tr = Tracer(tool, ["-g", "--freq", str(FREQ), "-o", out, "-p", str(w.pid)])
+    stdout, _ = w.communicate(timeout=60)
+    code = tr.wait()
+    check(code == 0, f"exit 0 (got {code})")
+    check("traced process exited" in tr.stderr, "stopped when the process exited")
+    return stdout
+
+
+def test(mode, tool, ftf_dump, wl, outdir):
+    out = os.path.join(outdir, f"stacks-{mode}.fxt")
+    stdout = {"cmd": run_cmd, "pid": run_pid}[mode](tool, wl, out)
+    print("  stackwl printed:\n    " + stdout.strip().replace("\n", "\n    "))
+    m = re.search(r"spinner tid=(\d+) cpu_ns=(\d+)", stdout)
     spin_tid, spin_ns = int(m[1]), int(m[2])
-    m = re.search(r"sleeper tid=(\d+) slept_ns=(\d+) naps=(\d+)", p.stdout)
+    m = re.search(r"sleeper tid=(\d+) slept_ns=(\d+) naps=(\d+)", stdout)
     sleep_tid, slept_ns, naps = int(m[1]), int(m[2]), int(m[3])
 
     t = Trace(ftf_dump, out)
@@ -195,7 +213,7 @@ def main():
     mode, tool, ftf_dump, wl, outdir = sys.argv[1:6]
     os.makedirs(outdir, exist_ok=True)
     print(f"stacks {mode}")
-    {"cmd": test_cmd}[mode](tool, ftf_dump, wl, outdir)
+    test(mode, tool, ftf_dump, wl, outdir)
 
 
 if __name__ == "__main__":
