@@ -1147,6 +1147,21 @@ int ftfb_loader_uprobe_stats(struct ftfb_loader *l,
 	return 0;
 }
 
+int ftfb_loader_stack_stats(struct ftfb_loader *l, struct ftfb_prog_stats *on,
+			    struct ftfb_prog_stats *off)
+{
+	int err;
+
+	memset(on, 0, sizeof(*on));
+	memset(off, 0, sizeof(*off));
+	if (!l->stk)
+		return 0;
+	if ((err = prog_stats(l->stk->progs.ftfb_cpu_sample, on)) ||
+	    (err = prog_stats(l->stk->progs.ftfb_offcpu_switch, off)))
+		return err;
+	return 0;
+}
+
 static void add_prog_ids(struct bpf_object *obj, uint32_t *ids, size_t max,
 			 int *n)
 {

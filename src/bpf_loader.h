@@ -115,6 +115,11 @@ int ftfb_loader_uprobe_stats(struct ftfb_loader *l,
 			     struct ftfb_prog_stats *entry,
 			     struct ftfb_prog_stats *ret);
 
+/* The same for the --stacks programs: the on-CPU sampler, and the
+ * off-CPU one (it runs at every context switch of the machine). */
+int ftfb_loader_stack_stats(struct ftfb_loader *l, struct ftfb_prog_stats *on,
+			    struct ftfb_prog_stats *off);
+
 /* IDs of our loaded programs (kernel prog ids, as `bpftool prog show`
  * lists them); returns how many there are (at most max are stored). */
 int ftfb_loader_prog_ids(struct ftfb_loader *l, uint32_t *ids, size_t max);

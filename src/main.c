@@ -618,6 +618,7 @@ static void print_syscall_stats(const struct session *s)
 static void print_stack_stats(const struct session *s)
 {
 	const struct ftfb_stackprof_stats *st;
+	struct ftfb_prog_stats on, off;
 	const char *names[10];
 	uint64_t w[10];
 	size_t n;
@@ -634,6 +635,15 @@ static void print_stack_stats(const struct session *s)
 		(unsigned long long)st->packets,
 		st->samples[0] + st->samples[1] ?
 			(double)st->bytes / (double)(st->samples[0] + st->samples[1]) : 0.0);
+	if (st->unknown_stacks)
+		fprintf(stderr,
+			"  stacks: %llu samples name a stack whose frames were lost (written without them)\n",
+			(unsigned long long)st->unknown_stacks);
+	if (!ftfb_loader_stack_stats(s->loader, &on, &off) && on.run_cnt)
+		fprintf(stderr,
+			"  stacks BPF run time (kernel.bpf_stats_enabled): %.0f ns per on-CPU sample, %.0f ns per context switch\n",
+			(double)on.run_time_ns / (double)on.run_cnt,
+			off.run_cnt ? (double)off.run_time_ns / (double)off.run_cnt : 0.0);
 	for (int k = 0; k < 2; k++) {
 		n = ftfb_stackprof_top(s->stacks, k, names, w, 10);
 		if (!n)
