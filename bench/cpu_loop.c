@@ -37,12 +37,17 @@ int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 1000000;
 	int depth = argc > 2 ? atoi(argv[2]) : 16;
-	struct timespec a, b;
+	struct timespec a, b, ca, cb;
 
 	clock_gettime(CLOCK_MONOTONIC, &a);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ca);
 	sink = nest(depth, n);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cb);
 	clock_gettime(CLOCK_MONOTONIC, &b);
-	printf("loop %ld ns\n", (long)((b.tv_sec - a.tv_sec) * 1000000000L +
-				       (b.tv_nsec - a.tv_nsec)));
+	printf("loop %ld ns cpu %ld ns\n",
+	       (long)((b.tv_sec - a.tv_sec) * 1000000000L +
+		      (b.tv_nsec - a.tv_nsec)),
+	       (long)((cb.tv_sec - ca.tv_sec) * 1000000000L +
+		      (cb.tv_nsec - ca.tv_nsec)));
 	return 0;
 }
