@@ -515,9 +515,10 @@ int ftfb_stackprof_sample(struct ftfb_stackprof *sp,
 	ftfb_pb_varint(&pb, F_PS_PID, s->tgid);
 	ftfb_pb_varint(&pb, F_PS_TID, s->tid);
 	ftfb_pb_varint(&pb, F_PS_CALLSTACK, cs);
+	/* kernel frames: the sample was taken in the kernel (a perf event
+	 * interrupting user code has none; a blocked thread is in it) */
 	ftfb_pb_varint(&pb, F_PS_CPU_MODE,
-		       nk && s->kind == FTFB_STACK_ON_CPU ? CPU_MODE_KERNEL
-							  : CPU_MODE_USER);
+		       nk ? CPU_MODE_KERNEL : CPU_MODE_USER);
 	if (s->kind == FTFB_STACK_OFF_CPU)
 		ftfb_pb_varint(&pb, F_PS_TIMEBASE_COUNT, s->weight);
 	ftfb_pb_end(&pb, ps);
