@@ -44,7 +44,16 @@ struct {
 	__type(value, __u8);
 } sent SEC(".maps");
 
-/* threads off CPU: tid -> the sample taken as they blocked */
+/* threads off CPU: tid -> the sample taken as they blocked; in
+ * `blocked_known` (small, preallocated) when userspace has both its
+ * stacks, the common case, else with the ips in `blocked` */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct ftfb_stack);
+} blocked_known SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -116,25 +125,34 @@ static __always_inline void take_stacks(void *ctx, struct stack_buf *s,
 	s->ev.nk = nk && !was_sent(s->ev.khash) ? nk : 0;
 }
 
-/* Sends s (its header, weight and ips filled) to ring 0. */
-static __always_inline void send(struct stack_buf *s, __u32 kind, __u32 cpu)
+/* Sends ev and the n ips that follow it to ring 0 (a verifier-friendly
+ * size: n is bounded by the caller's buffer). */
+static __always_inline void send_n(struct ftfb_stack *ev, __u32 n, __u32 kind,
+				   __u32 cpu)
 {
-	__u32 n = s->ev.nu + s->ev.nk;
 	void *rb;
 
 	ftfb_count(&fired, kind);
 	rb = ftfb_ring_of(kind, cpu);
-	if (n > 2 * DEPTH)
-		n = 2 * DEPTH;
-	s->ev.hdr.kind = kind;
-	s->ev.hdr._pad = 0;
-	s->ev._pad = 0;
-	if (!rb || bpf_ringbuf_output(rb, s, sizeof(s->ev) + n * sizeof(__u64),
+	ev->hdr.kind = kind;
+	ev->hdr._pad = 0;
+	ev->_pad = 0;
+	if (!rb || bpf_ringbuf_output(rb, ev, sizeof(*ev) + n * sizeof(__u64),
 				      ftfb_wake_flags(rb))) {
 		ftfb_count(&drops, kind);
 		return;
 	}
-	mark_sent(&s->ev);
+	mark_sent(ev);
+}
+
+/* Sends s (its header, weight and ips filled) to ring 0. */
+static __always_inline void send(struct stack_buf *s, __u32 kind, __u32 cpu)
+{
+	__u32 n = s->ev.nu + s->ev.nk;
+
+	if (n > 2 * DEPTH)
+		n = 2 * DEPTH;
+	send_n(&s->ev, n, kind, cpu);
 }
 
 SEC("perf_event")
@@ -164,8 +182,16 @@ int ftfb_cpu_sample(struct bpf_perf_event_data *ctx)
 static __always_inline void woke(struct task_struct *next, __u64 now, __u32 cpu)
 {
 	__u32 tid = next->pid;
-	struct stack_buf *b = bpf_map_lookup_elem(&blocked, &tid);
+	struct ftfb_stack *k = bpf_map_lookup_elem(&blocked_known, &tid);
+	struct stack_buf *b;
 
+	if (k) {
+		k->weight = now - k->hdr.ts;
+		send_n(k, 0, FTFB_EV_STACK_OFF, cpu);
+		bpf_map_delete_elem(&blocked_known, &tid);
+		return;
+	}
+	b = bpf_map_lookup_elem(&blocked, &tid);
 	if (!b)
 		return;
 	b->ev.weight = now - b->ev.hdr.ts;
@@ -204,7 +230,10 @@ int BPF_PROG(ftfb_offcpu_switch, bool preempt, struct task_struct *prev,
 	s->ev.hdr.tid = tid;
 	s->ev.hdr.tgid = tgid;
 	take_stacks(ctx, s, tgid, TP_FRAMES);
-	if (bpf_map_update_elem(&blocked, &tid, s, BPF_ANY)) {
+	if (s->ev.nu + s->ev.nk
+		    ? bpf_map_update_elem(&blocked, &tid, s, BPF_ANY)
+		    : bpf_map_update_elem(&blocked_known, &tid, &s->ev,
+					  BPF_ANY)) {
 		ftfb_count(&fired, FTFB_EV_STACK_OFF);
 		ftfb_count(&drops, FTFB_EV_STACK_OFF);
 	}
