@@ -959,6 +959,7 @@ static int open_stacks(struct session *s)
 		.symbolize = ftfb_symbolize,
 		.symbolize_ctx = s->sym,
 		.freq_hz = s->o->freq_hz,
+		.forget = ftfb_symbolizer_forget,
 	};
 
 	return ftfb_stackprof_new(&s->stacks, &so);

@@ -184,6 +184,7 @@ struct ftfb_stackprof {
 	struct ftfb_stackprof_opts o;
 	struct seq seq[2];
 	struct stackstore store;
+	struct idtab gens; /* tgid -> its generation (exec, exit) */
 	struct ftfb_stackprof_stats st;
 	int blob_name;
 	uint8_t *stream; /* whole packets waiting for a blob record */
@@ -392,7 +393,8 @@ static int intern_mapping(struct ftfb_stackprof *sp, struct seq *q,
 static int intern_frame(struct ftfb_stackprof *sp, struct seq *q, uint32_t tgid,
 			uint64_t ip, bool leaf, uint32_t *iid)
 {
-	uint64_t key = mix(ip ^ mix(((uint64_t)tgid << 1) | leaf));
+	uint64_t gen = tgid == KERNEL_TGID ? 0 : idtab_get(&sp->gens, tgid);
+	uint64_t key = mix(ip ^ mix(((uint64_t)tgid << 1) | leaf | gen << 33));
 	struct ftfb_frame_sym fs = {0};
 	uint32_t map_iid, name_iid = 0;
 	size_t m, cap = q->frame_cap;
@@ -437,7 +439,8 @@ static int intern_callstack(struct ftfb_stackprof *sp, struct seq *q,
 			    const uint64_t *kips, uint32_t nk, uint32_t *iid,
 			    uint32_t *top)
 {
-	uint64_t key = mix(s->uhash ^ mix(s->khash ^ 0x5bd1e995ull));
+	uint64_t gen = idtab_get(&sp->gens, s->tgid);
+	uint64_t key = mix(s->uhash ^ mix(s->khash ^ 0x5bd1e995ull ^ gen));
 	uint32_t frames[MAX_FRAMES];
 	uint32_t n = 0;
 	size_t m;
@@ -532,6 +535,14 @@ int ftfb_stackprof_sample(struct ftfb_stackprof *sp,
 	return emit(sp, &pb);
 }
 
+void ftfb_stackprof_forget(struct ftfb_stackprof *sp, uint32_t tgid)
+{
+	/* (out of memory: the old frames stay, at worst misnamed) */
+	idtab_put(&sp->gens, tgid, idtab_get(&sp->gens, tgid) + 1);
+	if (sp->o.forget)
+		sp->o.forget(sp->o.symbolize_ctx, tgid);
+}
+
 /* ---- life ----------------------------------------------------------- */
 
 int ftfb_stackprof_new(struct ftfb_stackprof **out,
@@ -578,6 +589,7 @@ void ftfb_stackprof_free(struct ftfb_stackprof *sp)
 		free(q->name_weight);
 	}
 	idtab_free(&sp->store.idx);
+	idtab_free(&sp->gens);
 	free(sp->store.ent);
 	free(sp->store.pool);
 	free(sp->stream);

@@ -53,6 +53,7 @@ struct ftfb_stackprof_opts {
 	ftfb_symbolize_fn symbolize;
 	void *symbolize_ctx;
 	unsigned freq_hz; /* the on-CPU timebase's frequency */
+	void (*forget)(void *symbolize_ctx, uint32_t tgid); /* may be NULL */
 };
 
 /* One sample. Stack ips leaf first (as bpf_get_stack gives them); ips is
@@ -77,6 +78,11 @@ int ftfb_stackprof_new(struct ftfb_stackprof **out,
  * the stack it has. */
 int ftfb_stackprof_sample(struct ftfb_stackprof *sp,
 			  const struct ftfb_stack_sample *s);
+/* Process tgid exec'd or exited: its addresses mean other code from now
+ * on (a new image, or a new process under a reused pid), so its frames
+ * and callstacks are interned anew, and the symbolizer's forget callback
+ * drops what it knew of the process. */
+void ftfb_stackprof_forget(struct ftfb_stackprof *sp, uint32_t tgid);
 /* Writes what is buffered (call at the end of the trace). */
 int ftfb_stackprof_flush(struct ftfb_stackprof *sp);
 void ftfb_stackprof_free(struct ftfb_stackprof *sp);

@@ -34,6 +34,7 @@ struct mapping {
 
 struct process {
 	uint32_t tgid;
+	bool loaded; /* maps read since the last forget */
 	struct mapping *maps;
 	size_t nmaps;
 	int rereads;
@@ -217,9 +218,17 @@ static struct process *process_of(struct ftfb_symbolizer *sy, uint32_t tgid)
 {
 	struct process *p;
 
-	for (size_t i = 0; i < sy->nprocs; i++)
-		if (sy->procs[i].tgid == tgid)
-			return &sy->procs[i];
+	for (size_t i = 0; i < sy->nprocs; i++) {
+		p = &sy->procs[i];
+		if (p->tgid != tgid)
+			continue;
+		if (!p->loaded) {
+			p->loaded = true;
+			p->rereads = 0;
+			read_maps(p);
+		}
+		return p;
+	}
 	p = realloc(sy->procs, (sy->nprocs + 1) * sizeof(*p));
 	if (!p)
 		return NULL;
@@ -227,6 +236,7 @@ static struct process *process_of(struct ftfb_symbolizer *sy, uint32_t tgid)
 	p = &sy->procs[sy->nprocs++];
 	memset(p, 0, sizeof(*p));
 	p->tgid = tgid;
+	p->loaded = true;
 	read_maps(p);
 	return p;
 }
@@ -300,6 +310,17 @@ static const struct ftfb_sym *function_at(const struct ftfb_symlist *l,
 		    : (lo == l->n || off < l->v[lo].offset))
 		return s;
 	return NULL;
+}
+
+void ftfb_symbolizer_forget(void *ctx, uint32_t tgid)
+{
+	struct ftfb_symbolizer *sy = ctx;
+
+	for (size_t i = 0; i < sy->nprocs; i++)
+		if (sy->procs[i].tgid == tgid) {
+			free_maps(&sy->procs[i]);
+			sy->procs[i].loaded = false;
+		}
 }
 
 void ftfb_symbolize(void *ctx, uint32_t tgid, uint64_t ip, bool kernel,

@@ -1160,6 +1160,8 @@ int ftfb_translator_event(struct ftfb_translator *t, const void *data,
 		struct ftfb_comm_ev e;
 
 		memcpy(&e, data, sizeof(e));
+		if (t->o.stacks) /* its addresses are another image's now */
+			ftfb_stackprof_forget(t->o.stacks, e.hdr.tgid);
 		return on_exec(t, &e);
 	}
 	case FTFB_EV_RENAME: {
@@ -1172,6 +1174,8 @@ int ftfb_translator_event(struct ftfb_translator *t, const void *data,
 		struct ftfb_exit e;
 
 		memcpy(&e, data, sizeof(e));
+		if (t->o.stacks && e.group_dead) /* its pid may come back */
+			ftfb_stackprof_forget(t->o.stacks, e.hdr.tgid);
 		return on_task_exit(t, &e);
 	}
 	case FTFB_EV_TASKNAME: {

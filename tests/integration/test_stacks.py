@@ -5,7 +5,8 @@ about 1 s of CPU time; thread "sleeper" blocks 100 times in nanosleep
 under sleep_loop; both print what they measured of themselves).
 
 usage: test_stacks.py MODE FTF_BPF FTF_DUMP STACKWL OUTDIR
-MODE: cmd (-- stackwl) | pid (-p PID of a running stackwl)
+MODE: cmd (-- stackwl) | pid (-p PID of a running stackwl) | exec (-- sh
+      -c 'sleep 0.2; exec stackwl': symbols of the image after the exec)
 
 The trace's Perfetto packets (blob records of type 3) are decoded here
 with a protobuf decoder of this file (not the tool's encoder), and the
@@ -144,9 +145,11 @@ def innermost_user(frames):
     return user[-1] if user else None
 
 
-def run_cmd(tool, wl, out):
-    """ftf-bpf -g -- stackwl; returns what stackwl printed."""
-    args = ["-g", "--freq", str(FREQ), "-o", out, "--", wl]
+def run_cmd(tool, wl, out, via_exec=False):
+    """ftf-bpf -g -- stackwl (or -- sh -c 'exec stackwl': the same
+    process, another image); returns what stackwl printed."""
+    args = ["-g", "--freq", str(FREQ), "-o", out, "--"]
+    args += ["sh", "-c", f"sleep 0.2; exec {wl}"] if via_exec else [wl]
     print("  run:", tool, " ".join(args))
     p = subprocess.run([tool, *args], capture_output=True, text=True, timeout=120)
     print("  ftf-bpf said (exit %d):\n    %s" % (p.returncode, p.stderr.strip().replace("\n", "\n    ")))
@@ -168,7 +171,10 @@ def run_pid(tool, wl, out):
 
 def test(mode, tool, ftf_dump, wl, outdir):
     out = os.path.join(outdir, f"stacks-{mode}.fxt")
-    stdout = {"cmd": run_cmd, "pid": run_pid}[mode](tool, wl, out)
+    if mode == "exec":
+        stdout = run_cmd(tool, wl, out, via_exec=True)
+    else:
+        stdout = {"cmd": run_cmd, "pid": run_pid}[mode](tool, wl, out)
     print("  stackwl printed:\n    " + stdout.strip().replace("\n", "\n    "))
     m = re.search(r"spinner tid=(\d+) cpu_ns=(\d+)", stdout)
     spin_tid, spin_ns = int(m[1]), int(m[2])

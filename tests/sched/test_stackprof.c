@@ -233,6 +233,61 @@ static void samples_intern_once(void **state)
 	ftf_dest_mem_free(&m);
 }
 
+static int forgotten;
+
+static void fake_forget(void *ctx, uint32_t tgid)
+{
+	(void)ctx;
+	assert_int_equal(tgid, 10);
+	forgotten++;
+}
+
+/* After an exec (or exit) of the process, its addresses are symbolized
+ * and interned anew; other processes' are not. */
+static void forget_symbolizes_again(void **state)
+{
+	struct ftf_dest_mem m;
+	struct ftf_writer w;
+	struct ftf_writer_options wo = {0};
+	struct ftf_clock c = {0};
+	struct ftfb_stackprof *sp;
+	struct ftfb_stackprof_opts o = {0};
+	uint64_t u[1] = {0x1200};
+	struct ftfb_stack_sample s = {0};
+
+	(void)state;
+	c.source = FTF_CLOCK_MONO;
+	c.ticks_per_second = 1000000000ull;
+	ftf_dest_mem_init(&m, 0);
+	wo.clock = &c;
+	wo.no_refresh_buf_at_intervals = true;
+	assert_int_equal(ftf_writer_init(&w, &m.base, &wo), 0);
+	o.w = &w;
+	o.symbolize = fake_sym;
+	o.forget = fake_forget;
+	assert_int_equal(ftfb_stackprof_new(&sp, &o), 0);
+	s.kind = FTFB_STACK_ON_CPU;
+	s.tid = 11;
+	s.tgid = 10;
+	s.weight = 1;
+	s.uhash = 0x42;
+	s.uips = u;
+	s.nu = 1;
+	symbolized = 0;
+	assert_int_equal(ftfb_stackprof_sample(sp, &s), 0);
+	s.uips = NULL;
+	assert_int_equal(ftfb_stackprof_sample(sp, &s), 0);
+	assert_int_equal(symbolized, 1);
+	ftfb_stackprof_forget(sp, 10);
+	assert_int_equal(forgotten, 1);
+	assert_int_equal(ftfb_stackprof_sample(sp, &s), 0);
+	assert_int_equal(symbolized, 2);
+	assert_int_equal(ftfb_stackprof_stats(sp)->samples[0], 3);
+	assert_int_equal(ftf_writer_close(&w), 0);
+	ftfb_stackprof_free(sp);
+	ftf_dest_mem_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -240,6 +295,7 @@ int main(void)
 		cmocka_unit_test(pb_nested_and_wide),
 		cmocka_unit_test(pb_overflow_stops),
 		cmocka_unit_test(samples_intern_once),
+		cmocka_unit_test(forget_symbolizes_again),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
