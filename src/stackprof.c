@@ -38,11 +38,13 @@
 #define F_FUNCTION_NAMES 5
 #define F_FRAMES 6
 #define F_CALLSTACKS 7
+#define F_BUILD_IDS 16
 #define F_MAPPING_PATHS 17
 #define F_MAPPINGS 19
 /* InternedString, Mapping, Frame, Callstack: iid is field 1 */
 #define F_IID 1
 #define F_STR 2
+#define F_MAP_BUILD_ID 2
 #define F_MAP_START_OFFSET 3
 #define F_MAP_START 4
 #define F_MAP_END 5
@@ -158,7 +160,8 @@ struct seq {
 	uint32_t id;
 	bool started;
 	uint32_t next_name, next_path, next_map, next_frame, next_stack;
-	struct idtab names, paths, maps, frames, stacks;
+	uint32_t next_build_id;
+	struct idtab names, paths, maps, frames, stacks, build_ids;
 	/* per frame iid: its function name iid (0: none); per name iid:
 	 * the name and the weight of samples whose top frame it is */
 	uint32_t *frame_name;
@@ -324,22 +327,44 @@ static int start_seq(struct ftfb_stackprof *sp, struct seq *q, uint64_t ts)
 
 /* The iid of string s in table t (function names or mapping paths),
  * written to the packet's InternedData under `field` when new. */
-static int intern_str(struct ftfb_stackprof *sp, struct idtab *t,
-		      uint32_t *next, uint32_t field, const char *s,
-		      uint32_t *iid)
+static uint64_t hash_bytes(const void *p, size_t len)
 {
-	uint64_t key = hash_str(s);
-	size_t len = strlen(s), m;
+	const uint8_t *b = p;
+	uint64_t h = 0xcbf29ce484222325ull;
 
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* The iid of len bytes in table t (function names, mapping paths, build
+ * ids), written to the packet's InternedData under `field` when new. */
+static int intern_bytes(struct ftfb_stackprof *sp, struct idtab *t,
+			uint32_t *next, uint32_t field, const void *b,
+			size_t len, uint32_t *iid)
+{
+	uint64_t key;
+	size_t m;
+
+	if (len > MAX_NAME)
+		len = MAX_NAME;
+	key = hash_bytes(b, len);
 	*iid = idtab_get(t, key);
 	if (*iid)
 		return 0;
 	*iid = ++*next;
 	m = ftfb_pb_begin(&sp->ib, field);
 	ftfb_pb_varint(&sp->ib, F_IID, *iid);
-	ftfb_pb_bytes(&sp->ib, F_STR, s, len > MAX_NAME ? MAX_NAME : len);
+	ftfb_pb_bytes(&sp->ib, F_STR, b, len);
 	ftfb_pb_end(&sp->ib, m);
 	return idtab_put(t, key, *iid);
+}
+
+static int intern_str(struct ftfb_stackprof *sp, struct idtab *t,
+		      uint32_t *next, uint32_t field, const char *s,
+		      uint32_t *iid)
+{
+	return intern_bytes(sp, t, next, field, s, strlen(s), iid);
 }
 
 /* The name iid for the summary's table (the top frames' names). */
@@ -366,7 +391,7 @@ static int intern_mapping(struct ftfb_stackprof *sp, struct seq *q,
 	const char *path = fs->path ? fs->path : "[unknown]";
 	uint64_t key =
 		mix(hash_str(path) ^ mix(fs->start ^ mix(fs->end)) ^ fs->pgoff);
-	uint32_t path_iid;
+	uint32_t path_iid, build_iid = 0;
 	size_t m;
 	int err;
 
@@ -375,11 +400,17 @@ static int intern_mapping(struct ftfb_stackprof *sp, struct seq *q,
 		return 0;
 	err = intern_str(sp, &q->paths, &q->next_path, F_MAPPING_PATHS, path,
 			 &path_iid);
+	if (!err && fs->build_id_len)
+		err = intern_bytes(sp, &q->build_ids, &q->next_build_id,
+				   F_BUILD_IDS, fs->build_id, fs->build_id_len,
+				   &build_iid);
 	if (err)
 		return err;
 	*iid = ++q->next_map;
 	m = ftfb_pb_begin(&sp->ib, F_MAPPINGS);
 	ftfb_pb_varint(&sp->ib, F_IID, *iid);
+	if (build_iid)
+		ftfb_pb_varint(&sp->ib, F_MAP_BUILD_ID, build_iid);
 	ftfb_pb_varint(&sp->ib, F_MAP_START_OFFSET, fs->pgoff);
 	ftfb_pb_varint(&sp->ib, F_MAP_START, fs->start);
 	ftfb_pb_varint(&sp->ib, F_MAP_END, fs->end);
@@ -582,6 +613,7 @@ void ftfb_stackprof_free(struct ftfb_stackprof *sp)
 		idtab_free(&q->maps);
 		idtab_free(&q->frames);
 		idtab_free(&q->stacks);
+		idtab_free(&q->build_ids);
 		free(q->frame_name);
 		for (size_t i = 0; i < q->name_cap; i++)
 			free(q->name_str[i]);

@@ -41,6 +41,8 @@ struct ftfb_frame_sym {
 	const char *path;     /* the mapping's file; NULL: no mapping found */
 	uint64_t start, end, pgoff; /* the mapping */
 	uint64_t rel_pc;	    /* ip - start + pgoff (kernel: the ip) */
+	const uint8_t *build_id;    /* the mapped file's GNU build id, raw */
+	size_t build_id_len;	    /* 0: none known */
 };
 
 /* leaf: ip is where the sample was taken (not a return address). */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buildid.h"
 #include "elfsym.h"
 #include "symbolize.h"
 
@@ -23,6 +24,8 @@ struct ksym {
 struct elffile {
 	uint64_t dev, ino;
 	struct ftfb_symlist syms; /* sorted by file offset */
+	uint8_t build_id[FTFB_BUILD_ID_MAX];
+	int build_id_len; /* <= 0: none */
 };
 
 struct mapping {
@@ -189,7 +192,9 @@ static int read_maps(struct process *p)
 			   " %x:%x %llu %n",
 			   &start, &end, perms, &pgoff, &maj, &min, &ino,
 			   &name_at) < 7 ||
-		    perms[2] != 'x' || line[name_at] != '/')
+		    perms[2] != 'x' ||
+		    (line[name_at] != '/' &&
+		     strncmp(line + name_at, "[vdso]", 6)))
 			continue;
 		line[strcspn(line, "\n")] = '\0';
 		if (p->nmaps == cap) {
@@ -276,6 +281,8 @@ static struct elffile *file_of(struct ftfb_symbolizer *sy, uint32_t tgid,
 	snprintf(path, sizeof(path), "/proc/%u/root%s", tgid, m->path);
 	if (ftfb_elf_functions(path, &f->syms, err, sizeof(err)))
 		f->syms.n = 0; /* unreadable: frames keep mapping + offset */
+	f->build_id_len =
+		ftfb_elf_build_id(path, f->build_id, sizeof(f->build_id));
 	nf = realloc(sy->files, (sy->nfiles + 1) * sizeof(*nf));
 	if (!nf) {
 		ftfb_symlist_free(&f->syms);
@@ -346,6 +353,10 @@ void ftfb_symbolize(void *ctx, uint32_t tgid, uint64_t ip, bool kernel,
 	out->pgoff = m->pgoff;
 	out->rel_pc = ip - m->start + m->pgoff;
 	f = file_of(sy, tgid, m);
+	if (f && f->build_id_len > 0) {
+		out->build_id = f->build_id;
+		out->build_id_len = (size_t)f->build_id_len;
+	}
 	/* a return address may be just past its function (a call that
 	 * does not return ends it): look up the call instruction */
 	off = out->rel_pc - (leaf || !out->rel_pc ? 0 : 1);

@@ -99,6 +99,7 @@ class Seq:
     def __init__(self):
         self.timebase = None
         self.names, self.paths, self.maps, self.frames, self.stacks = {}, {}, {}, {}, {}
+        self.build_ids, self.map_build_id = {}, {}
 
 
 def decode_samples(stream):
@@ -123,8 +124,11 @@ def decode_samples(stream):
                     q.names[iid] = get(v, 2).decode()
                 elif n == 17:
                     q.paths[iid] = get(v, 2).decode()
+                elif n == 16:
+                    q.build_ids[iid] = get(v, 2).hex()
                 elif n == 19:
                     q.maps[iid] = "/".join(q.paths[p] for p in get_all(v, 7))
+                    q.map_build_id[q.maps[iid]] = q.build_ids.get(get(v, 2, 0))
                 elif n == 6:
                     q.frames[iid] = (q.names.get(get(v, 2, 0)), q.maps[get(v, 3)])
                 elif n == 7:
@@ -210,6 +214,13 @@ def test(mode, tool, ftf_dump, wl, outdir):
     check(len(off) >= 0.95 * naps, "an off-CPU stack in sleep_loop for (nearly) every nap")
     check(sched == len(off), "each holds the kernel's schedule/__schedule")
     check(abs(weight - slept_ns) <= 0.1 * slept_ns, "their weights add up to the time slept, within 10%")
+
+    exe = os.path.realpath(wl)
+    want = re.search(r"Build ID: ([0-9a-f]+)", subprocess.run(["readelf", "-n", exe], capture_output=True,
+                                                             text=True).stdout)
+    got = {q.map_build_id.get(exe) for q in seqs.values()}
+    check(want and got == {want[1]}, f"stackwl's mapping carries its build id ({want[1] if want else None}, "
+                                     f"readelf -n; got {got})")
 
     blocked = [s[0] * 10**9 // tps for s in t.switches if s[3] == sleep_tid and s[2] == "blocked"]
     near = sum(1 for s in off if any(abs(s["ts"] - b) <= 1000 for b in blocked))
