@@ -122,6 +122,30 @@ static int check_kernel(char *err, size_t errlen)
 	return 0;
 }
 
+/* --freq above the kernel's limit would fail at perf_event_open, after
+ * the output was created: say so first. */
+static int check_freq(const struct cli_opts *o, char *err, size_t errlen)
+{
+	FILE *f;
+	long max = 0;
+
+	if (!o->stacks)
+		return 0;
+	f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%ld", &max) != 1)
+		max = 0;
+	fclose(f);
+	if (max > 0 && o->freq_hz > (unsigned long)max) {
+		snprintf(err, errlen,
+			 "--freq %u is above kernel.perf_event_max_sample_rate (%ld): give --freq %ld or less, or raise the sysctl",
+			 o->freq_hz, max, max);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* uprobes: resolve every -u spec, give each function a cookie          */
 /* ------------------------------------------------------------------ */
@@ -982,7 +1006,7 @@ static int run_trace(struct cli_opts *o)
 	s.stop_reason = "Ctrl-C";
 
 	if (check_privileges(err, sizeof(err)) ||
-	    check_kernel(err, sizeof(err))) {
+	    check_kernel(err, sizeof(err)) || check_freq(o, err, sizeof(err))) {
 		die_line(err);
 		return 1;
 	}
