@@ -888,7 +888,11 @@ int ftfb_loader_attach_stacks(struct ftfb_loader *l, unsigned freq_hz,
 		return err;
 	}
 	l->stk = s;
-	err = attach_cpu_samplers(l, freq_hz, errmsg, errlen);
+	/* with --no-sched: the lifecycle programs still name the threads
+	 * (fork, exec, rename) and end processes (exit) */
+	err = start_flushers(l, errmsg, errlen);
+	if (!err)
+		err = attach_cpu_samplers(l, freq_hz, errmsg, errlen);
 	if (!err) {
 		err = attach_stack_link(
 			l, bpf_program__attach(s->progs.ftfb_offcpu_switch));

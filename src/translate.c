@@ -1086,6 +1086,8 @@ static int on_stack(struct ftfb_translator *t, const void *data, size_t size)
 	struct ftfb_stack e;
 	struct ftfb_stack_sample s;
 	const uint64_t *ips = (const void *)((const char *)data + sizeof(e));
+	struct ftfb_task *k;
+	int err;
 
 	memcpy(&e, data, sizeof(e));
 	if (!t->o.stacks)
@@ -1095,6 +1097,9 @@ static int on_stack(struct ftfb_translator *t, const void *data, size_t size)
 		t->st.skipped++;
 		return 0;
 	}
+	/* a thread first seen here is named as any other */
+	if (e.hdr.tid && (err = ensure_task(t, e.hdr.tid, e.hdr.tgid, &k)))
+		return err;
 	memset(&s, 0, sizeof(s));
 	s.kind = e.hdr.kind == FTFB_EV_STACK_OFF ? FTFB_STACK_OFF_CPU
 						 : FTFB_STACK_ON_CPU;

@@ -7,6 +7,7 @@ under sleep_loop; both print what they measured of themselves).
 usage: test_stacks.py MODE FTF_BPF FTF_DUMP STACKWL OUTDIR
 MODE: cmd (-- stackwl) | pid (-p PID of a running stackwl) | exec (-- sh
       -c 'sleep 0.2; exec stackwl': symbols of the image after the exec)
+      | nosched (--no-sched -g -- stackwl: stacks alone, threads named)
 
 The trace's Perfetto packets (blob records of type 3) are decoded here
 with a protobuf decoder of this file (not the tool's encoder), and the
@@ -149,10 +150,10 @@ def innermost_user(frames):
     return user[-1] if user else None
 
 
-def run_cmd(tool, wl, out, via_exec=False):
+def run_cmd(tool, wl, out, via_exec=False, extra=()):
     """ftf-bpf -g -- stackwl (or -- sh -c 'exec stackwl': the same
     process, another image); returns what stackwl printed."""
-    args = ["-g", "--freq", str(FREQ), "-o", out, "--"]
+    args = ["-g", "--freq", str(FREQ), *extra, "-o", out, "--"]
     args += ["sh", "-c", f"sleep 0.2; exec {wl}"] if via_exec else [wl]
     print("  run:", tool, " ".join(args))
     p = subprocess.run([tool, *args], capture_output=True, text=True, timeout=120)
@@ -177,6 +178,8 @@ def test(mode, tool, ftf_dump, wl, outdir):
     out = os.path.join(outdir, f"stacks-{mode}.fxt")
     if mode == "exec":
         stdout = run_cmd(tool, wl, out, via_exec=True)
+    elif mode == "nosched":
+        stdout = run_cmd(tool, wl, out, extra=["--no-sched"])
     else:
         stdout = {"cmd": run_cmd, "pid": run_pid}[mode](tool, wl, out)
     print("  stackwl printed:\n    " + stdout.strip().replace("\n", "\n    "))
@@ -221,6 +224,13 @@ def test(mode, tool, ftf_dump, wl, outdir):
     got = {q.map_build_id.get(exe) for q in seqs.values()}
     check(want and got == {want[1]}, f"stackwl's mapping carries its build id ({want[1] if want else None}, "
                                      f"readelf -n; got {got})")
+
+    names = (t.thread_names(spin_tid), t.thread_names(sleep_tid))
+    check("spinner" in names[0] and "sleeper" in names[1],
+          f"the sampled threads are named in the trace (spinner: {names[0]}, sleeper: {names[1]})")
+    if mode == "nosched":
+        check(not t.switches, "no context switches with --no-sched")
+        return
 
     blocked = [s[0] * 10**9 // tps for s in t.switches if s[3] == sleep_tid and s[2] == "blocked"]
     near = sum(1 for s in off if any(abs(s["ts"] - b) <= 1000 for b in blocked))
