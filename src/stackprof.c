@@ -53,6 +53,7 @@
 #define F_FRAME_NAME 2
 #define F_FRAME_MAPPING 3
 #define F_FRAME_REL_PC 4
+#define F_FRAME_KIND 7 /* Frame.Kind; KIND_NATIVE 1, KIND_KERNEL 2 */
 #define F_CALLSTACK_FRAMES 2
 /* PerfSample */
 #define F_PS_CPU 1
@@ -452,6 +453,7 @@ static int intern_frame(struct ftfb_stackprof *sp, struct seq *q, uint32_t tgid,
 		ftfb_pb_varint(&sp->ib, F_FRAME_NAME, name_iid);
 	ftfb_pb_varint(&sp->ib, F_FRAME_MAPPING, map_iid);
 	ftfb_pb_varint(&sp->ib, F_FRAME_REL_PC, fs.rel_pc);
+	ftfb_pb_varint(&sp->ib, F_FRAME_KIND, tgid == KERNEL_TGID ? 2 : 1);
 	ftfb_pb_end(&sp->ib, m);
 	if (grow((void **)&q->frame_name, &cap, *iid + 1,
 		 sizeof(*q->frame_name)))
