@@ -497,9 +497,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,
 			    "--freq sets the rate of stack samples: add --stacks (-g)");
 	if (!o->freq_hz)
 		o->freq_hz = CLI_DEFAULT_FREQ_HZ;
-	if (o->stacks && o->flight_ns)
-		return fail(err, errlen,
-			    "--stacks does not work with the flight recorder (-F) yet: drop one of them");
+
 	if (!o->flight_ns && flight_only)
 		return fail(err, errlen,
 			    "%s belongs to the flight recorder: add -F DUR (the window to keep)",

@@ -536,7 +536,8 @@ struct session {
 	uint64_t *trigger_ns;       /* -F --trigger: per cookie */
 	uint8_t sys_wanted[FTFB_NR_SYSCALLS]; /* --syscalls=LIST */
 	struct ftfb_symbolizer *sym;	      /* --stacks */
-	struct ftfb_stackprof *stacks;
+	struct ftfb_stackprof_opts stack_opts;
+	struct ftfb_stackprof *stacks;	      /* (-F: one per snapshot) */
 	struct target_child child;
 	bool have_child;
 	bool writer_open;
@@ -754,7 +755,7 @@ static const char *kind_name(int k)
 
 static void summary(struct session *s, uint64_t end_ns)
 {
-	const struct ftfb_translator_stats *st = &s->tr->st;
+	const struct ftfb_translator_stats *st = s->tr ? &s->tr->st : NULL;
 	const uint64_t *by_kind = s->flight ? ftfb_flight_by_kind(s->flight)
 					    : st->by_kind;
 	struct stat sb;
@@ -968,6 +969,7 @@ static int open_flight(struct session *s, const struct ftfb_translator_opts *to,
 	fo.post_ns = s->o->post_ns;
 	fo.trigger_ns = s->trigger_ns;
 	fo.tr = *to;
+	fo.stacks = s->o->stacks ? &s->stack_opts : NULL;
 	fo.clock = &s->clock;
 	fo.start_ns = mono_ns();
 	fo.quiet = s->o->quiet;
@@ -975,18 +977,22 @@ static int open_flight(struct session *s, const struct ftfb_translator_opts *to,
 	return ftfb_flight_open(&s->flight, &fo, err, errlen);
 }
 
-/* --stacks: the Perfetto packets of the samples, into the trace. */
+/* --stacks: the Perfetto packets of the samples, into the trace (with
+ * -F, into each snapshot: the recorder makes them). */
 static int open_stacks(struct session *s)
 {
-	struct ftfb_stackprof_opts so = {
-		.w = &s->w,
-		.symbolize = ftfb_symbolize,
-		.symbolize_ctx = s->sym,
-		.freq_hz = s->o->freq_hz,
-		.forget = ftfb_symbolizer_forget,
-	};
+	int err = ftfb_symbolizer_new(&s->sym);
 
-	return ftfb_stackprof_new(&s->stacks, &so);
+	if (err)
+		return err;
+	s->stack_opts.w = &s->w;
+	s->stack_opts.symbolize = ftfb_symbolize;
+	s->stack_opts.symbolize_ctx = s->sym;
+	s->stack_opts.freq_hz = s->o->freq_hz;
+	s->stack_opts.forget = ftfb_symbolizer_forget;
+	if (s->o->flight_ns)
+		return 0;
+	return ftfb_stackprof_new(&s->stacks, &s->stack_opts);
 }
 
 static int run_trace(struct cli_opts *o)
@@ -1099,8 +1105,7 @@ static int run_trace(struct cli_opts *o)
 		goto out;
 	}
 
-	if (o->stacks && (ftfb_symbolizer_new(&s.sym) ||
-			  open_stacks(&s))) {
+	if (o->stacks && open_stacks(&s)) {
 		die_line("out of memory");
 		rc = 1;
 		goto out;

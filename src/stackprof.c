@@ -173,7 +173,7 @@ struct seq {
 };
 
 /* The stacks the kernel sent: hash -> ips */
-struct stackstore {
+struct ftfb_stackstore {
 	struct idtab idx; /* hash -> entry + 1 */
 	struct {
 		uint64_t off;
@@ -187,7 +187,8 @@ struct stackstore {
 struct ftfb_stackprof {
 	struct ftfb_stackprof_opts o;
 	struct seq seq[2];
-	struct stackstore store;
+	struct ftfb_stackstore *store;
+	bool own_store;
 	struct idtab gens; /* tgid -> its generation (exec, exit) */
 	struct ftfb_stackprof_stats st;
 	int blob_name;
@@ -217,7 +218,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 
 /* ---- stacks sent by the kernel ------------------------------------- */
 
-static int store_put(struct stackstore *s, uint64_t hash, const uint64_t *ips,
+static int store_put(struct ftfb_stackstore *s, uint64_t hash, const uint64_t *ips,
 		     uint32_t n)
 {
 	size_t pc = s->pool_cap, ec = s->cap;
@@ -237,7 +238,7 @@ static int store_put(struct stackstore *s, uint64_t hash, const uint64_t *ips,
 	return idtab_put(&s->idx, hash, (uint32_t)s->nent);
 }
 
-static const uint64_t *store_get(const struct stackstore *s, uint64_t hash,
+static const uint64_t *store_get(const struct ftfb_stackstore *s, uint64_t hash,
 				 uint32_t *n)
 {
 	uint32_t e = idtab_get(&s->idx, hash);
@@ -247,6 +248,28 @@ static const uint64_t *store_get(const struct stackstore *s, uint64_t hash,
 		return NULL;
 	*n = s->ent[e - 1].n;
 	return s->pool + s->ent[e - 1].off;
+}
+
+int ftfb_stackstore_new(struct ftfb_stackstore **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -ENOMEM;
+}
+
+int ftfb_stackstore_add(struct ftfb_stackstore *s, uint64_t hash,
+			const uint64_t *ips, uint32_t n)
+{
+	return hash && n ? store_put(s, hash, ips, n) : 0;
+}
+
+void ftfb_stackstore_free(struct ftfb_stackstore *s)
+{
+	if (!s)
+		return;
+	idtab_free(&s->idx);
+	free(s->ent);
+	free(s->pool);
+	free(s);
 }
 
 /* ---- output --------------------------------------------------------- */
@@ -509,9 +532,9 @@ static const uint64_t *stack_of(struct ftfb_stackprof *sp, uint64_t hash,
 	*outn = 0;
 	if (!hash)
 		return NULL;
-	if (ips && (*err = store_put(&sp->store, hash, ips, n)))
+	if (ips && (*err = store_put(sp->store, hash, ips, n)))
 		return NULL;
-	ips = store_get(&sp->store, hash, outn);
+	ips = store_get(sp->store, hash, outn);
 	if (!ips)
 		sp->st.unknown_stacks++;
 	return ips;
@@ -587,6 +610,14 @@ int ftfb_stackprof_new(struct ftfb_stackprof **out,
 	if (!sp)
 		return -ENOMEM;
 	sp->o = *o;
+	sp->store = o->store;
+	if (!sp->store) {
+		if (ftfb_stackstore_new(&sp->store)) {
+			free(sp);
+			return -ENOMEM;
+		}
+		sp->own_store = true;
+	}
 	sp->seq[0].id = 1;
 	sp->seq[1].id = 2;
 	sp->stream = malloc(FTF_MAX_BLOB_LEN);
@@ -622,10 +653,9 @@ void ftfb_stackprof_free(struct ftfb_stackprof *sp)
 		free(q->name_str);
 		free(q->name_weight);
 	}
-	idtab_free(&sp->store.idx);
 	idtab_free(&sp->gens);
-	free(sp->store.ent);
-	free(sp->store.pool);
+	if (sp->own_store)
+		ftfb_stackstore_free(sp->store);
 	free(sp->stream);
 	free(sp->packet);
 	free(sp->interned);

@@ -50,12 +50,24 @@ typedef void (*ftfb_symbolize_fn)(void *ctx, uint32_t tgid, uint64_t ip,
 				  bool kernel, bool leaf,
 				  struct ftfb_frame_sym *out);
 
+/* The stacks the kernel sent, by hash (a stack's ips come once). A
+ * stackprof keeps its own, or uses one that outlives it: the flight
+ * recorder's, fed as events come in, since a snapshot's window may hold
+ * samples of a stack whose ips came before it. */
+struct ftfb_stackstore;
+int ftfb_stackstore_new(struct ftfb_stackstore **out);
+/* Keeps n ips (leaf first) under hash, unless it has them; 0 or -ENOMEM. */
+int ftfb_stackstore_add(struct ftfb_stackstore *s, uint64_t hash,
+			const uint64_t *ips, uint32_t n);
+void ftfb_stackstore_free(struct ftfb_stackstore *s);
+
 struct ftfb_stackprof_opts {
 	struct ftf_writer *w;
 	ftfb_symbolize_fn symbolize;
 	void *symbolize_ctx;
 	unsigned freq_hz; /* the on-CPU timebase's frequency */
 	void (*forget)(void *symbolize_ctx, uint32_t tgid); /* may be NULL */
+	struct ftfb_stackstore *store; /* NULL: the stackprof's own */
 };
 
 /* One sample. Stack ips leaf first (as bpf_get_stack gives them); ips is

@@ -168,6 +168,8 @@ static void kernel_frame(struct ftfb_symbolizer *sy, uint64_t ip,
 
 /* ---- user ----------------------------------------------------------- */
 
+/* The process's executable mappings, again (0), or -errno and the ones
+ * it had. */
 static int read_maps(struct process *p)
 {
 	char path[64], line[4096];
@@ -175,10 +177,12 @@ static int read_maps(struct process *p)
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%u/maps", p->tgid);
-	free_maps(p);
+	/* a process gone keeps the maps it had (a flight-recorder snapshot
+	 * is written after the command exited, from maps read before) */
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
+	free_maps(p);
 	while (fgets(line, sizeof(line), f)) {
 		uint64_t start, end, pgoff;
 		unsigned maj, min;

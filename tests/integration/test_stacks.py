@@ -8,6 +8,8 @@ usage: test_stacks.py MODE FTF_BPF FTF_DUMP STACKWL OUTDIR
 MODE: cmd (-- stackwl) | pid (-p PID of a running stackwl) | exec (-- sh
       -c 'sleep 0.2; exec stackwl': symbols of the image after the exec)
       | nosched (--no-sched -g -- stackwl: stacks alone, threads named)
+      | flight (-F 30s, as exec: the stop's snapshot as the trace; -F 300ms:
+      the window's stacks resolve though their addresses came before it)
 
 The trace's Perfetto packets (blob records of type 3) are decoded here
 with a protobuf decoder of this file (not the tool's encoder), and the
@@ -180,6 +182,11 @@ def test(mode, tool, ftf_dump, wl, outdir):
         stdout = run_cmd(tool, wl, out, via_exec=True)
     elif mode == "nosched":
         stdout = run_cmd(tool, wl, out, extra=["--no-sched"])
+    elif mode == "flight":
+        # the snapshot at the stop, of a window longer than the run, of
+        # sh exec'ing stackwl (the samples of sh's image come first)
+        stdout = run_cmd(tool, wl, out, via_exec=True, extra=["-F", "30s"])
+        out = out[:-4] + "-1.fxt"
     else:
         stdout = {"cmd": run_cmd, "pid": run_pid}[mode](tool, wl, out)
     print("  stackwl printed:\n    " + stdout.strip().replace("\n", "\n    "))
@@ -238,12 +245,37 @@ def test(mode, tool, ftf_dump, wl, outdir):
                             f"(within 1 us, tick rate {tps}): {near} of {len(off)}")
 
 
+def test_flight_window(tool, ftf_dump, wl, outdir):
+    """-F 300ms: the snapshot at the stop holds the last 300 ms only; the
+    stacks of its samples came before it (the first sample of a stack
+    carries its addresses) and still resolve, and the symbols were read
+    while the command ran (it has exited when the snapshot is written)."""
+    out = os.path.join(outdir, "stacks-window.fxt")
+    stdout = run_cmd(tool, wl, out, extra=["-F", "300ms"])
+    spin_tid = int(re.search(r"spinner tid=(\d+)", stdout)[1])
+    sleep_tid = int(re.search(r"sleeper tid=(\d+)", stdout)[1])
+    snap = out[:-4] + "-1.fxt"
+    t = Trace(ftf_dump, snap)
+    check(t.check_code == 0, f"ftf-dump --check accepts the snapshot ({t.check_out.strip()[:200]})")
+    tps, stream = read_ftf(snap)
+    seqs, samples = decode_samples(stream)
+    mine = [s for s in samples if s["tid"] in (spin_tid, sleep_tid)]
+    named = [s for s in mine if any(fn == ("spin_fn" if s["tid"] == spin_tid else "sleep_loop")
+                                    for fn, _ in s["frames"])]
+    print(f"  window: {len(samples)} samples, {len(mine)} of the spinner and the sleeper, "
+          f"{len(named)} with their function")
+    check(len(mine) >= 5, "the workload's threads have samples in the window")
+    check(len(named) >= 0.9 * len(mine), "at least 90% of them show spin_fn / sleep_loop")
+
+
 def main():
     skip_unless_root()
     mode, tool, ftf_dump, wl, outdir = sys.argv[1:6]
     os.makedirs(outdir, exist_ok=True)
     print(f"stacks {mode}")
     test(mode, tool, ftf_dump, wl, outdir)
+    if mode == "flight":
+        test_flight_window(tool, ftf_dump, wl, outdir)
 
 
 if __name__ == "__main__":
