@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "idtab.h"
 #include "pbwrite.h"
 #include "stackprof.h"
 
@@ -70,90 +71,6 @@
 #define SCRATCH_BYTES (1u << 18) /* a packet with every entry new fits */
 #define KERNEL_TGID 0xffffffffu
 
-/* ---- a 64-bit key -> 32-bit value table (open addressing) ---------- */
-
-struct idtab {
-	uint64_t *keys; /* 0: empty (keys are remapped away from 0) */
-	uint32_t *vals;
-	size_t cap, n;
-};
-
-static uint64_t mix(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
-	return h;
-}
-
-static uint32_t idtab_get(const struct idtab *t, uint64_t key)
-{
-	key = key ? key : 1;
-	if (!t->cap)
-		return 0;
-	for (size_t i = mix(key) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
-		if (t->keys[i] == key)
-			return t->vals[i];
-		if (!t->keys[i])
-			return 0;
-	}
-}
-
-static int idtab_put(struct idtab *t, uint64_t key, uint32_t val);
-
-static int idtab_grow(struct idtab *t)
-{
-	struct idtab nt = {0};
-
-	nt.cap = t->cap ? 2 * t->cap : 1024;
-	nt.keys = calloc(nt.cap, sizeof(*nt.keys));
-	nt.vals = calloc(nt.cap, sizeof(*nt.vals));
-	if (!nt.keys || !nt.vals) {
-		free(nt.keys);
-		free(nt.vals);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < t->cap; i++)
-		if (t->keys[i])
-			idtab_put(&nt, t->keys[i], t->vals[i]);
-	free(t->keys);
-	free(t->vals);
-	*t = nt;
-	return 0;
-}
-
-static int idtab_put(struct idtab *t, uint64_t key, uint32_t val)
-{
-	size_t i;
-
-	key = key ? key : 1;
-	if (2 * (t->n + 1) > t->cap && idtab_grow(t))
-		return -ENOMEM;
-	for (i = mix(key) & (t->cap - 1); t->keys[i] && t->keys[i] != key;
-	     i = (i + 1) & (t->cap - 1))
-		;
-	if (!t->keys[i])
-		t->n++;
-	t->keys[i] = key;
-	t->vals[i] = val;
-	return 0;
-}
-
-static void idtab_free(struct idtab *t)
-{
-	free(t->keys);
-	free(t->vals);
-}
-
 /* ---- state ---------------------------------------------------------- */
 
 /* One packet sequence: its interning state and its statistics. */
@@ -162,7 +79,7 @@ struct seq {
 	bool started;
 	uint32_t next_name, next_path, next_map, next_frame, next_stack;
 	uint32_t next_build_id;
-	struct idtab names, paths, maps, frames, stacks, build_ids;
+	struct ftfb_idtab names, paths, maps, frames, stacks, build_ids;
 	/* per frame iid: its function name iid (0: none); per name iid:
 	 * the name and the weight of samples whose top frame it is */
 	uint32_t *frame_name;
@@ -173,23 +90,12 @@ struct seq {
 };
 
 /* The stacks the kernel sent: hash -> ips */
-struct ftfb_stackstore {
-	struct idtab idx; /* hash -> entry + 1 */
-	struct {
-		uint64_t off;
-		uint32_t n;
-	} * ent;
-	size_t nent, cap;
-	uint64_t *pool;
-	size_t npool, pool_cap;
-};
-
 struct ftfb_stackprof {
 	struct ftfb_stackprof_opts o;
 	struct seq seq[2];
 	struct ftfb_stackstore *store;
 	bool own_store;
-	struct idtab gens; /* tgid -> its generation (exec, exit) */
+	struct ftfb_idtab gens; /* tgid -> its generation (exec, exit) */
 	struct ftfb_stackprof_stats st;
 	int blob_name;
 	uint8_t *stream; /* whole packets waiting for a blob record */
@@ -214,62 +120,6 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 	*p = np;
 	*cap = nc;
 	return 0;
-}
-
-/* ---- stacks sent by the kernel ------------------------------------- */
-
-static int store_put(struct ftfb_stackstore *s, uint64_t hash, const uint64_t *ips,
-		     uint32_t n)
-{
-	size_t pc = s->pool_cap, ec = s->cap;
-
-	if (idtab_get(&s->idx, hash))
-		return 0;
-	if (grow((void **)&s->pool, &pc, s->npool + n, sizeof(*s->pool)) ||
-	    (s->pool_cap = pc, 0) ||
-	    grow((void **)&s->ent, &ec, s->nent + 1, sizeof(*s->ent)))
-		return -ENOMEM;
-	s->cap = ec;
-	memcpy(s->pool + s->npool, ips, n * sizeof(*ips));
-	s->ent[s->nent].off = s->npool;
-	s->ent[s->nent].n = n;
-	s->npool += n;
-	s->nent++;
-	return idtab_put(&s->idx, hash, (uint32_t)s->nent);
-}
-
-static const uint64_t *store_get(const struct ftfb_stackstore *s, uint64_t hash,
-				 uint32_t *n)
-{
-	uint32_t e = idtab_get(&s->idx, hash);
-
-	*n = 0;
-	if (!e)
-		return NULL;
-	*n = s->ent[e - 1].n;
-	return s->pool + s->ent[e - 1].off;
-}
-
-int ftfb_stackstore_new(struct ftfb_stackstore **out)
-{
-	*out = calloc(1, sizeof(**out));
-	return *out ? 0 : -ENOMEM;
-}
-
-int ftfb_stackstore_add(struct ftfb_stackstore *s, uint64_t hash,
-			const uint64_t *ips, uint32_t n)
-{
-	return hash && n ? store_put(s, hash, ips, n) : 0;
-}
-
-void ftfb_stackstore_free(struct ftfb_stackstore *s)
-{
-	if (!s)
-		return;
-	idtab_free(&s->idx);
-	free(s->ent);
-	free(s->pool);
-	free(s);
 }
 
 /* ---- output --------------------------------------------------------- */
@@ -351,19 +201,9 @@ static int start_seq(struct ftfb_stackprof *sp, struct seq *q, uint64_t ts)
 
 /* The iid of string s in table t (function names or mapping paths),
  * written to the packet's InternedData under `field` when new. */
-static uint64_t hash_bytes(const void *p, size_t len)
-{
-	const uint8_t *b = p;
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ b[i]) * 0x100000001b3ull;
-	return h;
-}
-
 /* The iid of len bytes in table t (function names, mapping paths, build
  * ids), written to the packet's InternedData under `field` when new. */
-static int intern_bytes(struct ftfb_stackprof *sp, struct idtab *t,
+static int intern_bytes(struct ftfb_stackprof *sp, struct ftfb_idtab *t,
 			uint32_t *next, uint32_t field, const void *b,
 			size_t len, uint32_t *iid)
 {
@@ -372,8 +212,8 @@ static int intern_bytes(struct ftfb_stackprof *sp, struct idtab *t,
 
 	if (len > MAX_NAME)
 		len = MAX_NAME;
-	key = hash_bytes(b, len);
-	*iid = idtab_get(t, key);
+	key = ftfb_hash_bytes(b, len);
+	*iid = ftfb_idtab_get(t, key);
 	if (*iid)
 		return 0;
 	*iid = ++*next;
@@ -381,10 +221,10 @@ static int intern_bytes(struct ftfb_stackprof *sp, struct idtab *t,
 	ftfb_pb_varint(&sp->ib, F_IID, *iid);
 	ftfb_pb_bytes(&sp->ib, F_STR, b, len);
 	ftfb_pb_end(&sp->ib, m);
-	return idtab_put(t, key, *iid);
+	return ftfb_idtab_put(t, key, *iid);
 }
 
-static int intern_str(struct ftfb_stackprof *sp, struct idtab *t,
+static int intern_str(struct ftfb_stackprof *sp, struct ftfb_idtab *t,
 		      uint32_t *next, uint32_t field, const char *s,
 		      uint32_t *iid)
 {
@@ -413,13 +253,14 @@ static int intern_mapping(struct ftfb_stackprof *sp, struct seq *q,
 			  const struct ftfb_frame_sym *fs, uint32_t *iid)
 {
 	const char *path = fs->path ? fs->path : "[unknown]";
-	uint64_t key =
-		mix(hash_str(path) ^ mix(fs->start ^ mix(fs->end)) ^ fs->pgoff);
+	uint64_t key = ftfb_mix64(ftfb_hash_str(path) ^
+				  ftfb_mix64(fs->start ^ ftfb_mix64(fs->end)) ^
+				  fs->pgoff);
 	uint32_t path_iid, build_iid = 0;
 	size_t m;
 	int err;
 
-	*iid = idtab_get(&q->maps, key);
+	*iid = ftfb_idtab_get(&q->maps, key);
 	if (*iid)
 		return 0;
 	err = intern_str(sp, &q->paths, &q->next_path, F_MAPPING_PATHS, path,
@@ -441,21 +282,23 @@ static int intern_mapping(struct ftfb_stackprof *sp, struct seq *q,
 	ftfb_pb_varint(&sp->ib, F_MAP_PATH_IDS, path_iid);
 	ftfb_pb_varint(&sp->ib, F_MAP_EXACT_OFFSET, fs->pgoff);
 	ftfb_pb_end(&sp->ib, m);
-	return idtab_put(&q->maps, key, *iid);
+	return ftfb_idtab_put(&q->maps, key, *iid);
 }
 
 /* The frame of ip in process tgid (KERNEL_TGID: a kernel address). */
 static int intern_frame(struct ftfb_stackprof *sp, struct seq *q, uint32_t tgid,
 			uint64_t ip, bool leaf, uint32_t *iid)
 {
-	uint64_t gen = tgid == KERNEL_TGID ? 0 : idtab_get(&sp->gens, tgid);
-	uint64_t key = mix(ip ^ mix(((uint64_t)tgid << 1) | leaf | gen << 33));
+	uint64_t gen =
+		tgid == KERNEL_TGID ? 0 : ftfb_idtab_get(&sp->gens, tgid);
+	uint64_t key = ftfb_mix64(
+		ip ^ ftfb_mix64(((uint64_t)tgid << 1) | leaf | gen << 33));
 	struct ftfb_frame_sym fs = {0};
 	uint32_t map_iid, name_iid = 0;
 	size_t m, cap = q->frame_cap;
 	int err;
 
-	*iid = idtab_get(&q->frames, key);
+	*iid = ftfb_idtab_get(&q->frames, key);
 	if (*iid)
 		return 0;
 	sp->o.symbolize(sp->o.symbolize_ctx, tgid, ip, tgid == KERNEL_TGID,
@@ -483,7 +326,7 @@ static int intern_frame(struct ftfb_stackprof *sp, struct seq *q, uint32_t tgid,
 		return -ENOMEM;
 	q->frame_cap = cap;
 	q->frame_name[*iid] = name_iid;
-	return idtab_put(&q->frames, key, *iid);
+	return ftfb_idtab_put(&q->frames, key, *iid);
 }
 
 /* The callstack of a sample, root first: user frames outermost first,
@@ -495,8 +338,9 @@ static int intern_callstack(struct ftfb_stackprof *sp, struct seq *q,
 			    const uint64_t *kips, uint32_t nk, uint32_t *iid,
 			    uint32_t *top)
 {
-	uint64_t gen = idtab_get(&sp->gens, s->tgid);
-	uint64_t key = mix(s->uhash ^ mix(s->khash ^ 0x5bd1e995ull ^ gen));
+	uint64_t gen = ftfb_idtab_get(&sp->gens, s->tgid);
+	uint64_t key = ftfb_mix64(s->uhash ^
+				  ftfb_mix64(s->khash ^ 0x5bd1e995ull ^ gen));
 	uint32_t frames[MAX_FRAMES];
 	uint32_t n = 0;
 	size_t m;
@@ -511,7 +355,7 @@ static int intern_callstack(struct ftfb_stackprof *sp, struct seq *q,
 					&frames[n])))
 			return err;
 	*top = n ? (nu ? frames[nu - 1] : frames[n - 1]) : 0;
-	*iid = idtab_get(&q->stacks, key);
+	*iid = ftfb_idtab_get(&q->stacks, key);
 	if (*iid)
 		return 0;
 	*iid = ++q->next_stack;
@@ -520,7 +364,7 @@ static int intern_callstack(struct ftfb_stackprof *sp, struct seq *q,
 	for (uint32_t i = 0; i < n; i++) /* not packed: as Perfetto reads */
 		ftfb_pb_varint(&sp->ib, F_CALLSTACK_FRAMES, frames[i]);
 	ftfb_pb_end(&sp->ib, m);
-	return idtab_put(&q->stacks, key, *iid);
+	return ftfb_idtab_put(&q->stacks, key, *iid);
 }
 
 /* ---- samples -------------------------------------------------------- */
@@ -532,9 +376,9 @@ static const uint64_t *stack_of(struct ftfb_stackprof *sp, uint64_t hash,
 	*outn = 0;
 	if (!hash)
 		return NULL;
-	if (ips && (*err = store_put(sp->store, hash, ips, n)))
+	if (ips && (*err = ftfb_stackstore_add(sp->store, hash, ips, n)))
 		return NULL;
-	ips = store_get(sp->store, hash, outn);
+	ips = ftfb_stackstore_get(sp->store, hash, outn);
 	if (!ips)
 		sp->st.unknown_stacks++;
 	return ips;
@@ -594,7 +438,7 @@ int ftfb_stackprof_sample(struct ftfb_stackprof *sp,
 void ftfb_stackprof_forget(struct ftfb_stackprof *sp, uint32_t tgid)
 {
 	/* (out of memory: the old frames stay, at worst misnamed) */
-	idtab_put(&sp->gens, tgid, idtab_get(&sp->gens, tgid) + 1);
+	ftfb_idtab_put(&sp->gens, tgid, ftfb_idtab_get(&sp->gens, tgid) + 1);
 	if (sp->o.forget)
 		sp->o.forget(sp->o.symbolize_ctx, tgid);
 }
@@ -641,19 +485,19 @@ void ftfb_stackprof_free(struct ftfb_stackprof *sp)
 	for (int k = 0; k < 2; k++) {
 		struct seq *q = &sp->seq[k];
 
-		idtab_free(&q->names);
-		idtab_free(&q->paths);
-		idtab_free(&q->maps);
-		idtab_free(&q->frames);
-		idtab_free(&q->stacks);
-		idtab_free(&q->build_ids);
+		ftfb_idtab_free(&q->names);
+		ftfb_idtab_free(&q->paths);
+		ftfb_idtab_free(&q->maps);
+		ftfb_idtab_free(&q->frames);
+		ftfb_idtab_free(&q->stacks);
+		ftfb_idtab_free(&q->build_ids);
 		free(q->frame_name);
 		for (size_t i = 0; i < q->name_cap; i++)
 			free(q->name_str[i]);
 		free(q->name_str);
 		free(q->name_weight);
 	}
-	idtab_free(&sp->gens);
+	ftfb_idtab_free(&sp->gens);
 	if (sp->own_store)
 		ftfb_stackstore_free(sp->store);
 	free(sp->stream);

@@ -59,6 +59,9 @@ int ftfb_stackstore_new(struct ftfb_stackstore **out);
 /* Keeps n ips (leaf first) under hash, unless it has them; 0 or -ENOMEM. */
 int ftfb_stackstore_add(struct ftfb_stackstore *s, uint64_t hash,
 			const uint64_t *ips, uint32_t n);
+/* The ips kept under hash (*n of them), NULL if none. */
+const uint64_t *ftfb_stackstore_get(const struct ftfb_stackstore *s,
+				    uint64_t hash, uint32_t *n);
 void ftfb_stackstore_free(struct ftfb_stackstore *s);
 
 struct ftfb_stackprof_opts {
