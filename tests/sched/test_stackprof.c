@@ -16,6 +16,7 @@
 #include "ftf/destination.h"
 #include "ftf/reader.h"
 #include "ftf/writer.h"
+#include "idtab.h"
 #include "pbwrite.h"
 #include "stackprof.h"
 
@@ -69,6 +70,55 @@ static void pb_overflow_stops(void **state)
 	ftfb_pb_string(&pb, 2, "testing");
 	assert_true(pb.overflow);
 	assert_true(pb.len <= sizeof(buf));
+}
+
+/* ---- the interning table ---- */
+
+/* 100,000 keys (0 among them) through many doublings: each keeps its
+ * value, absent keys read 0, an update replaces. */
+static void idtab_keeps_every_key(void **state)
+{
+	struct ftfb_idtab t = {0};
+
+	(void)state;
+	assert_int_equal(ftfb_idtab_get(&t, 42), 0);
+	for (uint32_t i = 0; i < 100000; i++)
+		assert_int_equal(ftfb_idtab_put(&t, (uint64_t)i * 7919, i + 1),
+				 0);
+	assert_int_equal(t.n, 100000);
+	for (uint32_t i = 0; i < 100000; i++)
+		assert_int_equal(ftfb_idtab_get(&t, (uint64_t)i * 7919), i + 1);
+	assert_int_equal(ftfb_idtab_get(&t, 7919ull * 100000), 0);
+	assert_int_equal(ftfb_idtab_put(&t, 7919, 5), 0);
+	assert_int_equal(ftfb_idtab_get(&t, 7919), 5);
+	assert_int_equal(t.n, 100000);
+	ftfb_idtab_free(&t);
+	assert_int_equal(ftfb_idtab_get(&t, 0), 0);
+}
+
+/* The stack store: a hash's ips kept once, the first ones win. */
+static void stackstore_keeps_first_ips(void **state)
+{
+	struct ftfb_stackstore *st;
+	uint64_t a[3] = {1, 2, 3}, b[1] = {9};
+	const uint64_t *got;
+	uint32_t n;
+
+	(void)state;
+	assert_int_equal(ftfb_stackstore_new(&st), 0);
+	assert_null(ftfb_stackstore_get(st, 77, &n));
+	assert_int_equal(n, 0);
+	for (uint64_t h = 1; h <= 5000; h++) /* the pool moves as it grows */
+		assert_int_equal(ftfb_stackstore_add(st, h, a, 3), 0);
+	assert_int_equal(ftfb_stackstore_add(st, 5001, b, 1), 0);
+	assert_int_equal(ftfb_stackstore_add(st, 5001, a, 3), 0);
+	got = ftfb_stackstore_get(st, 5001, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(got[0], 9);
+	got = ftfb_stackstore_get(st, 1, &n);
+	assert_int_equal(n, 3);
+	assert_memory_equal(got, a, sizeof(a));
+	ftfb_stackstore_free(st);
 }
 
 /* ---- stackprof ---- */
@@ -294,6 +344,8 @@ int main(void)
 		cmocka_unit_test(pb_documented_examples),
 		cmocka_unit_test(pb_nested_and_wide),
 		cmocka_unit_test(pb_overflow_stops),
+		cmocka_unit_test(idtab_keeps_every_key),
+		cmocka_unit_test(stackstore_keeps_first_ips),
 		cmocka_unit_test(samples_intern_once),
 		cmocka_unit_test(forget_symbolizes_again),
 	};
