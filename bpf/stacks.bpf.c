@@ -212,6 +212,7 @@ int BPF_PROG(ftfb_offcpu_switch, bool preempt, struct task_struct *prev,
 	__u32 tid = prev->pid, tgid = prev->tgid;
 	__u64 now = bpf_ktime_get_ns();
 	struct stack_buf *s;
+	long err;
 
 	if (!armed)
 		return 0;
@@ -230,10 +231,17 @@ int BPF_PROG(ftfb_offcpu_switch, bool preempt, struct task_struct *prev,
 	s->ev.hdr.tid = tid;
 	s->ev.hdr.tgid = tgid;
 	take_stacks(ctx, s, tgid, TP_FRAMES);
-	if (s->ev.nu + s->ev.nk
-		    ? bpf_map_update_elem(&blocked, &tid, s, BPF_ANY)
-		    : bpf_map_update_elem(&blocked_known, &tid, &s->ev,
-					  BPF_ANY)) {
+	/* in one map; out of the other, where a block whose switch back in
+	 * the kernel never reported (seen on this VM) would linger */
+	if (s->ev.nu + s->ev.nk) {
+		err = bpf_map_update_elem(&blocked, &tid, s, BPF_ANY);
+		bpf_map_delete_elem(&blocked_known, &tid);
+	} else {
+		err = bpf_map_update_elem(&blocked_known, &tid, &s->ev,
+					  BPF_ANY);
+		bpf_map_delete_elem(&blocked, &tid);
+	}
+	if (err) {
 		ftfb_count(&fired, FTFB_EV_STACK_OFF);
 		ftfb_count(&drops, FTFB_EV_STACK_OFF);
 	}
