@@ -31,7 +31,8 @@ enum ftfb_kind {
 	FTFB_EV_TASKNAME = 11,  /* struct ftfb_taskname */
 	FTFB_EV_SENTER = 12,    /* struct ftfb_senter */
 	FTFB_EV_SEXIT = 13,     /* struct ftfb_sexit */
-	/* 14, 15: stack samples (on CPU, off CPU) */
+	FTFB_EV_STACK_ON = 14,  /* struct ftfb_stack: an on-CPU sample */
+	FTFB_EV_STACK_OFF = 15, /* struct ftfb_stack: a time off CPU */
 	FTFB_EV_USDT = 16,      /* struct ftfb_usdt */
 	FTFB_EV_KIND_MAX = 17,  /* (the drops counter lists the kinds that
 				 * lost events, at most 14 of them) */
@@ -200,6 +201,26 @@ struct ftfb_batch {
 	struct ftfb_hdr hdr;
 	__u32 len;
 	__u32 _pad;
+};
+
+/* --stacks: a stack sample. On CPU (FTFB_EV_STACK_ON): hdr.ts is the
+ * sample's time, weight 1. Off CPU (FTFB_EV_STACK_OFF): the stack of a
+ * thread as it blocked, hdr.ts the time it blocked, weight the ns until
+ * it ran again (sent then). A stack is known by a 64-bit hash (of the
+ * tgid and the ips for a user stack, of the ips for a kernel one; 0: no
+ * such stack); its ips follow the struct (nu user ones then nk kernel
+ * ones, leaf first) only the first time the kernel sends that hash (or
+ * again after its table of sent hashes evicted it). */
+#define FTFB_STACK_MAX_DEPTH 127
+struct ftfb_stack {
+	struct ftfb_hdr hdr;
+	__u64 weight;
+	__u64 uhash;
+	__u64 khash;
+	__u16 nu;
+	__u16 nk;
+	__u32 _pad;
+	/* then __u64 ips[nu + nk] */
 };
 
 /* Linux task state bits (include/linux/sched.h) as they appear in

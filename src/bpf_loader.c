@@ -35,6 +35,9 @@
 #include "uprobe.skel.h"
 #include "syscalls.skel.h"
 #include "usdt.skel.h"
+#include "stacks.skel.h"
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
 
 #define BTF_PATH "/sys/kernel/btf/vmlinux"
 
@@ -58,6 +61,7 @@ struct ftfb_loader {
 	struct uprobe_bpf *up;
 	struct syscalls_bpf *sys; /* --syscalls */
 	struct usdt_bpf *usdt;    /* -u usdt:... */
+	struct stacks_bpf *stk;   /* --stacks */
 	bool up_multi_loaded; /* the uprobe.multi programs are loaded */
 	bool up_multi_used;   /* uprobes attached with uprobe_multi links */
 	int ring_fds[FTFB_MAX_RINGS];
@@ -887,6 +891,119 @@ int ftfb_loader_attach_syscalls(struct ftfb_loader *l, const uint8_t *wanted,
 	return err;
 }
 
+/* The cpu-clock perf event of one cpu, sampling at freq_hz. */
+static int open_cpu_clock(int cpu, unsigned freq_hz)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.freq = 1;
+	a.sample_freq = freq_hz;
+	return (int)syscall(SYS_perf_event_open, &a, -1, cpu, -1,
+			    PERF_FLAG_FD_CLOEXEC);
+}
+
+static int attach_stack_link(struct ftfb_loader *l, struct bpf_link *link)
+{
+	int err;
+
+	if (!link)
+		return -errno;
+	if ((err = add_link(&l->links, link)))
+		bpf_link__destroy(link);
+	return err;
+}
+
+/* The on-CPU program on every online cpu's cpu-clock event. */
+static int attach_cpu_samplers(struct ftfb_loader *l, unsigned freq_hz,
+			       char *errmsg, size_t errlen)
+{
+	int attached = 0, err = 0;
+
+	for (int cpu = 0; cpu < l->ncpus; cpu++) {
+		int fd = open_cpu_clock(cpu, freq_hz);
+
+		if (fd < 0 && (errno == ENODEV || errno == ENOENT))
+			continue; /* an offline cpu */
+		if (fd < 0) {
+			err = -errno;
+			set_err(errmsg, errlen,
+				"opening the cpu-clock perf event of cpu %d failed: %s%s",
+				cpu, errstr(err),
+				err == -EINVAL ? " (--freq above kernel.perf_event_max_sample_rate?)" :
+				err == -EACCES || err == -EPERM ? load_hint(err) : "");
+			return err;
+		}
+		err = attach_stack_link(l, bpf_program__attach_perf_event(
+						   l->stk->progs.ftfb_cpu_sample, fd));
+		if (err) {
+			close(fd);
+			set_err(errmsg, errlen,
+				"attaching the stack sampler to cpu %d failed: %s",
+				cpu, errstr(err));
+			return err;
+		}
+		attached++;
+	}
+	if (!attached) {
+		set_err(errmsg, errlen, "no online cpu to sample");
+		return -ENODEV;
+	}
+	return 0;
+}
+
+int ftfb_loader_attach_stacks(struct ftfb_loader *l, unsigned freq_hz,
+			      char *errmsg, size_t errlen)
+{
+	struct stacks_bpf *s;
+	int err;
+
+	if (l->stk)
+		return 0;
+	s = stacks_bpf__open();
+	if (!s) {
+		err = -errno;
+		set_err(errmsg, errlen, "opening the stack programs failed: %s",
+			errstr(err));
+		return err;
+	}
+	s->rodata->filter_tgids = l->opts.filter_tgids;
+	s->rodata->nr_rings = l->nr_rings;
+	s->rodata->wakeup_bytes = l->opts.ring_bytes / 4;
+	s->rodata->self_tgid = l->opts.exclude_self ? (__u32)getpid() : 0;
+	err = reuse_shared_maps(l, s->maps.rings, s->maps.traced_tgids,
+				s->maps.fired, s->maps.drops, s->maps.ubufs);
+	if (!err)
+		err = stacks_bpf__load(s);
+	if (err) {
+		set_err(errmsg, errlen, "loading the stack programs failed: %s%s",
+			errstr(err), load_hint(err));
+		stacks_bpf__destroy(s);
+		return err;
+	}
+	l->stk = s;
+	/* with --no-sched: the lifecycle programs still name the threads
+	 * (fork, exec, rename) and end processes (exit) */
+	err = start_flushers(l, errmsg, errlen);
+	if (!err)
+		err = attach_cpu_samplers(l, freq_hz, errmsg, errlen);
+	if (!err) {
+		err = attach_stack_link(
+			l, bpf_program__attach(s->progs.ftfb_offcpu_switch));
+		if (err)
+			set_err(errmsg, errlen, "attaching %s failed: %s",
+				bpf_program__section_name(
+					s->progs.ftfb_offcpu_switch),
+				errstr(err));
+	}
+	if (!err) /* both kinds start together */
+		__atomic_store_n(&s->bss->armed, 1, __ATOMIC_RELEASE);
+	return err;
+}
+
 bool ftfb_loader_uprobe_multi(const struct ftfb_loader *l)
 {
 	return l->up_multi_used;
@@ -971,6 +1088,8 @@ void ftfb_loader_stop_recording(struct ftfb_loader *l)
 	ftfb_loader_arm_uprobes(l, false);
 	if (l->sys)
 		__atomic_store_n(&l->sys->bss->armed, 0, __ATOMIC_RELEASE);
+	if (l->stk)
+		__atomic_store_n(&l->stk->bss->armed, 0, __ATOMIC_RELEASE);
 	if (l->sched)
 		__atomic_store_n(&l->sched->bss->stopped, 1, __ATOMIC_RELEASE);
 }
@@ -1132,6 +1251,21 @@ int ftfb_loader_uprobe_stats(struct ftfb_loader *l,
 	return 0;
 }
 
+int ftfb_loader_stack_stats(struct ftfb_loader *l, struct ftfb_prog_stats *on,
+			    struct ftfb_prog_stats *off)
+{
+	int err;
+
+	memset(on, 0, sizeof(*on));
+	memset(off, 0, sizeof(*off));
+	if (!l->stk)
+		return 0;
+	if ((err = prog_stats(l->stk->progs.ftfb_cpu_sample, on)) ||
+	    (err = prog_stats(l->stk->progs.ftfb_offcpu_switch, off)))
+		return err;
+	return 0;
+}
+
 static void add_prog_ids(struct bpf_object *obj, uint32_t *ids, size_t max,
 			 int *n)
 {
@@ -1164,6 +1298,8 @@ int ftfb_loader_prog_ids(struct ftfb_loader *l, uint32_t *ids, size_t max)
 		add_prog_ids(l->sys->obj, ids, max, &n);
 	if (l->usdt)
 		add_prog_ids(l->usdt->obj, ids, max, &n);
+	if (l->stk)
+		add_prog_ids(l->stk->obj, ids, max, &n);
 	return n;
 }
 
@@ -1217,6 +1353,7 @@ void ftfb_loader_close(struct ftfb_loader *l)
 	uprobe_bpf__destroy(l->up);
 	syscalls_bpf__destroy(l->sys);
 	usdt_bpf__destroy(l->usdt);
+	stacks_bpf__destroy(l->stk);
 	ring_buffer__free(l->rb);
 	sched_bpf__destroy(l->sched);
 	for (int i = 0; i < FTFB_MAX_RINGS; i++)

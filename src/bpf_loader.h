@@ -81,6 +81,13 @@ int ftfb_loader_attach_syscalls(struct ftfb_loader *l, const uint8_t *wanted,
 				uint32_t only_tgid, char *errmsg,
 				size_t errlen);
 
+/* Stack samples (--stacks): the on-CPU sampler on a cpu-clock perf
+ * event per cpu at freq_hz, and the off-CPU stacks at sched_switch, of
+ * the traced tasks (FTFB_EV_STACK_ON / FTFB_EV_STACK_OFF events). 0 or
+ * -errno with errmsg. */
+int ftfb_loader_attach_stacks(struct ftfb_loader *l, unsigned freq_hz,
+			      char *errmsg, size_t errlen);
+
 /* true once uprobes were attached through uprobe_multi links. */
 bool ftfb_loader_uprobe_multi(const struct ftfb_loader *l);
 
@@ -118,6 +125,11 @@ struct ftfb_prog_stats {
 int ftfb_loader_uprobe_stats(struct ftfb_loader *l,
 			     struct ftfb_prog_stats *entry,
 			     struct ftfb_prog_stats *ret);
+
+/* The same for the --stacks programs: the on-CPU sampler, and the
+ * off-CPU one (it runs at every context switch of the machine). */
+int ftfb_loader_stack_stats(struct ftfb_loader *l, struct ftfb_prog_stats *on,
+			    struct ftfb_prog_stats *off);
 
 /* IDs of our loaded programs (kernel prog ids, as `bpftool prog show`
  * lists them); returns how many there are (at most max are stored). */

@@ -163,6 +163,14 @@ void cli_usage(FILE *f, const char *prog)
 "                         Debian 12, python3.11's function__entry fires only\n"
 "                         where C code enters the interpreter\n"
 "\n"
+"Stack samples:\n"
+"  -g, --stacks           stack samples of the traced threads: on CPU at\n"
+"                         --freq HZ, and off CPU (the stack each time a\n"
+"                         thread blocks, weighted by the time until it runs\n"
+"                         again); Perfetto shows them as flame graphs\n"
+"      --freq HZ          on-CPU samples per second and CPU (1..10000,\n"
+"                         default 99)\n"
+"\n"
 "Flight recorder (keep the last seconds in memory, write them on demand):\n"
 "  -F, --flight-recorder DUR  record as usual but keep only the events of the\n"
 "                         last DUR in memory and write nothing until a\n"
@@ -212,13 +220,14 @@ void cli_usage(FILE *f, const char *prog)
 "  sudo %s -f -u libc:malloc -- make      malloc() in make and all it starts\n"
 "  sudo %s --list -u 'libc:*alloc*'       what a spec matches\n"
 "  sudo %s --python -- python3 app.py     Python's gc and imports as slices\n"
+"  sudo %s -g -- ./app                    where ./app runs and waits\n"
 "  sudo %s -F 10s -a -u app:handle --trigger 'app:handle>50ms' -o slow.fxt\n"
 "                                         the 10 s before each slow handle()\n"
 "\n"
 "Needs root (or CAP_BPF + CAP_PERFMON) and a kernel with BTF.\n"
 "Open the trace at https://ui.perfetto.dev (Open trace file), or check it\n"
 "with ftf-dump --summary FILE.\n",
-		prog, prog, prog, prog, prog, prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog, prog, prog, prog, prog, prog);
 }
 
 enum {
@@ -237,6 +246,7 @@ enum {
 	OPT_USDT_STRINGS,
 	OPT_PYTHON,
 	OPT_COMPRESS,
+	OPT_FREQ,
 };
 
 static const struct option long_opts[] = {
@@ -256,6 +266,8 @@ static const struct option long_opts[] = {
 	{ "syscalls", optional_argument, NULL, OPT_SYSCALLS },
 	{ "usdt-strings", no_argument, NULL, OPT_USDT_STRINGS },
 	{ "python", no_argument, NULL, OPT_PYTHON },
+	{ "stacks", no_argument, NULL, 'g' },
+	{ "freq", required_argument, NULL, OPT_FREQ },
 	{ "flight-recorder", required_argument, NULL, 'F' },
 	{ "flight-size", required_argument, NULL, OPT_FLIGHT_SIZE },
 	{ "trigger", required_argument, NULL, OPT_TRIGGER },
@@ -330,7 +342,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the first non-option, which starts CMD. */
-	while ((c = getopt_long(argc, argv, "+:ap:u:o:d:F:fqvhV", long_opts,
+	while ((c = getopt_long(argc, argv, "+:ap:u:o:d:F:fgqvhV", long_opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'a':
@@ -468,6 +480,16 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,
 		case OPT_COMPRESS:
 			o->compress = true;
 			break;
+		case 'g':
+			o->stacks = true;
+			break;
+		case OPT_FREQ:
+			if (parse_int(optarg, 1, CLI_MAX_FREQ_HZ, &v))
+				return fail(err, errlen,
+					    "invalid --freq '%s': give samples per second from 1 to %d",
+					    optarg, CLI_MAX_FREQ_HZ);
+			o->freq_hz = (unsigned)v;
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -517,9 +539,16 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,
 	if (targets > 1)
 		return fail(err, errlen,
 			    "give only one of -a, -p PID and -- CMD");
-	if (o->no_sched && o->nuprobes == 0 && !o->syscalls && !o->python)
+	if (o->no_sched && o->nuprobes == 0 && !o->syscalls && !o->python &&
+	    !o->stacks)
 		return fail(err, errlen,
-			    "--no-sched leaves nothing to record: add -u SPEC or --syscalls, or drop --no-sched");
+			    "--no-sched leaves nothing to record: add -u SPEC or --syscalls (or --stacks), or drop --no-sched");
+	if (o->freq_hz && !o->stacks)
+		return fail(err, errlen,
+			    "--freq sets the rate of stack samples: add --stacks (-g)");
+	if (!o->freq_hz)
+		o->freq_hz = CLI_DEFAULT_FREQ_HZ;
+
 	if (!o->flight_ns && flight_only)
 		return fail(err, errlen,
 			    "%s belongs to the flight recorder: add -F DUR (the window to keep)",

@@ -18,6 +18,8 @@
 #define CLI_MAX_TRIGGERS 16
 #define CLI_DEFAULT_OUTPUT "trace.fxt"
 #define CLI_DEFAULT_RING_BYTES (8u << 20)
+#define CLI_DEFAULT_FREQ_HZ 99
+#define CLI_MAX_FREQ_HZ 10000
 
 enum cli_action {
 	CLI_TRACE = 0,
@@ -48,6 +50,8 @@ struct cli_opts {
 	bool python;         /* --python */
 	bool syscalls;            /* --syscalls[=LIST] */
 	const char *syscall_list; /* LIST, NULL: every call */
+	bool stacks;              /* -g, --stacks */
+	unsigned freq_hz;         /* --freq HZ (on-CPU samples) */
 	/* flight recorder (-F DUR); 0: off */
 	uint64_t flight_ns;
 	uint64_t flight_bytes;   /* --flight-size */

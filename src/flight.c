@@ -50,6 +50,9 @@ struct ftfb_flight {
 	struct ftfb_translator tracker;
 	bool tracker_ok;
 	struct ftfb_triggers *trig;
+	/* -g: every stack the kernel sent, as it came: a window's samples
+	 * may name a stack whose ips came before the window */
+	struct ftfb_stackstore *stack_store;
 	uint64_t drops[FTFB_EV_KIND_MAX];
 	uint64_t by_kind[FTFB_EV_KIND_MAX];
 	uint64_t events;
@@ -158,6 +161,11 @@ int ftfb_flight_open(struct ftfb_flight **out,
 		return -ENOMEM;
 	}
 	f->tracker_ok = true;
+	if (o->stacks && ftfb_stackstore_new(&f->stack_store)) {
+		snprintf(err, errlen, "out of memory");
+		ftfb_flight_close(f);
+		return -ENOMEM;
+	}
 	f->trig = ftfb_triggers_new(o->trigger_ns, o->tr.nfuncs);
 	if (o->trigger_ns && !f->trig) {
 		snprintf(err, errlen, "out of memory");
@@ -176,6 +184,7 @@ void ftfb_flight_close(struct ftfb_flight *f)
 	ftfb_translator_free(&f->tracker);
 	ftf_writer_close(&f->tw);
 	ftfb_triggers_free(f->trig);
+	ftfb_stackstore_free(f->stack_store);
 	free(f->snaps);
 	free(f);
 }
@@ -233,6 +242,36 @@ static void say_full(struct ftfb_flight *f)
 			(double)f->o.max_bytes / 1e6);
 }
 
+/* -g: the ips a stack sample carries (the first of its stacks'), kept
+ * for the snapshots. */
+static int keep_stacks(struct ftfb_flight *f, const void *data, size_t size)
+{
+	const uint64_t *ips = (const void *)((const char *)data +
+					      sizeof(struct ftfb_stack));
+	struct ftfb_stack e;
+	int err;
+
+	if (size < sizeof(e))
+		return 0;
+	memcpy(&e, data, sizeof(e));
+	if ((size - sizeof(e)) / 8 < (size_t)e.nu + e.nk || ((uintptr_t)ips & 7))
+		return 0;
+	err = ftfb_stackstore_add(f->stack_store, e.uhash, ips, e.nu);
+	if (!err)
+		err = ftfb_stackstore_add(f->stack_store, e.khash, ips + e.nu,
+					  e.nk);
+	/* Symbols are looked up when a snapshot is written, when the
+	 * process may be gone (the snapshot at the stop of a command that
+	 * exited): read its maps and files now, with its first stacks. */
+	for (uint32_t i = 0; i < e.nu; i++) {
+		struct ftfb_frame_sym fs;
+
+		f->o.stacks->symbolize(f->o.stacks->symbolize_ctx, e.hdr.tgid,
+				       ips[i], false, i == 0, &fs);
+	}
+	return err;
+}
+
 int ftfb_flight_event(struct ftfb_flight *f, const void *data, size_t size)
 {
 	const struct ftfb_hdr *h = data;
@@ -242,6 +281,14 @@ int ftfb_flight_event(struct ftfb_flight *f, const void *data, size_t size)
 	f->events++;
 	if (h->kind < FTFB_EV_KIND_MAX)
 		f->by_kind[h->kind]++;
+	if (f->stack_store && (h->kind == FTFB_EV_STACK_ON ||
+			       h->kind == FTFB_EV_STACK_OFF) &&
+	    (err = keep_stacks(f, data, size)))
+		return err;
+	/* an exec: the process's maps are another image's from now on (its
+	 * exit keeps them: a snapshot may need them after it) */
+	if (f->stack_store && h->kind == FTFB_EV_EXEC && f->o.stacks->forget)
+		f->o.stacks->forget(f->o.stacks->symbolize_ctx, h->tgid);
 	err = ftfb_fring_append(&f->ring, data, size, f->drops);
 	if (err)
 		return err;
@@ -393,9 +440,21 @@ static int write_window(struct ftfb_flight *f, struct ftf_writer *w,
 	to.w = w;
 	to.lookup = tracker_lookup;
 	to.lookup_ctx = f;
+	to.stacks = NULL;
+	if (f->o.stacks) {
+		struct ftfb_stackprof_opts so = *f->o.stacks;
+
+		so.w = w;
+		so.store = f->stack_store;
+		so.forget = NULL; /* the maps were read while recording */
+		if ((err = ftfb_stackprof_new(&to.stacks, &so)))
+			return err;
+	}
 	err = ftfb_translator_init(&t, &to);
-	if (err)
+	if (err) {
+		ftfb_stackprof_free(to.stacks);
 		return err;
+	}
 	err = open_inherited_calls(f, &t, start);
 	if (!err)
 		err = ftfb_translator_usdt_inherit(&f->tracker, &t, start);
@@ -409,6 +468,7 @@ static int write_window(struct ftfb_flight *f, struct ftf_writer *w,
 	if (!err)
 		err = ftfb_translator_finish(&t, end);
 	ftfb_translator_free(&t);
+	ftfb_stackprof_free(to.stacks);
 	return err;
 }
 

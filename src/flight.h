@@ -44,6 +44,9 @@ struct ftfb_flight_opts {
 	const uint64_t *trigger_ns;
 	/* the translators' options (w and lookup are set by the recorder) */
 	struct ftfb_translator_opts tr;
+	/* -g: the snapshots' stack sample writers (w and store are set by
+	 * the recorder); NULL: no stacks */
+	const struct ftfb_stackprof_opts *stacks;
 	const struct ftf_clock *clock;
 	uint64_t start_ns; /* the trace's start, for the times printed */
 	bool quiet;

@@ -33,6 +33,8 @@
 #include "events.h"
 #include "output.h"
 #include "probespec.h"
+#include "stackprof.h"
+#include "symbolize.h"
 #include "procfs.h"
 #include "syscall_names.h"
 #include "target.h"
@@ -118,6 +120,30 @@ static int check_kernel(char *err, size_t errlen)
 			 "this kernel has no BTF (/sys/kernel/btf/vmlinux: %s): ftf-bpf needs a kernel built with CONFIG_DEBUG_INFO_BTF=y",
 			 strerror(errno));
 		return -ENOTSUP;
+	}
+	return 0;
+}
+
+/* --freq above the kernel's limit would fail at perf_event_open, after
+ * the output was created: say so first. */
+static int check_freq(const struct cli_opts *o, char *err, size_t errlen)
+{
+	FILE *f;
+	long max = 0;
+
+	if (!o->stacks)
+		return 0;
+	f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%ld", &max) != 1)
+		max = 0;
+	fclose(f);
+	if (max > 0 && o->freq_hz > (unsigned long)max) {
+		snprintf(err, errlen,
+			 "--freq %u is above kernel.perf_event_max_sample_rate (%ld): give --freq %ld or less, or raise the sysctl",
+			 o->freq_hz, max, max);
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -563,6 +589,9 @@ struct session {
 	struct ftfb_flight *flight; /* -F: the recorder, instead of s.tr's file */
 	uint64_t *trigger_ns;       /* -F --trigger: per cookie */
 	uint8_t sys_wanted[FTFB_NR_SYSCALLS]; /* --syscalls=LIST */
+	struct ftfb_symbolizer *sym;	      /* --stacks */
+	struct ftfb_stackprof_opts stack_opts;
+	struct ftfb_stackprof *stacks;	      /* (-F: one per snapshot) */
 	struct target_child child;
 	bool have_child;
 	bool writer_open;
@@ -666,6 +695,52 @@ static void print_syscall_stats(const struct session *s)
 	}
 }
 
+/* --stacks: samples taken and lost, the top functions on and off CPU. */
+static void print_stack_stats(const struct session *s)
+{
+	const struct ftfb_stackprof_stats *st;
+	struct ftfb_prog_stats on, off;
+	const char *names[10];
+	uint64_t w[10];
+	size_t n;
+
+	if (!s->stacks)
+		return;
+	st = ftfb_stackprof_stats(s->stacks);
+	fprintf(stderr,
+		"  stacks: %llu on-CPU samples (%llu lost), %llu off-CPU stacks for %.3f s (%llu lost); %llu Perfetto packets, %.1f bytes per sample\n",
+		(unsigned long long)st->samples[0],
+		(unsigned long long)s->drops[FTFB_EV_STACK_ON],
+		(unsigned long long)st->samples[1], (double)st->weight[1] / 1e9,
+		(unsigned long long)s->drops[FTFB_EV_STACK_OFF],
+		(unsigned long long)st->packets,
+		st->samples[0] + st->samples[1] ?
+			(double)st->bytes / (double)(st->samples[0] + st->samples[1]) : 0.0);
+	if (st->unknown_stacks)
+		fprintf(stderr,
+			"  stacks: %llu samples name a stack whose frames were lost (written without them)\n",
+			(unsigned long long)st->unknown_stacks);
+	if (!ftfb_loader_stack_stats(s->loader, &on, &off) && on.run_cnt)
+		fprintf(stderr,
+			"  stacks BPF run time (kernel.bpf_stats_enabled): %.0f ns per on-CPU sample, %.0f ns per context switch\n",
+			(double)on.run_time_ns / (double)on.run_cnt,
+			off.run_cnt ? (double)off.run_time_ns / (double)off.run_cnt : 0.0);
+	for (int k = 0; k < 2; k++) {
+		n = ftfb_stackprof_top(s->stacks, k, names, w, 10);
+		if (!n)
+			continue;
+		fprintf(stderr, "  top %s functions (innermost user frame):\n",
+			k ? "off-CPU" : "on-CPU");
+		for (size_t i = 0; i < n; i++)
+			if (k)
+				fprintf(stderr, "    %12.3f ms  %s\n",
+					(double)w[i] / 1e6, names[i]);
+			else
+				fprintf(stderr, "    %10llu samples  %s\n",
+					(unsigned long long)w[i], names[i]);
+	}
+}
+
 static uint64_t sum(const uint64_t *v)
 {
 	uint64_t t = 0;
@@ -730,6 +805,8 @@ static const char *kind_name(int k)
 	case FTFB_EV_SENTER: return "system call entries";
 	case FTFB_EV_SEXIT: return "system call exits";
 	case FTFB_EV_USDT: return "USDT hits";
+	case FTFB_EV_STACK_ON: return "on-CPU stack samples";
+	case FTFB_EV_STACK_OFF: return "off-CPU stacks";
 	default: return "other";
 	}
 }
@@ -791,6 +868,7 @@ static void summary(struct session *s, uint64_t end_ns)
 			(unsigned long long)st->usdt_capped, FTFB_USLICE_MAX);
 	print_func_stats(s);
 	print_syscall_stats(s);
+	print_stack_stats(s);
 	if (s->out.gzip && bytes > 0)
 		fprintf(stderr,
 			"  wrote %s (%lld bytes: gzip of %llu bytes, %.1fx)\n",
@@ -996,11 +1074,30 @@ static int open_flight(struct session *s, const struct ftfb_translator_opts *to,
 	fo.post_ns = s->o->post_ns;
 	fo.trigger_ns = s->trigger_ns;
 	fo.tr = *to;
+	fo.stacks = s->o->stacks ? &s->stack_opts : NULL;
 	fo.clock = &s->clock;
 	fo.start_ns = mono_ns();
 	fo.quiet = s->o->quiet;
 	fo.verbose = s->o->verbose;
 	return ftfb_flight_open(&s->flight, &fo, err, errlen);
+}
+
+/* --stacks: the Perfetto packets of the samples, into the trace (with
+ * -F, into each snapshot: the recorder makes them). */
+static int open_stacks(struct session *s)
+{
+	int err = ftfb_symbolizer_new(&s->sym);
+
+	if (err)
+		return err;
+	s->stack_opts.w = &s->w;
+	s->stack_opts.symbolize = ftfb_symbolize;
+	s->stack_opts.symbolize_ctx = s->sym;
+	s->stack_opts.freq_hz = s->o->freq_hz;
+	s->stack_opts.forget = ftfb_symbolizer_forget;
+	if (s->o->flight_ns)
+		return 0;
+	return ftfb_stackprof_new(&s->stacks, &s->stack_opts);
 }
 
 static int run_trace(struct cli_opts *o)
@@ -1020,7 +1117,7 @@ static int run_trace(struct cli_opts *o)
 	s.stop_reason = "Ctrl-C";
 
 	if (check_privileges(err, sizeof(err)) ||
-	    check_kernel(err, sizeof(err))) {
+	    check_kernel(err, sizeof(err)) || check_freq(o, err, sizeof(err))) {
 		die_line(err);
 		return 1;
 	}
@@ -1118,13 +1215,21 @@ static int run_trace(struct cli_opts *o)
 	     ftfb_loader_attach_syscalls(s.loader,
 					 o->syscall_list ? s.sys_wanted : NULL,
 					 syscall_only_tgid(&s), err,
-					 sizeof(err)))) {
+					 sizeof(err))) ||
+	    (o->stacks && ftfb_loader_attach_stacks(s.loader, o->freq_hz, err,
+						    sizeof(err)))) {
 		die_line(err);
 		rc = 1;
 		goto out;
 	}
 
+	if (o->stacks && open_stacks(&s)) {
+		die_line("out of memory");
+		rc = 1;
+		goto out;
+	}
 	memset(&to, 0, sizeof(to));
+	to.stacks = s.stacks;
 	to.w = &s.w;
 	to.clock_mono = o->clock_mono;
 	to.lookup = ftfb_procfs_lookup;
@@ -1332,6 +1437,8 @@ out:
 	if (s.tr)
 		ftfb_translator_free(s.tr);
 	free(s.tr);
+	ftfb_stackprof_free(s.stacks);
+	ftfb_symbolizer_free(s.sym);
 	ftfb_flight_close(s.flight);
 	free(s.trigger_ns);
 	probes_free(&s.probes);

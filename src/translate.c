@@ -33,6 +33,8 @@ static const char *const kind_names[FTFB_EV_KIND_MAX] = {
 	[FTFB_EV_SENTER] = "syscall_enter",
 	[FTFB_EV_SEXIT] = "syscall_exit",
 	[FTFB_EV_USDT] = "usdt",
+	[FTFB_EV_STACK_ON] = "stack_on_cpu",
+	[FTFB_EV_STACK_OFF] = "stack_off_cpu",
 };
 
 static const size_t kind_size[FTFB_EV_KIND_MAX] = {
@@ -49,6 +51,8 @@ static const size_t kind_size[FTFB_EV_KIND_MAX] = {
 	[FTFB_EV_SENTER] = sizeof(struct ftfb_senter),
 	[FTFB_EV_SEXIT] = sizeof(struct ftfb_sexit),
 	[FTFB_EV_USDT] = offsetof(struct ftfb_usdt, str),
+	[FTFB_EV_STACK_ON] = sizeof(struct ftfb_stack),
+	[FTFB_EV_STACK_OFF] = sizeof(struct ftfb_stack),
 };
 
 /* ---- helpers ---- */
@@ -1071,6 +1075,55 @@ int ftfb_translator_add_task(struct ftfb_translator *t,
 	return new_task(t, &c, NULL);
 }
 
+/* mono ns as Perfetto reads the FTF part's time: the ticks written,
+ * converted with the ticks per second of the tick initialization. */
+static uint64_t perfetto_ns(struct ftfb_translator *t, uint64_t ns)
+{
+	uint64_t ticks = ftfb_tr_ticks(t, ns);
+	uint64_t tps = t->o.clock_mono ? 1000000000ull
+				       : ftf_writer_clock(t->w)->ticks_per_second;
+
+	return (uint64_t)((unsigned __int128)ticks * 1000000000u / tps);
+}
+
+/* A stack sample (--stacks) to the Perfetto packets; without --stacks
+ * (a replayed stream) it is skipped. */
+static int on_stack(struct ftfb_translator *t, const void *data, size_t size)
+{
+	struct ftfb_stack e;
+	struct ftfb_stack_sample s;
+	const uint64_t *ips = (const void *)((const char *)data + sizeof(e));
+	struct ftfb_task *k;
+	int err;
+
+	memcpy(&e, data, sizeof(e));
+	if (!t->o.stacks)
+		return 0;
+	if ((size - sizeof(e)) / 8 < (size_t)e.nu + e.nk ||
+	    ((uintptr_t)ips & 7)) {
+		t->st.skipped++;
+		return 0;
+	}
+	/* a thread first seen here is named as any other */
+	if (e.hdr.tid && (err = ftfb_tr_ensure_task(t, e.hdr.tid, e.hdr.tgid, &k)))
+		return err;
+	memset(&s, 0, sizeof(s));
+	s.kind = e.hdr.kind == FTFB_EV_STACK_OFF ? FTFB_STACK_OFF_CPU
+						 : FTFB_STACK_ON_CPU;
+	s.ts_ns = perfetto_ns(t, e.hdr.ts);
+	s.cpu = e.hdr.cpu;
+	s.tid = e.hdr.tid;
+	s.tgid = e.hdr.tgid;
+	s.weight = e.weight;
+	s.uhash = e.uhash;
+	s.khash = e.khash;
+	s.nu = e.nu;
+	s.nk = e.nk;
+	s.uips = e.nu ? ips : NULL;
+	s.kips = e.nk ? ips + e.nu : NULL;
+	return ftfb_stackprof_sample(t->o.stacks, &s);
+}
+
 int ftfb_translator_event(struct ftfb_translator *t, const void *data,
 			  size_t size)
 {
@@ -1119,6 +1172,8 @@ int ftfb_translator_event(struct ftfb_translator *t, const void *data,
 		struct ftfb_comm_ev e;
 
 		memcpy(&e, data, sizeof(e));
+		if (t->o.stacks) /* its addresses are another image's now */
+			ftfb_stackprof_forget(t->o.stacks, e.hdr.tgid);
 		return on_exec(t, &e);
 	}
 	case FTFB_EV_RENAME: {
@@ -1131,6 +1186,8 @@ int ftfb_translator_event(struct ftfb_translator *t, const void *data,
 		struct ftfb_exit e;
 
 		memcpy(&e, data, sizeof(e));
+		if (t->o.stacks && e.group_dead) /* its pid may come back */
+			ftfb_stackprof_forget(t->o.stacks, e.hdr.tgid);
 		return on_task_exit(t, &e);
 	}
 	case FTFB_EV_TASKNAME: {
@@ -1171,6 +1228,9 @@ int ftfb_translator_event(struct ftfb_translator *t, const void *data,
 		memcpy(&e, data, size < sizeof(e) ? size : sizeof(e));
 		return ftfb_tr_usdt(t, &e);
 	}
+	case FTFB_EV_STACK_ON:
+	case FTFB_EV_STACK_OFF:
+		return on_stack(t, data, size);
 	}
 	return 0;
 }
@@ -1252,6 +1312,8 @@ int ftfb_translator_finish(struct ftfb_translator *t, uint64_t mono_ns)
 		c.ns = t->last_ts;
 	ftfb_pt_for_each(&t->pt, finish_one, &c);
 	if (c.err)
+		return c.err;
+	if (t->o.stacks && (c.err = ftfb_stackprof_flush(t->o.stacks)))
 		return c.err;
 	return ftf_flush(t->w);
 }

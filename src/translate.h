@@ -60,6 +60,7 @@
 #include "ftf/writer.h"
 #include "events.h"
 #include "proctable.h"
+#include "stackprof.h"
 
 struct ftfb_task_info {
 	uint32_t tid, tgid;
@@ -124,6 +125,7 @@ struct ftfb_translator_opts {
 	size_t expected_tasks; /* table size hint; 0: 4096 */
 	uint32_t self_tid;     /* the tracer's pid (main thread), which owns
 				* the dropped-events counter; 0: pid 0 */
+	struct ftfb_stackprof *stacks; /* --stacks: where samples go */
 };
 
 struct ftfb_translator_stats {

@@ -324,6 +324,14 @@ int ftf_write_provider_event_dropped(struct ftf_writer *w,
 /* Log record (type 9) on thread ref `thread`. -E2BIG if over 32 KB. */
 int ftf_write_log(struct ftf_writer *w, int thread, uint64_t ticks,
 		  const char *msg, size_t len);
+/* Blob record (type 5): `len` bytes of payload of type blob_type under
+ * the string id `name`. Blob type 3 is Perfetto's: its payloads are read
+ * as a stream of Perfetto TracePackets (Perfetto's Fuchsia importer).
+ * -E2BIG past FTF_MAX_BLOB_LEN (the record's 12-bit word count). */
+#define FTF_MAX_BLOB_LEN (4094 * 8)
+#define FTF_BLOB_PERFETTO 3
+int ftf_write_blob(struct ftf_writer *w, int name, unsigned blob_type,
+		   const void *payload, size_t len);
 
 /* ---- arguments (Write_arg): checked against the pending template ---- */
 /* `name` is a string id. Too many for the template: -EPROTO, nothing

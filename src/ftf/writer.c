@@ -974,6 +974,31 @@ int ftf_write_log(struct ftf_writer *w, int thread, uint64_t ticks,
 	return 0;
 }
 
+int ftf_write_blob(struct ftf_writer *w, int name, unsigned blob_type,
+		   const void *payload, size_t len)
+{
+	size_t rsize = 1 + round_words(len);
+	int err;
+
+	if (w->closed)
+		return check_open(w);
+	if (len > FTF_MAX_BLOB_LEN)
+		return fail(w, -E2BIG, "blob of %zu bytes: at most %d fit a record",
+			    len, FTF_MAX_BLOB_LEN);
+	if (blob_type > 255)
+		return fail(w, -EINVAL, "blob type %u: at most 255", blob_type);
+	if ((err = check_string_id(w, "blob name", name)))
+		return err;
+	err = ensure_capacity(w, rsize * 8);
+	if (err)
+		return err;
+	ftf__put64(w, 5 | (rsize << 4) | ((uint64_t)(uint16_t)name << 16) |
+			      ((uint64_t)len << 32) |
+			      ((uint64_t)blob_type << 48));
+	put_stream(w, payload, len);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* arguments                                                           */
 /* ------------------------------------------------------------------ */

@@ -334,6 +334,35 @@ static void compressed_output(void **state)
 	assert_false(o.compress);
 }
 
+static void stack_options(void **state)
+{
+	struct cli_opts o;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "-a"), 0);
+	assert_false(o.stacks);
+	assert_int_equal(PARSE(&o, err, "-g", "-a"), 0);
+	assert_true(o.stacks);
+	assert_int_equal(o.freq_hz, 99);
+	assert_int_equal(PARSE(&o, err, "--stacks", "--freq", "997",
+			       "--no-sched", "-p", "1"), 0);
+	assert_true(o.stacks);
+	assert_true(o.no_sched);
+	assert_int_equal(o.freq_hz, 997);
+	assert_int_equal(PARSE(&o, err, "--freq", "99", "-a"), -EINVAL);
+	assert_non_null(strstr(err, "add --stacks"));
+	assert_int_equal(PARSE(&o, err, "-g", "--freq", "0", "-a"), -EINVAL);
+	assert_non_null(strstr(err, "invalid --freq '0'"));
+	assert_int_equal(PARSE(&o, err, "-g", "--freq", "10001", "-a"),
+			 -EINVAL);
+	assert_int_equal(PARSE(&o, err, "-g", "--freq", "fast", "-a"),
+			 -EINVAL);
+	assert_non_null(strstr(err, "1 to 10000"));
+	assert_int_equal(PARSE(&o, err, "-g", "-F", "2s", "-a"), 0);
+	assert_true(o.stacks);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +378,7 @@ int main(void)
 		cmocka_unit_test(syscall_options),
 		cmocka_unit_test(usdt_options),
 		cmocka_unit_test(compressed_output),
+		cmocka_unit_test(stack_options),
 		cmocka_unit_test(bad_flight_recorder_options),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -374,6 +374,27 @@ static void provider_event_and_log(void **state)
 	fx_free(f);
 }
 
+/* Blob record: header (type 5, size, name, payload size, blob type), the
+ * payload zero-padded to a word; too large a payload writes nothing. */
+static void blob_record(void **state)
+{
+	struct fixture *f = fx_new(0, 0);
+	static uint8_t big[FTF_MAX_BLOB_LEN + 1];
+
+	(void)state;
+	assert_int_equal(ftf_write_blob(&f->w, 7, FTF_BLOB_PERFETTO,
+					"\x0a\x02pb", 4), 0);
+	assert_int_equal(ftf_write_blob(&f->w, 0, 3, big, FTF_MAX_BLOB_LEN + 1),
+			 -E2BIG);
+	assert_int_equal(ftf_write_blob(&f->w, 0, 256, "", 0), -EINVAL);
+	assert_int_equal(ftf_write_blob(&f->w, 2, 1, "", 0), 0);
+	EXPECT_WORDS(f, 0,
+		     5 | (2ull << 4) | (7ull << 16) | (4ull << 32) | (3ull << 48),
+		     W8(0x0a, 0x02, 'p', 'b', 0, 0, 0, 0),
+		     5 | (1ull << 4) | (2ull << 16) | (1ull << 48));
+	fx_free(f);
+}
+
 static void expert_fast_path(void **state)
 {
 	struct fixture *f = fx_new(0, 1);
@@ -582,6 +603,7 @@ int main(void)
 		cmocka_unit_test(bool_false_and_int32_positive),
 		cmocka_unit_test(scheduling_records),
 		cmocka_unit_test(provider_event_and_log),
+		cmocka_unit_test(blob_record),
 		cmocka_unit_test(expert_fast_path),
 		cmocka_unit_test(fast_path_after_pending_word),
 		cmocka_unit_test(update_size_for_inline_string),

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * bpf/stacks.bpf.c - stack samples (--stacks): on CPU, a perf event per
+ * cpu (cpu-clock at --freq HZ) runs ftfb_cpu_sample on the task it
+ * interrupts; off CPU, at each context switch where a traced thread
+ * blocks (not a preemption) its stacks are kept by tid, and sent with the
+ * time off CPU when it runs again.
+ *
+ * Stacks are deduplicated here: each stack is known by a 64-bit hash, and
+ * its ips go to userspace only with the first event that shows it (the
+ * `sent` LRU map remembers which went; an evicted one is sent again).
+ * Events go to ring 0, so a stack's ips always come before the events
+ * that only name its hash.
+ */
+#include "common.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+const volatile __u32 self_tgid = 0; /* never the tracer's own */
+/* set by the loader once the programs are attached, cleared at stop */
+volatile __u32 armed = 0;
+
+#define DEPTH FTFB_STACK_MAX_DEPTH
+#define STACK_BYTES (DEPTH * sizeof(__u64))
+
+struct stack_buf {
+	struct ftfb_stack ev;
+	__u64 ips[2 * DEPTH];
+};
+
+/* the sample being built, per cpu (too large for the BPF stack) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct stack_buf);
+} scratch SEC(".maps");
+
+/* the stack hashes whose ips userspace has */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, __u8);
+} sent SEC(".maps");
+
+/* threads off CPU: tid -> the sample taken as they blocked; in
+ * `blocked_known` (small, preallocated) when userspace has both its
+ * stacks, the common case, else with the ips in `blocked` */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct ftfb_stack);
+} blocked_known SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct stack_buf);
+} blocked SEC(".maps");
+
+static __always_inline bool recorded(__u32 tid, __u32 tgid)
+{
+	if (!armed || !tid || (self_tgid && tgid == self_tgid))
+		return false;
+	return !filter_tgids || ftfb_traced(tgid);
+}
+
+static __always_inline __u64 hash_ips(const __u64 *ips, __u32 n, __u64 seed)
+{
+	__u64 h = 0xcbf29ce484222325ull ^ seed;
+
+	for (__u32 i = 0; i < DEPTH; i++) {
+		if (i >= n)
+			break;
+		h = (h ^ ips[i]) * 0x100000001b3ull;
+		h ^= h >> 29;
+	}
+	return h ? h : 1;
+}
+
+static __always_inline bool was_sent(__u64 hash)
+{
+	return bpf_map_lookup_elem(&sent, &hash) != NULL;
+}
+
+static __always_inline void mark_sent(const struct ftfb_stack *ev)
+{
+	__u8 one = 1;
+
+	if (ev->nu)
+		bpf_map_update_elem(&sent, &ev->uhash, &one, BPF_ANY);
+	if (ev->nk)
+		bpf_map_update_elem(&sent, &ev->khash, &one, BPF_ANY);
+}
+
+/* Fills s with current's stacks: hashes always, ips of the stacks not
+ * sent yet (user ones first, then kernel ones). kskip: the innermost
+ * kernel frames to leave out (those of the BPF call itself). */
+static __always_inline void take_stacks(void *ctx, struct stack_buf *s,
+					__u32 tgid, __u64 kskip)
+{
+	long ub, kb;
+	__u32 nu = 0, nk = 0, off;
+
+	ub = bpf_get_stack(ctx, s->ips, STACK_BYTES, BPF_F_USER_STACK);
+	if (ub > 0)
+		nu = (__u32)ub / 8;
+	if (nu > DEPTH)
+		nu = DEPTH;
+	s->ev.uhash = nu ? hash_ips(s->ips, nu, tgid) : 0;
+	/* the kernel ips go after the user ones only if those are sent */
+	off = nu && !was_sent(s->ev.uhash) ? nu : 0;
+	s->ev.nu = off;
+	kb = bpf_get_stack(ctx, &s->ips[off & DEPTH], STACK_BYTES,
+			   kskip & BPF_F_SKIP_FIELD_MASK);
+	if (kb > 0)
+		nk = (__u32)kb / 8;
+	if (nk > DEPTH)
+		nk = DEPTH;
+	s->ev.khash = nk ? hash_ips(&s->ips[off & DEPTH], nk, 0) : 0;
+	s->ev.nk = nk && !was_sent(s->ev.khash) ? nk : 0;
+}
+
+/* Sends ev and the n ips that follow it to ring 0 (a verifier-friendly
+ * size: n is bounded by the caller's buffer). */
+static __always_inline void send_n(struct ftfb_stack *ev, __u32 n, __u32 kind,
+				   __u32 cpu)
+{
+	void *rb;
+
+	ftfb_count(&fired, kind);
+	rb = ftfb_ring_of(kind, cpu);
+	ev->hdr.kind = kind;
+	ev->hdr._pad = 0;
+	ev->_pad = 0;
+	if (!rb || bpf_ringbuf_output(rb, ev, sizeof(*ev) + n * sizeof(__u64),
+				      ftfb_wake_flags(rb))) {
+		ftfb_count(&drops, kind);
+		return;
+	}
+	mark_sent(ev);
+}
+
+/* Sends s (its header, weight and ips filled) to ring 0. */
+static __always_inline void send(struct stack_buf *s, __u32 kind, __u32 cpu)
+{
+	__u32 n = s->ev.nu + s->ev.nk;
+
+	if (n > 2 * DEPTH)
+		n = 2 * DEPTH;
+	send_n(&s->ev, n, kind, cpu);
+}
+
+SEC("perf_event")
+int ftfb_cpu_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id, tgid = id >> 32, zero = 0;
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct stack_buf *s;
+
+	if (!recorded(tid, tgid))
+		return 0;
+	s = bpf_map_lookup_elem(&scratch, &zero);
+	if (!s)
+		return 0;
+	s->ev.hdr.ts = bpf_ktime_get_ns();
+	s->ev.hdr.cpu = cpu;
+	s->ev.hdr.tid = tid;
+	s->ev.hdr.tgid = tgid;
+	s->ev.weight = 1;
+	take_stacks(ctx, s, tgid, 0);
+	send(s, FTFB_EV_STACK_ON, cpu);
+	return 0;
+}
+
+/* next ran again: its time off CPU, with the stack it blocked in */
+static __always_inline void woke(struct task_struct *next, __u64 now, __u32 cpu)
+{
+	__u32 tid = next->pid;
+	struct ftfb_stack *k = bpf_map_lookup_elem(&blocked_known, &tid);
+	struct stack_buf *b;
+
+	if (k) {
+		k->weight = now - k->hdr.ts;
+		send_n(k, 0, FTFB_EV_STACK_OFF, cpu);
+		bpf_map_delete_elem(&blocked_known, &tid);
+		return;
+	}
+	b = bpf_map_lookup_elem(&blocked, &tid);
+	if (!b)
+		return;
+	b->ev.weight = now - b->ev.hdr.ts;
+	send(b, FTFB_EV_STACK_OFF, cpu);
+	bpf_map_delete_elem(&blocked, &tid);
+}
+
+/* The frames of the tracepoint's call of this program, innermost first:
+ * the program, bpf_trace_run4, __traceiter_sched_switch (Linux 6.x); the
+ * stack then starts at __schedule. */
+#define TP_FRAMES 3
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(ftfb_offcpu_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	__u32 cpu = bpf_get_smp_processor_id(), zero = 0;
+	__u32 tid = prev->pid, tgid = prev->tgid;
+	__u64 now = bpf_ktime_get_ns();
+	struct stack_buf *s;
+	long err;
+
+	if (!armed)
+		return 0;
+	woke(next, now, cpu);
+	/* blocked: asleep (S or D), not preempted, not exiting */
+	if (preempt || prev->exit_state ||
+	    !(prev_state &
+	      (FTFB_TASK_INTERRUPTIBLE | FTFB_TASK_UNINTERRUPTIBLE)) ||
+	    !recorded(tid, tgid))
+		return 0;
+	s = bpf_map_lookup_elem(&scratch, &zero);
+	if (!s)
+		return 0;
+	s->ev.hdr.ts = now;
+	s->ev.hdr.cpu = cpu;
+	s->ev.hdr.tid = tid;
+	s->ev.hdr.tgid = tgid;
+	take_stacks(ctx, s, tgid, TP_FRAMES);
+	/* in one map; out of the other, where a block whose switch back in
+	 * the kernel never reported (seen on this VM) would linger */
+	if (s->ev.nu + s->ev.nk) {
+		err = bpf_map_update_elem(&blocked, &tid, s, BPF_ANY);
+		bpf_map_delete_elem(&blocked_known, &tid);
+	} else {
+		err = bpf_map_update_elem(&blocked_known, &tid, &s->ev,
+					  BPF_ANY);
+		bpf_map_delete_elem(&blocked, &tid);
+	}
+	if (err) {
+		ftfb_count(&fired, FTFB_EV_STACK_OFF);
+		ftfb_count(&drops, FTFB_EV_STACK_OFF);
+	}
+	return 0;
+}

@@ -1,0 +1,538 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stackprof.c - stack samples as Perfetto packets in FTF blob records
+ * (see stackprof.h).
+ *
+ * Field numbers are those of Perfetto's protos (perfetto/trace/
+ * trace_packet.proto, interned_data.proto, profiling/profile_common.proto,
+ * profile_packet.proto, common/perf_events.proto).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "idtab.h"
+#include "pbwrite.h"
+#include "stackprof.h"
+
+/* Trace.packet */
+#define F_TRACE_PACKET 1
+/* TracePacket */
+#define F_TIMESTAMP 8
+#define F_SEQ_ID 10
+#define F_INTERNED_DATA 12
+#define F_SEQ_FLAGS 13
+#define F_DEFAULTS 59
+#define F_PERF_SAMPLE 66
+#define F_FIRST_ON_SEQ 87
+#define SEQ_INCREMENTAL_STATE_CLEARED 1
+#define SEQ_NEEDS_INCREMENTAL_STATE 2
+/* TracePacketDefaults.perf_sample_defaults, PerfSampleDefaults.timebase */
+#define F_PERF_DEFAULTS 12
+#define F_TIMEBASE 1
+/* PerfEvents.Timebase */
+#define F_TB_FREQUENCY 2
+#define F_TB_COUNTER 4
+#define F_TB_NAME 10
+#define COUNTER_SW_CPU_CLOCK 1
+/* InternedData */
+#define F_FUNCTION_NAMES 5
+#define F_FRAMES 6
+#define F_CALLSTACKS 7
+#define F_BUILD_IDS 16
+#define F_MAPPING_PATHS 17
+#define F_MAPPINGS 19
+/* InternedString, Mapping, Frame, Callstack: iid is field 1 */
+#define F_IID 1
+#define F_STR 2
+#define F_MAP_BUILD_ID 2
+#define F_MAP_START_OFFSET 3
+#define F_MAP_START 4
+#define F_MAP_END 5
+#define F_MAP_PATH_IDS 7
+#define F_MAP_EXACT_OFFSET 8
+#define F_FRAME_NAME 2
+#define F_FRAME_MAPPING 3
+#define F_FRAME_REL_PC 4
+#define F_FRAME_KIND 7 /* Frame.Kind; KIND_NATIVE 1, KIND_KERNEL 2 */
+#define F_CALLSTACK_FRAMES 2
+/* PerfSample */
+#define F_PS_CPU 1
+#define F_PS_PID 2
+#define F_PS_TID 3
+#define F_PS_CALLSTACK 4
+#define F_PS_CPU_MODE 5
+#define F_PS_TIMEBASE_COUNT 6
+#define CPU_MODE_KERNEL 1
+#define CPU_MODE_USER 2
+
+#define MAX_NAME 255		 /* names and paths are cut here */
+#define MAX_FRAMES 256		 /* user + kernel frames of one sample */
+#define SCRATCH_BYTES (1u << 18) /* a packet with every entry new fits */
+#define KERNEL_TGID 0xffffffffu
+
+/* ---- state ---------------------------------------------------------- */
+
+/* One packet sequence: its interning state and its statistics. */
+struct seq {
+	uint32_t id;
+	bool started;
+	uint32_t next_name, next_path, next_map, next_frame, next_stack;
+	uint32_t next_build_id;
+	struct ftfb_idtab names, paths, maps, frames, stacks, build_ids;
+	/* per frame iid: its function name iid (0: none); per name iid:
+	 * the name and the weight of samples whose top frame it is */
+	uint32_t *frame_name;
+	size_t frame_cap;
+	char **name_str;
+	uint64_t *name_weight;
+	size_t name_cap;
+};
+
+/* The stacks the kernel sent: hash -> ips */
+struct ftfb_stackprof {
+	struct ftfb_stackprof_opts o;
+	struct seq seq[2];
+	struct ftfb_stackstore *store;
+	bool own_store;
+	struct ftfb_idtab gens; /* tgid -> its generation (exec, exit) */
+	struct ftfb_stackprof_stats st;
+	int blob_name;
+	uint8_t *stream; /* whole packets waiting for a blob record */
+	size_t stream_len;
+	uint8_t *packet, *interned; /* scratch */
+	struct ftfb_pb ib;	    /* the current packet's InternedData */
+};
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t nc = *cap ? *cap : 256;
+	void *np;
+
+	if (need <= *cap)
+		return 0;
+	while (nc < need)
+		nc *= 2;
+	np = realloc(*p, nc * elem);
+	if (!np)
+		return -ENOMEM;
+	memset((char *)np + *cap * elem, 0, (nc - *cap) * elem);
+	*p = np;
+	*cap = nc;
+	return 0;
+}
+
+/* ---- output --------------------------------------------------------- */
+
+static int write_blob(struct ftfb_stackprof *sp, const uint8_t *p, size_t len)
+{
+	while (len) {
+		size_t n = len < FTF_MAX_BLOB_LEN ? len : FTF_MAX_BLOB_LEN;
+		int err = ftf_write_blob(sp->o.w, sp->blob_name,
+					 FTF_BLOB_PERFETTO, p, n);
+
+		if (err)
+			return err;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int ftfb_stackprof_flush(struct ftfb_stackprof *sp)
+{
+	int err = write_blob(sp, sp->stream, sp->stream_len);
+
+	sp->stream_len = 0;
+	return err;
+}
+
+/* One whole packet to the stream. Blobs hold whole packets; only a
+ * packet larger than a blob spans several (Perfetto reads the payloads
+ * as one stream). */
+static int emit(struct ftfb_stackprof *sp, const struct ftfb_pb *pb)
+{
+	int err;
+
+	sp->st.packets++;
+	sp->st.bytes += pb->len;
+	if (sp->stream_len + pb->len > FTF_MAX_BLOB_LEN &&
+	    (err = ftfb_stackprof_flush(sp)))
+		return err;
+	if (pb->len > FTF_MAX_BLOB_LEN)
+		return write_blob(sp, pb->buf, pb->len);
+	memcpy(sp->stream + sp->stream_len, pb->buf, pb->len);
+	sp->stream_len += pb->len;
+	return 0;
+}
+
+/* The first packet of a sequence: it clears the incremental state and
+ * sets the sequence's timebase (its perf session's name). */
+static int start_seq(struct ftfb_stackprof *sp, struct seq *q, uint64_t ts)
+{
+	struct ftfb_pb pb;
+	size_t pk, d, pd, tb;
+
+	ftfb_pb_init(&pb, sp->packet, SCRATCH_BYTES);
+	pk = ftfb_pb_begin(&pb, F_TRACE_PACKET);
+	ftfb_pb_varint(&pb, F_TIMESTAMP, ts);
+	ftfb_pb_varint(&pb, F_SEQ_ID, q->id);
+	ftfb_pb_varint(&pb, F_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
+	ftfb_pb_varint(&pb, F_FIRST_ON_SEQ, 1);
+	d = ftfb_pb_begin(&pb, F_DEFAULTS);
+	pd = ftfb_pb_begin(&pb, F_PERF_DEFAULTS);
+	tb = ftfb_pb_begin(&pb, F_TIMEBASE);
+	if (q->id == 1) {
+		ftfb_pb_varint(&pb, F_TB_FREQUENCY, sp->o.freq_hz);
+		ftfb_pb_varint(&pb, F_TB_COUNTER, COUNTER_SW_CPU_CLOCK);
+		ftfb_pb_string(&pb, F_TB_NAME, "on-CPU samples");
+	} else {
+		ftfb_pb_string(&pb, F_TB_NAME, "off-CPU time (ns)");
+	}
+	ftfb_pb_end(&pb, tb);
+	ftfb_pb_end(&pb, pd);
+	ftfb_pb_end(&pb, d);
+	ftfb_pb_end(&pb, pk);
+	q->started = true;
+	return emit(sp, &pb);
+}
+
+/* ---- interning ------------------------------------------------------ */
+
+/* The iid of string s in table t (function names or mapping paths),
+ * written to the packet's InternedData under `field` when new. */
+/* The iid of len bytes in table t (function names, mapping paths, build
+ * ids), written to the packet's InternedData under `field` when new. */
+static int intern_bytes(struct ftfb_stackprof *sp, struct ftfb_idtab *t,
+			uint32_t *next, uint32_t field, const void *b,
+			size_t len, uint32_t *iid)
+{
+	uint64_t key;
+	size_t m;
+
+	if (len > MAX_NAME)
+		len = MAX_NAME;
+	key = ftfb_hash_bytes(b, len);
+	*iid = ftfb_idtab_get(t, key);
+	if (*iid)
+		return 0;
+	*iid = ++*next;
+	m = ftfb_pb_begin(&sp->ib, field);
+	ftfb_pb_varint(&sp->ib, F_IID, *iid);
+	ftfb_pb_bytes(&sp->ib, F_STR, b, len);
+	ftfb_pb_end(&sp->ib, m);
+	return ftfb_idtab_put(t, key, *iid);
+}
+
+static int intern_str(struct ftfb_stackprof *sp, struct ftfb_idtab *t,
+		      uint32_t *next, uint32_t field, const char *s,
+		      uint32_t *iid)
+{
+	return intern_bytes(sp, t, next, field, s, strlen(s), iid);
+}
+
+/* The name iid for the summary's table (the top frames' names). */
+static int note_name(struct seq *q, uint32_t name_iid, const char *s)
+{
+	size_t cap = q->name_cap;
+
+	if (grow((void **)&q->name_str, &cap, name_iid + 1,
+		 sizeof(*q->name_str)))
+		return -ENOMEM;
+	cap = q->name_cap;
+	if (grow((void **)&q->name_weight, &cap, name_iid + 1,
+		 sizeof(*q->name_weight)))
+		return -ENOMEM;
+	q->name_cap = cap;
+	if (!q->name_str[name_iid] && !(q->name_str[name_iid] = strdup(s)))
+		return -ENOMEM;
+	return 0;
+}
+
+static int intern_mapping(struct ftfb_stackprof *sp, struct seq *q,
+			  const struct ftfb_frame_sym *fs, uint32_t *iid)
+{
+	const char *path = fs->path ? fs->path : "[unknown]";
+	uint64_t key = ftfb_mix64(ftfb_hash_str(path) ^
+				  ftfb_mix64(fs->start ^ ftfb_mix64(fs->end)) ^
+				  fs->pgoff);
+	uint32_t path_iid, build_iid = 0;
+	size_t m;
+	int err;
+
+	*iid = ftfb_idtab_get(&q->maps, key);
+	if (*iid)
+		return 0;
+	err = intern_str(sp, &q->paths, &q->next_path, F_MAPPING_PATHS, path,
+			 &path_iid);
+	if (!err && fs->build_id_len)
+		err = intern_bytes(sp, &q->build_ids, &q->next_build_id,
+				   F_BUILD_IDS, fs->build_id, fs->build_id_len,
+				   &build_iid);
+	if (err)
+		return err;
+	*iid = ++q->next_map;
+	m = ftfb_pb_begin(&sp->ib, F_MAPPINGS);
+	ftfb_pb_varint(&sp->ib, F_IID, *iid);
+	if (build_iid)
+		ftfb_pb_varint(&sp->ib, F_MAP_BUILD_ID, build_iid);
+	ftfb_pb_varint(&sp->ib, F_MAP_START_OFFSET, fs->pgoff);
+	ftfb_pb_varint(&sp->ib, F_MAP_START, fs->start);
+	ftfb_pb_varint(&sp->ib, F_MAP_END, fs->end);
+	ftfb_pb_varint(&sp->ib, F_MAP_PATH_IDS, path_iid);
+	ftfb_pb_varint(&sp->ib, F_MAP_EXACT_OFFSET, fs->pgoff);
+	ftfb_pb_end(&sp->ib, m);
+	return ftfb_idtab_put(&q->maps, key, *iid);
+}
+
+/* The frame of ip in process tgid (KERNEL_TGID: a kernel address). */
+static int intern_frame(struct ftfb_stackprof *sp, struct seq *q, uint32_t tgid,
+			uint64_t ip, bool leaf, uint32_t *iid)
+{
+	uint64_t gen =
+		tgid == KERNEL_TGID ? 0 : ftfb_idtab_get(&sp->gens, tgid);
+	uint64_t key = ftfb_mix64(
+		ip ^ ftfb_mix64(((uint64_t)tgid << 1) | leaf | gen << 33));
+	struct ftfb_frame_sym fs = {0};
+	uint32_t map_iid, name_iid = 0;
+	size_t m, cap = q->frame_cap;
+	int err;
+
+	*iid = ftfb_idtab_get(&q->frames, key);
+	if (*iid)
+		return 0;
+	sp->o.symbolize(sp->o.symbolize_ctx, tgid, ip, tgid == KERNEL_TGID,
+			leaf, &fs);
+	if (!fs.path)
+		fs.rel_pc = ip;
+	if ((err = intern_mapping(sp, q, &fs, &map_iid)))
+		return err;
+	if (fs.function &&
+	    ((err = intern_str(sp, &q->names, &q->next_name, F_FUNCTION_NAMES,
+			       fs.function, &name_iid)) ||
+	     (err = note_name(q, name_iid, fs.function))))
+		return err;
+	*iid = ++q->next_frame;
+	m = ftfb_pb_begin(&sp->ib, F_FRAMES);
+	ftfb_pb_varint(&sp->ib, F_IID, *iid);
+	if (name_iid)
+		ftfb_pb_varint(&sp->ib, F_FRAME_NAME, name_iid);
+	ftfb_pb_varint(&sp->ib, F_FRAME_MAPPING, map_iid);
+	ftfb_pb_varint(&sp->ib, F_FRAME_REL_PC, fs.rel_pc);
+	ftfb_pb_varint(&sp->ib, F_FRAME_KIND, tgid == KERNEL_TGID ? 2 : 1);
+	ftfb_pb_end(&sp->ib, m);
+	if (grow((void **)&q->frame_name, &cap, *iid + 1,
+		 sizeof(*q->frame_name)))
+		return -ENOMEM;
+	q->frame_cap = cap;
+	q->frame_name[*iid] = name_iid;
+	return ftfb_idtab_put(&q->frames, key, *iid);
+}
+
+/* The callstack of a sample, root first: user frames outermost first,
+ * then kernel frames, the kernel's leaf last. *top: the frame whose
+ * function the summary counts. */
+static int intern_callstack(struct ftfb_stackprof *sp, struct seq *q,
+			    const struct ftfb_stack_sample *s,
+			    const uint64_t *uips, uint32_t nu,
+			    const uint64_t *kips, uint32_t nk, uint32_t *iid,
+			    uint32_t *top)
+{
+	uint64_t gen = ftfb_idtab_get(&sp->gens, s->tgid);
+	uint64_t key = ftfb_mix64(s->uhash ^
+				  ftfb_mix64(s->khash ^ 0x5bd1e995ull ^ gen));
+	uint32_t frames[MAX_FRAMES];
+	uint32_t n = 0;
+	size_t m;
+	int err;
+
+	for (uint32_t i = nu; i-- > 0 && n < MAX_FRAMES; n++)
+		if ((err = intern_frame(sp, q, s->tgid, uips[i], i == 0 && !nk,
+					&frames[n])))
+			return err;
+	for (uint32_t i = nk; i-- > 0 && n < MAX_FRAMES; n++)
+		if ((err = intern_frame(sp, q, KERNEL_TGID, kips[i], i == 0,
+					&frames[n])))
+			return err;
+	*top = n ? (nu ? frames[nu - 1] : frames[n - 1]) : 0;
+	*iid = ftfb_idtab_get(&q->stacks, key);
+	if (*iid)
+		return 0;
+	*iid = ++q->next_stack;
+	m = ftfb_pb_begin(&sp->ib, F_CALLSTACKS);
+	ftfb_pb_varint(&sp->ib, F_IID, *iid);
+	for (uint32_t i = 0; i < n; i++) /* not packed: as Perfetto reads */
+		ftfb_pb_varint(&sp->ib, F_CALLSTACK_FRAMES, frames[i]);
+	ftfb_pb_end(&sp->ib, m);
+	return ftfb_idtab_put(&q->stacks, key, *iid);
+}
+
+/* ---- samples -------------------------------------------------------- */
+
+static const uint64_t *stack_of(struct ftfb_stackprof *sp, uint64_t hash,
+				const uint64_t *ips, uint32_t n, uint32_t *outn,
+				int *err)
+{
+	*outn = 0;
+	if (!hash)
+		return NULL;
+	if (ips && (*err = ftfb_stackstore_add(sp->store, hash, ips, n)))
+		return NULL;
+	ips = ftfb_stackstore_get(sp->store, hash, outn);
+	if (!ips)
+		sp->st.unknown_stacks++;
+	return ips;
+}
+
+int ftfb_stackprof_sample(struct ftfb_stackprof *sp,
+			  const struct ftfb_stack_sample *s)
+{
+	struct seq *q = &sp->seq[s->kind == FTFB_STACK_OFF_CPU];
+	const uint64_t *uips, *kips;
+	uint32_t nu, nk, cs, top;
+	struct ftfb_pb pb;
+	size_t pk, ps;
+	int err = 0;
+
+	uips = stack_of(sp, s->uhash, s->uips, s->nu, &nu, &err);
+	if (err)
+		return err;
+	kips = stack_of(sp, s->khash, s->kips, s->nk, &nk, &err);
+	if (err)
+		return err;
+	if (!q->started && (err = start_seq(sp, q, s->ts_ns)))
+		return err;
+	ftfb_pb_init(&sp->ib, sp->interned, SCRATCH_BYTES);
+	err = intern_callstack(sp, q, s, uips, nu, kips, nk, &cs, &top);
+	if (err)
+		return err;
+	ftfb_pb_init(&pb, sp->packet, SCRATCH_BYTES);
+	pk = ftfb_pb_begin(&pb, F_TRACE_PACKET);
+	ftfb_pb_varint(&pb, F_TIMESTAMP, s->ts_ns);
+	ftfb_pb_varint(&pb, F_SEQ_ID, q->id);
+	ftfb_pb_varint(&pb, F_SEQ_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+	if (sp->ib.len)
+		ftfb_pb_bytes(&pb, F_INTERNED_DATA, sp->ib.buf, sp->ib.len);
+	ps = ftfb_pb_begin(&pb, F_PERF_SAMPLE);
+	ftfb_pb_varint(&pb, F_PS_CPU, s->cpu);
+	ftfb_pb_varint(&pb, F_PS_PID, s->tgid);
+	ftfb_pb_varint(&pb, F_PS_TID, s->tid);
+	ftfb_pb_varint(&pb, F_PS_CALLSTACK, cs);
+	/* kernel frames: the sample was taken in the kernel (a perf event
+	 * interrupting user code has none; a blocked thread is in it) */
+	ftfb_pb_varint(&pb, F_PS_CPU_MODE,
+		       nk ? CPU_MODE_KERNEL : CPU_MODE_USER);
+	if (s->kind == FTFB_STACK_OFF_CPU)
+		ftfb_pb_varint(&pb, F_PS_TIMEBASE_COUNT, s->weight);
+	ftfb_pb_end(&pb, ps);
+	ftfb_pb_end(&pb, pk);
+	if (pb.overflow || sp->ib.overflow)
+		return -ENOBUFS; /* cannot happen: names are cut to fit */
+	sp->st.samples[s->kind]++;
+	sp->st.weight[s->kind] += s->weight;
+	if (top && q->frame_name[top])
+		q->name_weight[q->frame_name[top]] += s->weight;
+	return emit(sp, &pb);
+}
+
+void ftfb_stackprof_forget(struct ftfb_stackprof *sp, uint32_t tgid)
+{
+	/* (out of memory: the old frames stay, at worst misnamed) */
+	ftfb_idtab_put(&sp->gens, tgid, ftfb_idtab_get(&sp->gens, tgid) + 1);
+	if (sp->o.forget)
+		sp->o.forget(sp->o.symbolize_ctx, tgid);
+}
+
+/* ---- life ----------------------------------------------------------- */
+
+int ftfb_stackprof_new(struct ftfb_stackprof **out,
+		       const struct ftfb_stackprof_opts *o)
+{
+	struct ftfb_stackprof *sp = calloc(1, sizeof(*sp));
+
+	*out = NULL;
+	if (!sp)
+		return -ENOMEM;
+	sp->o = *o;
+	sp->store = o->store;
+	if (!sp->store) {
+		if (ftfb_stackstore_new(&sp->store)) {
+			free(sp);
+			return -ENOMEM;
+		}
+		sp->own_store = true;
+	}
+	sp->seq[0].id = 1;
+	sp->seq[1].id = 2;
+	sp->stream = malloc(FTF_MAX_BLOB_LEN);
+	sp->packet = malloc(SCRATCH_BYTES);
+	sp->interned = malloc(SCRATCH_BYTES);
+	if (!sp->stream || !sp->packet || !sp->interned) {
+		ftfb_stackprof_free(sp);
+		return -ENOMEM;
+	}
+	sp->blob_name = ftf_intern_string(o->w, "perfetto");
+	if (sp->blob_name < 0)
+		sp->blob_name = 0; /* out of string ids: the empty name */
+	*out = sp;
+	return 0;
+}
+
+void ftfb_stackprof_free(struct ftfb_stackprof *sp)
+{
+	if (!sp)
+		return;
+	for (int k = 0; k < 2; k++) {
+		struct seq *q = &sp->seq[k];
+
+		ftfb_idtab_free(&q->names);
+		ftfb_idtab_free(&q->paths);
+		ftfb_idtab_free(&q->maps);
+		ftfb_idtab_free(&q->frames);
+		ftfb_idtab_free(&q->stacks);
+		ftfb_idtab_free(&q->build_ids);
+		free(q->frame_name);
+		for (size_t i = 0; i < q->name_cap; i++)
+			free(q->name_str[i]);
+		free(q->name_str);
+		free(q->name_weight);
+	}
+	ftfb_idtab_free(&sp->gens);
+	if (sp->own_store)
+		ftfb_stackstore_free(sp->store);
+	free(sp->stream);
+	free(sp->packet);
+	free(sp->interned);
+	free(sp);
+}
+
+const struct ftfb_stackprof_stats *
+ftfb_stackprof_stats(const struct ftfb_stackprof *sp)
+{
+	return &sp->st;
+}
+
+size_t ftfb_stackprof_top(const struct ftfb_stackprof *sp,
+			  enum ftfb_stack_kind kind, const char **names,
+			  uint64_t *weights, size_t n)
+{
+	const struct seq *q = &sp->seq[kind == FTFB_STACK_OFF_CPU];
+	size_t got = 0;
+
+	/* insertion into the best n so far */
+	for (size_t i = 1; i < q->name_cap; i++) {
+		uint64_t wt = q->name_weight[i];
+		size_t j;
+
+		if (!wt || (got == n && wt <= weights[n - 1]))
+			continue;
+		j = got < n ? got++ : n - 1;
+		for (; j > 0 && weights[j - 1] < wt; j--) {
+			weights[j] = weights[j - 1];
+			names[j] = names[j - 1];
+		}
+		weights[j] = wt;
+		names[j] = q->name_str[i];
+	}
+	return got;
+}

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: MIT
+/*
+ * symbolize.c - addresses to function names (see symbolize.h).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buildid.h"
+#include "elfsym.h"
+#include "symbolize.h"
+
+#define MAX_REREADS 8 /* of one process's maps, for addresses outside them */
+
+struct ksym {
+	uint64_t addr;
+	const char *name;
+};
+
+/* The functions of one mapped file, by device and inode. */
+struct elffile {
+	uint64_t dev, ino;
+	struct ftfb_symlist syms; /* sorted by file offset */
+	uint8_t build_id[FTFB_BUILD_ID_MAX];
+	int build_id_len; /* <= 0: none */
+};
+
+struct mapping {
+	uint64_t start, end, pgoff, dev, ino;
+	char *path;
+	struct elffile *file; /* NULL until a frame needs it */
+	bool file_tried;
+};
+
+struct process {
+	uint32_t tgid;
+	bool loaded; /* maps read since the last forget */
+	struct mapping *maps;
+	size_t nmaps;
+	int rereads;
+};
+
+struct ftfb_symbolizer {
+	struct ksym *ksyms;
+	size_t nksyms;
+	char *knames;
+	bool kernel_read;
+	struct process *procs;
+	size_t nprocs;
+	struct elffile **files;
+	size_t nfiles;
+};
+
+int ftfb_symbolizer_new(struct ftfb_symbolizer **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -ENOMEM;
+}
+
+static void free_maps(struct process *p)
+{
+	for (size_t i = 0; i < p->nmaps; i++)
+		free(p->maps[i].path);
+	free(p->maps);
+	p->maps = NULL;
+	p->nmaps = 0;
+}
+
+void ftfb_symbolizer_free(struct ftfb_symbolizer *sy)
+{
+	if (!sy)
+		return;
+	for (size_t i = 0; i < sy->nprocs; i++)
+		free_maps(&sy->procs[i]);
+	free(sy->procs);
+	for (size_t i = 0; i < sy->nfiles; i++) {
+		ftfb_symlist_free(&sy->files[i]->syms);
+		free(sy->files[i]);
+	}
+	free(sy->files);
+	free(sy->ksyms);
+	free(sy->knames);
+	free(sy);
+}
+
+/* ---- kernel --------------------------------------------------------- */
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The text symbols of /proc/kallsyms, sorted. Names are kept in one
+ * buffer (offsets while it grows, pointers at the end). */
+static void read_kallsyms(struct ftfb_symbolizer *sy)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	size_t cap = 0, ncap = 0, nlen = 0;
+	char line[512];
+
+	sy->kernel_read = true;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char type, name[256];
+		uint64_t addr;
+		size_t len;
+
+		if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type, name) !=
+			    3 ||
+		    !addr || !strchr("tTwW", type))
+			continue;
+		len = strlen(name) + 1;
+		if (sy->nksyms == cap) {
+			void *n = realloc(sy->ksyms,
+					  (cap = cap ? 2 * cap : 65536) *
+						  sizeof(*sy->ksyms));
+			if (!n)
+				break;
+			sy->ksyms = n;
+		}
+		if (nlen + len > ncap) {
+			void *n = realloc(sy->knames,
+					  ncap = ncap ? 2 * ncap : 1 << 22);
+
+			if (!n)
+				break;
+			sy->knames = n;
+		}
+		memcpy(sy->knames + nlen, name, len);
+		sy->ksyms[sy->nksyms].addr = addr;
+		sy->ksyms[sy->nksyms].name = (const char *)(uintptr_t)nlen;
+		sy->nksyms++;
+		nlen += len;
+	}
+	fclose(f);
+	for (size_t i = 0; i < sy->nksyms; i++)
+		sy->ksyms[i].name = sy->knames + (uintptr_t)sy->ksyms[i].name;
+	qsort(sy->ksyms, sy->nksyms, sizeof(*sy->ksyms), ksym_cmp);
+}
+
+static void kernel_frame(struct ftfb_symbolizer *sy, uint64_t ip,
+			 struct ftfb_frame_sym *out)
+{
+	size_t lo = 0, hi;
+
+	if (!sy->kernel_read)
+		read_kallsyms(sy);
+	out->path = "[kernel.kallsyms]";
+	out->rel_pc = ip;
+	hi = sy->nksyms;
+	while (lo < hi) { /* the last symbol at or below ip */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sy->ksyms[mid].addr <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo)
+		out->function = sy->ksyms[lo - 1].name;
+}
+
+/* ---- user ----------------------------------------------------------- */
+
+/* The process's executable mappings, again (0), or -errno and the ones
+ * it had. */
+static int read_maps(struct process *p)
+{
+	char path[64], line[4096];
+	size_t cap = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", p->tgid);
+	/* a process gone keeps the maps it had (a flight-recorder snapshot
+	 * is written after the command exited, from maps read before) */
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	free_maps(p);
+	while (fgets(line, sizeof(line), f)) {
+		uint64_t start, end, pgoff;
+		unsigned maj, min;
+		unsigned long long ino;
+		char perms[8];
+		int name_at = 0;
+		struct mapping *m;
+
+		if (sscanf(line,
+			   "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64
+			   " %x:%x %llu %n",
+			   &start, &end, perms, &pgoff, &maj, &min, &ino,
+			   &name_at) < 7 ||
+		    perms[2] != 'x' ||
+		    (line[name_at] != '/' &&
+		     strncmp(line + name_at, "[vdso]", 6)))
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		if (p->nmaps == cap) {
+			void *n = realloc(p->maps, (cap = cap ? 2 * cap : 32) *
+							   sizeof(*p->maps));
+			if (!n)
+				break;
+			p->maps = n;
+		}
+		m = &p->maps[p->nmaps];
+		memset(m, 0, sizeof(*m));
+		m->start = start;
+		m->end = end;
+		m->pgoff = pgoff;
+		m->dev = ((uint64_t)maj << 32) | min;
+		m->ino = ino;
+		if (!(m->path = strdup(line + name_at)))
+			break;
+		p->nmaps++;
+	}
+	fclose(f);
+	return 0;
+}
+
+static struct process *process_of(struct ftfb_symbolizer *sy, uint32_t tgid)
+{
+	struct process *p;
+
+	for (size_t i = 0; i < sy->nprocs; i++) {
+		p = &sy->procs[i];
+		if (p->tgid != tgid)
+			continue;
+		if (!p->loaded) {
+			p->loaded = true;
+			p->rereads = 0;
+			read_maps(p);
+		}
+		return p;
+	}
+	p = realloc(sy->procs, (sy->nprocs + 1) * sizeof(*p));
+	if (!p)
+		return NULL;
+	sy->procs = p;
+	p = &sy->procs[sy->nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->tgid = tgid;
+	p->loaded = true;
+	read_maps(p);
+	return p;
+}
+
+static struct mapping *mapping_of(struct process *p, uint64_t ip)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < p->nmaps; i++)
+			if (ip >= p->maps[i].start && ip < p->maps[i].end)
+				return &p->maps[i];
+		/* mapped since (dlopen): read the maps again, a few times */
+		if (pass || p->rereads >= MAX_REREADS)
+			break;
+		p->rereads++;
+		read_maps(p);
+	}
+	return NULL;
+}
+
+/* The functions of m's file, read once per device and inode. */
+static struct elffile *file_of(struct ftfb_symbolizer *sy, uint32_t tgid,
+			       struct mapping *m)
+{
+	char path[4200], err[256];
+	struct elffile *f, **nf;
+
+	if (m->file_tried)
+		return m->file;
+	m->file_tried = true;
+	for (size_t i = 0; i < sy->nfiles; i++)
+		if (sy->files[i]->dev == m->dev && sy->files[i]->ino == m->ino)
+			return m->file = sy->files[i];
+	if (!(f = calloc(1, sizeof(*f))))
+		return NULL;
+	f->dev = m->dev;
+	f->ino = m->ino;
+	snprintf(path, sizeof(path), "/proc/%u/root%s", tgid, m->path);
+	if (ftfb_elf_functions(path, &f->syms, err, sizeof(err)))
+		f->syms.n = 0; /* unreadable: frames keep mapping + offset */
+	f->build_id_len =
+		ftfb_elf_build_id(path, f->build_id, sizeof(f->build_id));
+	nf = realloc(sy->files, (sy->nfiles + 1) * sizeof(*nf));
+	if (!nf) {
+		ftfb_symlist_free(&f->syms);
+		free(f);
+		return NULL;
+	}
+	sy->files = nf;
+	sy->files[sy->nfiles++] = f;
+	return m->file = f;
+}
+
+/* The function covering file offset off (its size, or the next one's
+ * start when it has none). */
+static const struct ftfb_sym *function_at(const struct ftfb_symlist *l,
+					  uint64_t off)
+{
+	size_t lo = 0, hi = l->n;
+	const struct ftfb_sym *s;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->v[mid].offset <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	s = &l->v[lo - 1];
+	if (s->size ? off < s->offset + s->size
+		    : (lo == l->n || off < l->v[lo].offset))
+		return s;
+	return NULL;
+}
+
+void ftfb_symbolizer_forget(void *ctx, uint32_t tgid)
+{
+	struct ftfb_symbolizer *sy = ctx;
+
+	for (size_t i = 0; i < sy->nprocs; i++)
+		if (sy->procs[i].tgid == tgid) {
+			free_maps(&sy->procs[i]);
+			sy->procs[i].loaded = false;
+		}
+}
+
+void ftfb_symbolize(void *ctx, uint32_t tgid, uint64_t ip, bool kernel,
+		    bool leaf, struct ftfb_frame_sym *out)
+{
+	struct ftfb_symbolizer *sy = ctx;
+	const struct ftfb_sym *fn;
+	struct process *p;
+	struct mapping *m;
+	struct elffile *f;
+	uint64_t off;
+
+	memset(out, 0, sizeof(*out));
+	if (kernel) {
+		kernel_frame(sy, ip, out);
+		return;
+	}
+	if (!(p = process_of(sy, tgid)) || !(m = mapping_of(p, ip)))
+		return;
+	out->path = m->path;
+	out->start = m->start;
+	out->end = m->end;
+	out->pgoff = m->pgoff;
+	out->rel_pc = ip - m->start + m->pgoff;
+	f = file_of(sy, tgid, m);
+	if (f && f->build_id_len > 0) {
+		out->build_id = f->build_id;
+		out->build_id_len = (size_t)f->build_id_len;
+	}
+	/* a return address may be just past its function (a call that
+	 * does not return ends it): look up the call instruction */
+	off = out->rel_pc - (leaf || !out->rel_pc ? 0 : 1);
+	if (f && (fn = function_at(&f->syms, off)))
+		out->function = fn->demangled ? fn->demangled : fn->name;
+}
