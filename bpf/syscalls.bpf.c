@@ -39,10 +39,19 @@ static __always_inline bool task_recorded(__u64 id)
 	return !filter_tgids || ftfb_traced(tgid);
 }
 
-/* Whether call nr is recorded (--syscalls=LIST). */
+/* x86-64's uretprobe (6.11+) and uprobe (6.16+) system calls: the
+ * kernel's own trampolines for our probes, entered at a probed function's
+ * return (or a nop5 probe site), never by the program. Recorded, a
+ * "uretprobe" call would open inside the function whose return it is and
+ * outlive it: the function's end misplaced in Perfetto. */
+#define FTFB_NR_URETPROBE 335
+#define FTFB_NR_UPROBE 336
+
+/* Whether call nr is recorded (--syscalls=LIST; never the probes' own). */
 static __always_inline bool nr_wanted(long nr)
 {
-	if (nr < 0 || nr >= FTFB_NR_SYSCALLS)
+	if (nr < 0 || nr >= FTFB_NR_SYSCALLS || nr == FTFB_NR_URETPROBE ||
+	    nr == FTFB_NR_UPROBE)
 		return false;
 	return !use_list || wanted[nr & (FTFB_NR_SYSCALLS - 1)];
 }

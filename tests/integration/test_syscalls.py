@@ -125,6 +125,39 @@ def mode_list(tool, ftf_dump, wl, outdir):
           f"an unknown name: one line naming the closest ({bad.stderr.strip()})")
 
 
+def mode_inside(tool, ftf_dump, wl, outdir):
+    """--syscalls with -u libc:syscall (syswl makes its getppid calls
+    through syscall()): each getppid system call inside the slice of the
+    libc function that made it, and nothing of the
+    probes' own machinery: on x86-64 since 6.11 a uretprobe returns
+    through a "uretprobe" system call, which, recorded, opened inside the
+    function and outlived it (the function's end misplaced)."""
+    out = os.path.join(outdir, "syscalls-inside.fxt")
+    p = run(tool, ["--syscalls", "-u", "libc:syscall", "--clock", "mono", "-o", out, "--", wl, str(N)])
+    s1, s2, _ = parse_ids(p.stdout.splitlines()[0])
+    t = valid(ftf_dump, out)
+    sc = syscalls(t)
+    probes = [s for s in sc if s[4] in ("uretprobe", "uprobe")]
+    check(not probes, f"no system call of the probes' trampolines is recorded ({len(probes)})")
+    check("unfinished" not in " ".join(e[6] for e in t.events),
+          "no function call or system call is left unfinished")
+    for name, tid in (("sys1", s1), ("sys2", s2)):
+        calls = []
+        for e in t.events:
+            if e[2] == tid and e[4] == "syscall" and e[3] == "libc":
+                if e[5] == "DurationBegin":
+                    calls.append([e[0], None])
+                elif e[5] == "DurationEnd" and calls and calls[-1][1] is None:
+                    calls[-1][1] = e[0]
+        # its syscall() calls: one gettid, then the N getppid
+        check(len(calls) == N + 1 and all(c[1] for c in calls),
+              f"{name}: {len(calls)} libc syscall() slices, each ended = {N} getppid + 1 gettid")
+        inner = [s for s in sc if s[3] == tid and s[4] == "getppid"]
+        inside = sum(1 for s in inner if any(b <= s[0] and s[1] <= e for b, e in calls))
+        check(len(inner) == N and inside == N,
+              f"{name}: {inside} of its {len(inner)} getppid system calls lie inside a libc syscall() slice = {N}")
+
+
 def mode_pid(tool, ftf_dump, wl, outdir):
     out = os.path.join(outdir, "syscalls-pid.fxt")
     w = subprocess.Popen([wl, str(N), "--wait"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -193,7 +226,7 @@ def main():
     mode, tool, ftf_dump, wl, outdir = sys.argv[1:6]
     os.makedirs(outdir, exist_ok=True)
     fn = {"counts": mode_counts, "list": mode_list, "pid": mode_pid, "exec": mode_exec,
-          "children": mode_children}[mode]
+          "children": mode_children, "inside": mode_inside}[mode]
     run_main(lambda: fn(tool, ftf_dump, wl, outdir))
 
 
