@@ -14,6 +14,7 @@
 #include "idtab.h"
 #include "pbwrite.h"
 #include "stackprof.h"
+#include "grow_array.h"
 
 /* Trace.packet */
 #define F_TRACE_PACKET 1
@@ -103,24 +104,6 @@ struct ftfb_stackprof {
 	uint8_t *packet, *interned; /* scratch */
 	struct ftfb_pb ib;	    /* the current packet's InternedData */
 };
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t nc = *cap ? *cap : 256;
-	void *np;
-
-	if (need <= *cap)
-		return 0;
-	while (nc < need)
-		nc *= 2;
-	np = realloc(*p, nc * elem);
-	if (!np)
-		return -ENOMEM;
-	memset((char *)np + *cap * elem, 0, (nc - *cap) * elem);
-	*p = np;
-	*cap = nc;
-	return 0;
-}
 
 /* ---- output --------------------------------------------------------- */
 
@@ -236,11 +219,11 @@ static int note_name(struct seq *q, uint32_t name_iid, const char *s)
 {
 	size_t cap = q->name_cap;
 
-	if (grow((void **)&q->name_str, &cap, name_iid + 1,
+	if (ftfb_grow_array((void **)&q->name_str, &cap, name_iid + 1,
 		 sizeof(*q->name_str)))
 		return -ENOMEM;
 	cap = q->name_cap;
-	if (grow((void **)&q->name_weight, &cap, name_iid + 1,
+	if (ftfb_grow_array((void **)&q->name_weight, &cap, name_iid + 1,
 		 sizeof(*q->name_weight)))
 		return -ENOMEM;
 	q->name_cap = cap;
@@ -321,7 +304,7 @@ static int intern_frame(struct ftfb_stackprof *sp, struct seq *q, uint32_t tgid,
 	ftfb_pb_varint(&sp->ib, F_FRAME_REL_PC, fs.rel_pc);
 	ftfb_pb_varint(&sp->ib, F_FRAME_KIND, tgid == KERNEL_TGID ? 2 : 1);
 	ftfb_pb_end(&sp->ib, m);
-	if (grow((void **)&q->frame_name, &cap, *iid + 1,
+	if (ftfb_grow_array((void **)&q->frame_name, &cap, *iid + 1,
 		 sizeof(*q->frame_name)))
 		return -ENOMEM;
 	q->frame_cap = cap;

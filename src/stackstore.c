@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "idtab.h"
+#include "grow_array.h"
 #include "stackprof.h"
 
 struct ftfb_stackstore {
@@ -28,32 +29,14 @@ int ftfb_stackstore_new(struct ftfb_stackstore **out)
 	return *out ? 0 : -ENOMEM;
 }
 
-/* Room for `need` elements of `elem` bytes in *p (doubling). */
-static int reserve(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t nc = *cap ? *cap : 256;
-	void *np;
-
-	if (need <= *cap)
-		return 0;
-	while (nc < need)
-		nc *= 2;
-	np = realloc(*p, nc * elem);
-	if (!np)
-		return -ENOMEM;
-	*p = np;
-	*cap = nc;
-	return 0;
-}
-
 int ftfb_stackstore_add(struct ftfb_stackstore *s, uint64_t hash,
 			const uint64_t *ips, uint32_t n)
 {
 	if (!hash || !n || ftfb_idtab_get(&s->idx, hash))
 		return 0;
-	if (reserve((void **)&s->pool, &s->pool_cap, s->npool + n,
+	if (ftfb_grow_array((void **)&s->pool, &s->pool_cap, s->npool + n,
 		    sizeof(*s->pool)) ||
-	    reserve((void **)&s->ent, &s->ent_cap, s->nent + 1,
+	    ftfb_grow_array((void **)&s->ent, &s->ent_cap, s->nent + 1,
 		    sizeof(*s->ent)))
 		return -ENOMEM;
 	memcpy(s->pool + s->npool, ips, n * sizeof(*ips));
