@@ -44,6 +44,8 @@
 #define MAX_PROVIDERS 256   /* per input */
 #define PROBE_RECORDS 10000 /* records searched for the first init */
 #define MAX_RECORD_WORDS 4095
+#define KOBJ_PROCESS 1 /* the spec's object types (reader.h) */
+#define KOBJ_THREAD 2
 
 struct merge {
 	const struct merge_opts *o;
@@ -148,6 +150,13 @@ static int probe(struct merge *m, const char *path, struct merge_domain *d)
 		return ret;
 	}
 	ftf_stream_close(&s);
+	/* no clock ticks faster; and it keeps the 128-bit mapping of any
+	 * 64-bit time (merge_time.c) from overflowing */
+	if (d->tps > MERGE_MAX_TPS)
+		return fail(m, -ERANGE,
+			    "%s declares %llu ticks per second, more than any "
+			    "clock (at most 1e12): it cannot be placed in time",
+			    path, (unsigned long long)d->tps);
 	return 0;
 }
 
@@ -346,6 +355,11 @@ static int copy_kobj(struct merge *m, const struct ftf_record *rec,
 	uint8_t *b;
 
 	if (rec->unknown)
+		return put(m, raw, n);
+	/* only processes and threads are named across inputs (type 0 is
+	 * the names table's empty slot) */
+	if (rec->u.kobj.obj_type != KOBJ_PROCESS &&
+	    rec->u.kobj.obj_type != KOBJ_THREAD)
 		return put(m, raw, n);
 	if (rec->u.kobj.name.len) {
 		if (merge_names_set(&m->names, rec->u.kobj.obj_type,

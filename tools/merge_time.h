@@ -10,6 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The fastest clock an input may declare: 1e12 ticks per second keeps
+ * a 64-bit time times a rate inside the 128-bit mapping's range. */
+#define MERGE_MAX_TPS 1000000000000ull
+
 /* What an input's first initialization record says. */
 struct merge_domain {
 	uint64_t tps;  /* ticks per second (1e9 if no record) */

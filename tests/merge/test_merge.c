@@ -364,6 +364,77 @@ static void bad_inputs(void **state)
 	assert_int_equal(stat(path_in("bad.fxt"), &st), -1);
 }
 
+/* An input declaring a clock faster than any (2e12 ticks per second):
+ * refused in one line, before its times could overflow the mapping. */
+static void implausible_rate_refused(void **state)
+{
+	struct ftf_clock ca, cb;
+	struct stat st;
+	char err[512];
+
+	(void)state;
+	clock_at(&ca, 1000, 5000, T0);
+	write_input(path_in("a.fxt"), &ca, &app);
+	clock_at(&cb, 2000000000000ull, 5000, T0);
+	write_input(path_in("fast.fxt"), &cb, &app);
+	unlink(path_in("fast-out.fxt"));
+	assert_int_equal(merge2(path_in("a.fxt"), path_in("fast.fxt"),
+				path_in("fast-out.fxt"), false, 0, err),
+			 -ERANGE);
+	assert_non_null(strstr(err, "fast.fxt declares 2000000000000 ticks "
+				    "per second"));
+	assert_int_equal(stat(path_in("fast-out.fxt"), &st), -1);
+}
+
+/* Kernel objects of type 0 (none of the spec's process or thread) with
+ * inline names: copied as they are, and not kept in the names table,
+ * whose empty slots are type 0 (they leaked there, and grew it). */
+static void type0_objects_copied(void **state)
+{
+	enum { N = 2000 };
+	const uint64_t head[] = {
+		0x0016547846040010ull,
+		0 | 2ull << 4 | 1ull << 16 | 9ull << 20 | 1ull << 52,
+		'x',
+		0 | 1ull << 4 | 2ull << 16 | 9ull << 20,
+		1 | 2ull << 4,
+		1000000,
+	};
+	/* kernel object: type 7, 3 words, object type 0, inline name "obj" */
+	const uint64_t obj = 7 | 3ull << 4 | 0ull << 16 | (0x8000ull | 3) << 24;
+	struct ftf_clock ca;
+	struct ftf_stream s;
+	struct ftf_record r;
+	char err[512];
+	int objects = 0;
+	FILE *f;
+
+	(void)state;
+	clock_at(&ca, 1000, 5000, T0);
+	write_input(path_in("a.fxt"), &ca, &app);
+	f = fopen(path_in("obj0.fxt"), "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(head, sizeof(head), 1, f), 1);
+	for (uint64_t koid = 1; koid <= N; koid++) {
+		const uint64_t rec[3] = {obj, koid, 'o' | 'b' << 8 | 'j' << 16};
+
+		assert_int_equal(fwrite(rec, sizeof(rec), 1, f), 1);
+	}
+	fclose(f);
+	assert_int_equal(merge2(path_in("a.fxt"), path_in("obj0.fxt"),
+				path_in("obj0-out.fxt"), true, 0, err),
+			 0);
+	assert_int_equal(ftf_stream_open(&s, path_in("obj0-out.fxt")), 0);
+	while (ftf_stream_next(&s, &r) > 0)
+		if (r.type == FTF_REC_KERNEL_OBJECT && r.u.kobj.obj_type == 0 &&
+		    r.u.kobj.name.len == 3 &&
+		    !memcmp(r.u.kobj.name.ptr, "obj", 3))
+			objects++;
+	assert_int_equal(s.r.errors, 0);
+	ftf_stream_close(&s);
+	assert_int_equal(objects, N);
+}
+
 static void offsets_parse(void **state)
 {
 	int64_t ns;
@@ -408,6 +479,8 @@ int main(void)
 		cmocka_unit_test(same_clock_keeps_ticks),
 		cmocka_unit_test(two_word_init_needs_offset),
 		cmocka_unit_test(bad_inputs),
+		cmocka_unit_test(implausible_rate_refused),
+		cmocka_unit_test(type0_objects_copied),
 		cmocka_unit_test(offsets_parse),
 	};
 
