@@ -254,7 +254,9 @@ static int keep_stacks(struct ftfb_flight *f, const void *data, size_t size)
 	if (size < sizeof(e))
 		return 0;
 	memcpy(&e, data, sizeof(e));
-	if ((size - sizeof(e)) / 8 < (size_t)e.nu + e.nk || ((uintptr_t)ips & 7))
+	if ((size - sizeof(e)) / 8 < (size_t)e.nu + e.nk ||
+	    e.nu > FTFB_STACK_MAX_DEPTH || e.nk > FTFB_STACK_MAX_DEPTH ||
+	    ((uintptr_t)ips & 7))
 		return 0;
 	err = ftfb_stackstore_add(f->stack_store, e.uhash, ips, e.nu);
 	if (!err)

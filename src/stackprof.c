@@ -352,18 +352,29 @@ static int intern_callstack(struct ftfb_stackprof *sp, struct seq *q,
 
 /* ---- samples -------------------------------------------------------- */
 
-static const uint64_t *stack_of(struct ftfb_stackprof *sp, uint64_t hash,
-				const uint64_t *ips, uint32_t n, uint32_t *outn,
-				int *err)
+/* Keeps a stack's addresses the first time they come (ips != NULL). */
+static int keep_stack(struct ftfb_stackprof *sp, uint64_t hash,
+		      const uint64_t *ips, uint32_t n)
 {
+	return hash && ips ? ftfb_stackstore_add(sp->store, hash, ips, n) : 0;
+}
+
+/* The addresses of a kept stack (at most MAX_FRAMES / 2 of them, what a
+ * callstack holds of each kind), or NULL. They point into the store:
+ * valid until its next add. */
+static const uint64_t *stack_of(struct ftfb_stackprof *sp, uint64_t hash,
+				uint32_t *outn)
+{
+	const uint64_t *ips;
+
 	*outn = 0;
 	if (!hash)
-		return NULL;
-	if (ips && (*err = ftfb_stackstore_add(sp->store, hash, ips, n)))
 		return NULL;
 	ips = ftfb_stackstore_get(sp->store, hash, outn);
 	if (!ips)
 		sp->st.unknown_stacks++;
+	if (*outn > MAX_FRAMES / 2)
+		*outn = MAX_FRAMES / 2;
 	return ips;
 }
 
@@ -377,12 +388,12 @@ int ftfb_stackprof_sample(struct ftfb_stackprof *sp,
 	size_t pk, ps;
 	int err = 0;
 
-	uips = stack_of(sp, s->uhash, s->uips, s->nu, &nu, &err);
-	if (err)
+	/* both kept before either is looked up: an add may move the store */
+	if ((err = keep_stack(sp, s->uhash, s->uips, s->nu)) ||
+	    (err = keep_stack(sp, s->khash, s->kips, s->nk)))
 		return err;
-	kips = stack_of(sp, s->khash, s->kips, s->nk, &nk, &err);
-	if (err)
-		return err;
+	uips = stack_of(sp, s->uhash, &nu);
+	kips = stack_of(sp, s->khash, &nk);
 	if (!q->started && (err = start_seq(sp, q, s->ts_ns)))
 		return err;
 	ftfb_pb_init(&sp->ib, sp->interned, SCRATCH_BYTES);

@@ -1075,6 +1075,22 @@ int ftfb_translator_add_task(struct ftfb_translator *t,
 	return new_task(t, &c, NULL);
 }
 
+/* Ticks to ns as Perfetto's Fuchsia importer converts an FTF timestamp:
+ * the high 32 bits of the ticks times a truncated (1e9 << 32) / tps, plus
+ * the low 32 bits times 1e9 / tps. The truncation puts its result up to
+ * ticks >> 32 ns early (1.3 us an hour after boot on a 2.6 GHz TSC, more
+ * with uptime), so a sample timed exactly would not land on the
+ * scheduling records it belongs with. */
+uint64_t ftfb_ticks_to_ns_as_perfetto(uint64_t ticks, uint64_t tps)
+{
+	const uint64_t ns_per_s = 1000000000ull;
+
+	if (!tps)
+		return 0;
+	return (ticks >> 32) * ((ns_per_s << 32) / tps) +
+	       (ticks & 0xffffffffull) * ns_per_s / tps;
+}
+
 /* mono ns as Perfetto reads the FTF part's time: the ticks written,
  * converted with the ticks per second of the tick initialization. */
 static uint64_t perfetto_ns(struct ftfb_translator *t, uint64_t ns)
@@ -1083,7 +1099,7 @@ static uint64_t perfetto_ns(struct ftfb_translator *t, uint64_t ns)
 	uint64_t tps = t->o.clock_mono ? 1000000000ull
 				       : ftf_writer_clock(t->w)->ticks_per_second;
 
-	return (uint64_t)((unsigned __int128)ticks * 1000000000u / tps);
+	return ftfb_ticks_to_ns_as_perfetto(ticks, tps);
 }
 
 /* A stack sample (--stacks) to the Perfetto packets; without --stacks
@@ -1099,7 +1115,10 @@ static int on_stack(struct ftfb_translator *t, const void *data, size_t size)
 	memcpy(&e, data, sizeof(e));
 	if (!t->o.stacks)
 		return 0;
+	/* (the BPF side sends at most FTFB_STACK_MAX_DEPTH frames a kind;
+	 * anything else is not a stack event of ours) */
 	if ((size - sizeof(e)) / 8 < (size_t)e.nu + e.nk ||
+	    e.nu > FTFB_STACK_MAX_DEPTH || e.nk > FTFB_STACK_MAX_DEPTH ||
 	    ((uintptr_t)ips & 7)) {
 		t->st.skipped++;
 		return 0;

@@ -209,6 +209,10 @@ int ftfb_translator_add_task(struct ftfb_translator *t,
 /* One raw event as it came from the ring buffer. Unknown kinds and short
  * sizes are counted (stats.skipped) and skipped, not an error. Returns 0 or
  * the writer's negative error. */
+/* An FTF timestamp in ns as Perfetto reads it (its truncating formula,
+ * not the exact quotient): what the stack samples' packets carry. */
+uint64_t ftfb_ticks_to_ns_as_perfetto(uint64_t ticks, uint64_t tps);
+
 int ftfb_translator_event(struct ftfb_translator *t, const void *data,
 			  size_t size);
 

@@ -78,6 +78,15 @@ def get_all(msg, num):
 
 # ---- FTF records: tick rate and the blob payloads --------------------------
 
+def perfetto_ns(ticks, tps):
+    """An FTF timestamp as Perfetto's Fuchsia importer turns it into ns
+    (fuchsia_trace_utils TicksToNs): the high 32 bits of the ticks times
+    the truncated (1e9 << 32) // tps, plus the low 32 bits times 1e9 //
+    tps. What the user sees; it differs from the exact quotient by up to
+    ticks >> 32 ns."""
+    return (ticks >> 32) * ((10**9 << 32) // tps) + (ticks & 0xffffffff) * 10**9 // tps
+
+
 def read_ftf(path):
     data = open(path, "rb").read()
     off, tps, stream = 0, None, b""
@@ -239,10 +248,16 @@ def test(mode, tool, ftf_dump, wl, outdir):
         check(not t.switches, "no context switches with --no-sched")
         return
 
-    blocked = [s[0] * 10**9 // tps for s in t.switches if s[3] == sleep_tid and s[2] == "blocked"]
-    near = sum(1 for s in off if any(abs(s["ts"] - b) <= 1000 for b in blocked))
-    check(near == len(off), f"each off-CPU stack is timed at a context switch that blocked the sleeper "
-                            f"(within 1 us, tick rate {tps}): {near} of {len(off)}")
+    blocked = [perfetto_ns(s[0], tps) for s in t.switches if s[3] == sleep_tid and s[2] == "blocked"]
+    # (the two BPF programs on the switch read the clock some 100 ns
+    # apart; 50 us is room for an interrupt between them on a busy
+    # machine, and still far less than the 10 ms between two naps)
+    gaps = [min(abs(s["ts"] - b) for b in blocked) if blocked else None for s in off]
+    far = [g for g in gaps if g is None or g > 50_000]
+    check(not far, f"each off-CPU stack is timed at a context switch that blocked the sleeper "
+                   f"(within 50 us, tick rate {tps}): {len(off) - len(far)} of {len(off)}, "
+                   f"largest gap {max((g for g in gaps if g is not None), default=None)} ns, "
+                   f"the others' gaps: {sorted(far, key=lambda g: -1 if g is None else g)[:5]}")
 
 
 def test_flight_window(tool, ftf_dump, wl, outdir):

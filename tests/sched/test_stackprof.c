@@ -19,6 +19,7 @@
 #include "idtab.h"
 #include "pbwrite.h"
 #include "stackprof.h"
+#include "translate.h"
 
 /* protobuf.dev/programming-guides/encoding: field 1 = 150 is 08 96 01,
  * field 2 = "testing" is 12 07 74 65 73 74 69 6e 67. */
@@ -338,6 +339,69 @@ static void forget_symbolizes_again(void **state)
 	ftf_dest_mem_free(&m);
 }
 
+/* A sample of more frames than a callstack holds (300 user, 300 kernel:
+ * not from our BPF program, which sends at most 127 a kind, but the
+ * function takes what it is given): written, its frames cut, nothing read
+ * out of bounds (ASan: this read past a 256-entry array). */
+static void overlong_stack_is_cut(void **state)
+{
+	static uint64_t u[300], k[300];
+	struct ftf_dest_mem m;
+	struct ftf_writer w;
+	struct ftf_writer_options wo = {0};
+	struct ftf_clock c = {0};
+	struct ftfb_stackprof *sp;
+	struct ftfb_stackprof_opts o = {0};
+	struct ftfb_stack_sample s = {0};
+
+	(void)state;
+	for (int i = 0; i < 300; i++) {
+		u[i] = 0x1000 + 0x10 * (uint64_t)i;
+		k[i] = 0xffffffff81000000ull + 0x10 * (uint64_t)i;
+	}
+	c.source = FTF_CLOCK_MONO;
+	c.ticks_per_second = 1000000000ull;
+	ftf_dest_mem_init(&m, 0);
+	wo.clock = &c;
+	wo.no_refresh_buf_at_intervals = true;
+	assert_int_equal(ftf_writer_init(&w, &m.base, &wo), 0);
+	o.w = &w;
+	o.symbolize = fake_sym;
+	o.freq_hz = 99;
+	assert_int_equal(ftfb_stackprof_new(&sp, &o), 0);
+	s.kind = FTFB_STACK_ON_CPU;
+	s.ts_ns = 1000;
+	s.tid = 11;
+	s.tgid = 10;
+	s.weight = 1;
+	s.uhash = 0x300;
+	s.uips = u;
+	s.nu = 300;
+	s.khash = 0x301;
+	s.kips = k;
+	s.nk = 300;
+	assert_int_equal(ftfb_stackprof_sample(sp, &s), 0);
+	assert_int_equal(ftfb_stackprof_flush(sp), 0);
+	ftfb_stackprof_free(sp);
+	ftf_dest_mem_free(&m);
+}
+
+/* Sample times as Perfetto converts FTF ticks, worked by hand: ticks =
+ * 2^40 + 5 at 3 GHz: 256 * floor(2^32 * 1e9 / 3e9) = 256 * 1431655765 =
+ * 366503875840, plus floor(5 * 1e9 / 3e9) = 1: 366503875841, 84 ns
+ * before the exact 366503875925.3; at 1e9 ticks per second, exact. */
+static void sample_times_as_perfetto_reads(void **state)
+{
+	(void)state;
+	assert_int_equal(ftfb_ticks_to_ns_as_perfetto((1ull << 40) + 5,
+						      3000000000ull),
+			 366503875841ull);
+	assert_int_equal(ftfb_ticks_to_ns_as_perfetto(123456789012345ull,
+						      1000000000ull),
+			 123456789012345ull);
+	assert_int_equal(ftfb_ticks_to_ns_as_perfetto(42, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -348,6 +412,8 @@ int main(void)
 		cmocka_unit_test(stackstore_keeps_first_ips),
 		cmocka_unit_test(samples_intern_once),
 		cmocka_unit_test(forget_symbolizes_again),
+		cmocka_unit_test(sample_times_as_perfetto_reads),
+		cmocka_unit_test(overlong_stack_is_cut),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
