@@ -7,8 +7,9 @@
  * A plain file is mapped and read in place (its passed pages given back
  * every 64 MiB); a gzip file is inflated into a window that holds at least
  * the record being read, with the reader's string table copied out of it
- * (ftf_reader_own_strings). Offsets in records and messages are offsets in
- * the decompressed stream.
+ * (ftf_reader_own_strings). A pipe or FIFO (/dev/stdin, <(cmd)) is opened
+ * once and read through the same window, plain or gzip. Offsets in records
+ * and messages are offsets in the decompressed stream.
  *
  * A file of many gzip members (libftf's gzip destination writes one per
  * buffer) is one stream. A gzip stream that ends without its trailer (a
@@ -30,11 +31,12 @@
 
 struct ftf_stream {
 	struct ftf_reader r; /* its counts, tables and error are the stream's */
-	bool gzip;
+	bool gzip;            /* the data is gzip-compressed */
 	bool gzip_unfinished; /* the gzip stream had no trailer */
 	/* plain: the mapped file */
 	struct ftf_file file;
-	/* gzip: the window [buf, buf + len) holds stream bytes from base on */
+	/* gzip or a pipe (gz set): the window [buf, buf + len) holds stream
+	 * bytes from base on */
 	void *gz; /* zlib's gzFile */
 	uint8_t *buf;
 	size_t cap, len, base;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -58,13 +59,55 @@ bool ftf_is_gzip_file(const char *path)
 	return gz;
 }
 
-int ftf_stream_open(struct ftf_stream *s, const char *path)
+/* The gzip window over an open zlib file, plain or gzip. */
+static int open_window(struct ftf_stream *s)
 {
 	int err;
 
+	gzbuffer(s->gz, 256 * 1024);
+	/* (zlib reads a stream that is not gzip through unchanged) */
+	s->gzip = !gzdirect(s->gz);
+	s->cap = WINDOW_MIN;
+	s->buf = malloc(s->cap);
+	err = s->buf ? ftf_reader_init(&s->r, s->buf, 0) : -ENOMEM;
+	if (!err)
+		err = ftf_reader_own_strings(&s->r);
+	if (err)
+		ftf_stream_close(s);
+	return err;
+}
+
+int ftf_stream_open(struct ftf_stream *s, const char *path)
+{
+	uint8_t m[2];
+	struct stat st;
+	int fd, err;
+	bool gz;
+
 	memset(s, 0, sizeof(*s));
-	s->gzip = ftf_is_gzip_file(path);
-	if (!s->gzip) {
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		/* a pipe or a FIFO: read once, from this fd (a second open
+		 * would lose what was already read), plain or gzip alike */
+		errno = 0;
+		s->gz = gzdopen(fd, "rb");
+		if (!s->gz) {
+			err = errno ? -errno : -ENOMEM;
+			close(fd);
+			return err;
+		}
+		return open_window(s);
+	}
+	gz = pread(fd, m, 2, 0) == 2 && m[0] == 0x1f && m[1] == 0x8b;
+	close(fd);
+	if (!gz) {
 		err = ftf_file_open(&s->file, path);
 		if (err)
 			return err;
@@ -77,15 +120,7 @@ int ftf_stream_open(struct ftf_stream *s, const char *path)
 	s->gz = gzopen(path, "rbe");
 	if (!s->gz)
 		return errno ? -errno : -ENOMEM;
-	gzbuffer(s->gz, 256 * 1024);
-	s->cap = WINDOW_MIN;
-	s->buf = malloc(s->cap);
-	err = s->buf ? ftf_reader_init(&s->r, s->buf, 0) : -ENOMEM;
-	if (!err)
-		err = ftf_reader_own_strings(&s->r);
-	if (err)
-		ftf_stream_close(s);
-	return err;
+	return open_window(s);
 }
 
 /* Bytes the next record needs in the window (at least its header). */
@@ -180,7 +215,7 @@ int ftf_stream_next(struct ftf_stream *s, struct ftf_record *rec)
 {
 	int ret;
 
-	if (!s->gzip) {
+	if (!s->gz) { /* the mapped file */
 		ret = ftf_reader_next(&s->r, rec);
 		if (ret > 0 && rec->offset - s->file.released >= RELEASE_EVERY)
 			ftf_file_release(&s->file, rec->offset);
@@ -207,7 +242,7 @@ int ftf_stream_next(struct ftf_stream *s, struct ftf_record *rec)
 
 size_t ftf_stream_bytes(const struct ftf_stream *s)
 {
-	return s->gzip ? s->base + s->r.pos : s->r.pos;
+	return s->gz ? s->base + s->r.pos : s->r.pos;
 }
 
 const char *ftf_stream_note(const struct ftf_stream *s)

@@ -103,6 +103,16 @@ rc=$?
 	pass "gzip cut mid-record: exit 1: $(echo "$out" | head -1)" ||
 	fail "gzip cut mid-record: exit $rc: $out"
 
+# from a pipe (opened once: sniffing the magic must not eat the first
+# bytes), plain and gzip: the same check as the file
+for f in "$fx/full.fxt" "$tmp/full.fxt.gz"; do
+	out=$(cat "$f" | "$dump" --check /dev/stdin 2>"$tmp/err")
+	rc=$?
+	[ $rc -eq 0 ] && [ "$out" = "ok records=47 bytes=1424 events=11 threads=1 skipped=0" ] &&
+		pass "$(basename "$f") through a pipe: $out" ||
+		fail "$(basename "$f") through a pipe: exit $rc: $out $(cat "$tmp/err")"
+done
+
 "$dump" /nonexistent.fxt 2>"$tmp/err"
 rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
