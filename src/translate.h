@@ -104,12 +104,12 @@ struct ftfb_usdt_desc {
  * event); a task's form a stack through `below`. */
 #define FTFB_USLICE_MAX 4096
 struct ftfb_uslice {
-	uint64_t begin_ns;
-	uint64_t args[FTFB_USDT_MAX_ARGS]; /* string ones: string ids */
+	/* the START hit as the BPF side sent it: its strings are interned
+	 * only when the slice is written (an id taken at the start could be
+	 * a temporary one, reused by then), and a flight-recorder snapshot
+	 * can begin the slice again with them */
+	struct ftfb_usdt start;
 	uint32_t below; /* index + 1 of the one under it, 0: none */
-	uint32_t cookie; /* the BEGIN probe's */
-	int name_id;	 /* the slice's name (string id) */
-	uint16_t nargs, strmask;
 };
 
 struct ftfb_translator_opts {

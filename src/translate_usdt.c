@@ -206,31 +206,18 @@ static int write_instant(struct ftfb_translator *t, struct ftfb_task *k,
 }
 
 static int begin_slice(struct ftfb_translator *t, struct ftfb_task *k,
-		       const struct ftfb_usdt *e, const struct uargs *a)
+		       const struct ftfb_usdt *e)
 {
-	const struct ftfb_usdt_desc *d = &t->o.usdt[e->cookie];
 	uint32_t idx = t->uslice_free;
 	struct ftfb_uslice *s;
-	int name, cat, err;
 
 	if (!idx) {
 		t->st.usdt_capped++;
 		return 0;
 	}
-	err = probe_ids(t, e->cookie, &name, &cat);
-	if (err)
-		return err;
-	if (d->name_arg >= 0 && d->name_arg < a->n &&
-	    (a->strmask & (1u << d->name_arg)))
-		name = (int)a->v[d->name_arg];
 	s = &t->uslices[idx - 1];
 	t->uslice_free = s->below;
-	s->begin_ns = e->hdr.ts;
-	memcpy(s->args, a->v, sizeof(s->args));
-	s->nargs = a->n;
-	s->strmask = a->strmask;
-	s->cookie = e->cookie;
-	s->name_id = name;
+	s->start = *e;
 	s->below = k->uslice_top;
 	k->uslice_top = idx;
 	return 0;
@@ -242,14 +229,19 @@ static int write_slice(struct ftfb_translator *t, struct ftfb_task *k,
 		       struct ftfb_uslice *s, uint64_t ns,
 		       const struct ftfb_usdt *end, const struct uargs *ea)
 {
-	const struct ftfb_usdt_desc *bd = &t->o.usdt[s->cookie];
+	const struct ftfb_usdt_desc *bd = &t->o.usdt[s->start.cookie];
 	const struct ftfb_usdt_desc *ed = end ? &t->o.usdt[end->cookie] : NULL;
-	struct uargs ba = {.n = s->nargs, .strmask = s->strmask};
+	uint64_t begin_ns = s->start.hdr.ts;
+	struct uargs ba;
 	int ints = 0, strs = 0, room = FTF_MAX_ARGS, name, cat, ref, err;
 	int bids[FTFB_USDT_MAX_ARGS], eids[FTFB_USDT_MAX_ARGS];
 
-	memcpy(ba.v, s->args, sizeof(ba.v));
-	err = probe_ids(t, s->cookie, &name, &cat);
+	err = hit_args(t, &s->start, &ba);
+	if (!err)
+		err = probe_ids(t, s->start.cookie, &name, &cat);
+	if (!err && bd->name_arg >= 0 && bd->name_arg < ba.n &&
+	    (ba.strmask & (1u << bd->name_arg)))
+		name = (int)ba.v[bd->name_arg];
 	if (!err)
 		err = arg_name_ids(t, bd, &ba, false, bids);
 	if (!err && ed)
@@ -259,8 +251,8 @@ static int write_slice(struct ftfb_translator *t, struct ftfb_task *k,
 	ref = ftfb_tr_thread_ref(t, k);
 	if (ref < 0)
 		return ref;
-	if (ns < s->begin_ns)
-		ns = s->begin_ns;
+	if (ns < begin_ns)
+		ns = begin_ns;
 	if (!ed)
 		room--; /* for `unfinished` */
 	count_args(&ba, bids, &ints, &strs, &room);
@@ -268,8 +260,7 @@ static int write_slice(struct ftfb_translator *t, struct ftfb_task *k,
 		count_args(ea, eids, &ints, &strs, &room);
 	err = ftf_write_duration_complete(
 		t->w, FTF_ARG_TYPES(ints, 0, ed ? 0 : 1, 0, strs, 0), ref, cat,
-		s->name_id, ftfb_tr_ticks(t, s->begin_ns),
-		ftfb_tr_ticks(t, ns));
+		name, ftfb_tr_ticks(t, begin_ns), ftfb_tr_ticks(t, ns));
 	room = ed ? FTF_MAX_ARGS : FTF_MAX_ARGS - 1;
 	if (!err)
 		err = write_args(t, &ba, bids, &room);
@@ -295,7 +286,7 @@ static int end_slice(struct ftfb_translator *t, struct ftfb_task *k,
 		struct ftfb_uslice *s = &t->uslices[*link - 1];
 		uint32_t idx = *link;
 
-		if (t->o.usdt[s->cookie].pair == pair) {
+		if (t->o.usdt[s->start.cookie].pair == pair) {
 			*link = s->below;
 			s->below = t->uslice_free;
 			t->uslice_free = idx;
@@ -318,13 +309,14 @@ int ftfb_tr_usdt(struct ftfb_translator *t, const struct ftfb_usdt *e)
 		return 0;
 	}
 	err = ftfb_tr_ensure_task(t, e->hdr.tid, e->hdr.tgid, &k);
-	if (!err)
-		err = hit_args(t, e, &a);
+	if (err)
+		return err;
+	if (t->o.usdt[e->cookie].role == FTFB_USDT_BEGIN)
+		return begin_slice(t, k, e);
+	err = hit_args(t, e, &a);
 	if (err)
 		return err;
 	switch (t->o.usdt[e->cookie].role) {
-	case FTFB_USDT_BEGIN:
-		return begin_slice(t, k, e, &a);
 	case FTFB_USDT_END:
 		return end_slice(t, k, e, &a);
 	default:
@@ -373,19 +365,10 @@ static int inherit_chain(struct inherit_ctx *c, const struct ftfb_task *k,
 	err = inherit_chain(c, k, s->below);
 	if (err)
 		return err;
-	memset(&e, 0, sizeof(e));
-	e.hdr.kind = FTFB_EV_USDT;
+	/* the START hit again, with its strings, at the window's start */
+	e = s->start;
 	e.hdr.ts = c->ts;
-	e.hdr.tid = k->tid;
-	e.hdr.tgid = k->tgid;
-	e.cookie = s->cookie;
-	e.nargs = s->nargs;
-	/* string arguments were string ids of the other writer: left out
-	 * (0), and the slice named by its probe */
-	for (int i = 0; i < s->nargs && i < FTFB_USDT_MAX_ARGS; i++)
-		e.args[i] = (s->strmask & (1u << i)) ? 0 : s->args[i];
-	return ftfb_translator_event(c->to, &e,
-				     offsetof(struct ftfb_usdt, str));
+	return ftfb_translator_event(c->to, &e, sizeof(e));
 }
 
 static void inherit_task(struct ftfb_task *k, void *arg)

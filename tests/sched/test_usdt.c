@@ -239,6 +239,60 @@ static void open_slices_are_inherited_at_a_window_start(void **state)
 	tr_free(&snap);
 }
 
+/* A snapshot begins an import open at its window's start named by its
+ * module, as the tracker saw it (the START's strings are kept, not the
+ * tracker's string ids: they were dropped, and the slice named "import"). */
+static void an_inherited_slice_keeps_its_string_name(void **state)
+{
+	struct tr tracker, snap;
+
+	(void)state;
+	setup(&tracker);
+	setup(&snap);
+	ev_usdt(&tracker, 1000, 100, IMP_START, 1, (const int64_t[]){0},
+		"json");
+	assert_int_equal(
+		ftfb_translator_usdt_inherit(&tracker.t, &snap.t, 5000), 0);
+	ev_usdt(&snap, 6000, 100, IMP_DONE, 2, (const int64_t[]){0, 1}, "json");
+	tr_finish(&snap, 7000);
+	assert_int_equal(
+		tr_count(&snap, FTF_REC_EVENT, FTF_EVENT_DURATION_COMPLETE), 1);
+	assert_string_equal(slice(&snap, 0)->name, "json");
+	assert_int_equal(slice(&snap, 0)->ts, 5000);
+	tr_finish(&tracker, 7000);
+	tr_free(&tracker);
+	tr_free(&snap);
+}
+
+/* Past the string table's 32,767 permanent ids, strings get temporary
+ * ids that are reused after some records: a slice's name, a string of
+ * its START, stays its own however many strings come before its END. */
+static void a_slice_name_survives_temporary_string_ids(void **state)
+{
+	char name[32];
+	struct tr h;
+
+	(void)state;
+	setup(&h);
+	for (int i = 0; i < 33000; i++) {
+		snprintf(name, sizeof(name), "s%d", i);
+		ev_usdt(&h, 1000 + (uint64_t)i, 101, MSG, 1,
+			(const int64_t[]){0}, name);
+	}
+	ev_usdt(&h, 40000, 100, IMP_START, 1, (const int64_t[]){0}, "modA");
+	for (int i = 0; i < 150; i++) {
+		snprintf(name, sizeof(name), "more%d", i);
+		ev_usdt(&h, 40001 + (uint64_t)i, 101, MSG, 1,
+			(const int64_t[]){0}, name);
+	}
+	ev_usdt(&h, 50000, 100, IMP_DONE, 2, (const int64_t[]){0, 1}, "modA");
+	tr_finish(&h, 60000);
+	assert_int_equal(
+		tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_COMPLETE), 1);
+	assert_string_equal(slice(&h, 0)->name, "modA");
+	tr_free(&h);
+}
+
 static void specs_parse(void **state)
 {
 	struct ftfb_usdt_spec s;
@@ -287,6 +341,8 @@ int main(void)
 		cmocka_unit_test(a_slice_named_by_a_string_argument),
 		cmocka_unit_test(an_unknown_probe_is_skipped),
 		cmocka_unit_test(open_slices_are_inherited_at_a_window_start),
+		cmocka_unit_test(an_inherited_slice_keeps_its_string_name),
+		cmocka_unit_test(a_slice_name_survives_temporary_string_ids),
 		cmocka_unit_test(specs_parse),
 	};
 
