@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dest_bufs.h"
 #include "ftf/destination.h"
 
 #define DEFAULT_BUF_SIZE (1024 * 1024)
@@ -110,12 +111,12 @@ static int file_next_buf(struct ftf_destination *d, size_t used,
 		return err;
 	/* A record cut by ftf_write_bytes waits at the next buffer's start. */
 	tail = total - whole;
-	if (tail > f->buf_size / 2) {
+	if (ftf__dest_bufs_fit(f->bufs, &f->buf_size, tail)) {
 		snprintf(f->errmsg, sizeof(f->errmsg),
-			 "unfinished record of %zu bytes does not fit a buffer "
-			 "of %zu",
-			 tail, f->buf_size);
-		f->failed = -E2BIG;
+			 "cannot allocate buffers for a record of more than "
+			 "%zu bytes",
+			 tail);
+		f->failed = -ENOMEM;
 		return f->failed;
 	}
 	memcpy(f->bufs[f->cur ^ 1], f->bufs[f->cur] + whole, tail);

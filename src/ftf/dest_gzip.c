@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "dest_bufs.h"
 #include "ftf/destination.h"
 
 #define DEFAULT_BUF_SIZE (1024 * 1024)
@@ -146,11 +147,11 @@ static int gzip_next_buf(struct ftf_destination *d, size_t used,
 	}
 	/* A record cut by ftf_write_bytes waits at the next buffer's start. */
 	tail = total - whole;
-	if (tail > g->buf_size / 2)
-		return fail(g, -E2BIG,
-			    "unfinished record of %zu bytes does not fit a "
-			    "buffer of %zu",
-			    tail, g->buf_size);
+	if (ftf__dest_bufs_fit(g->bufs, &g->buf_size, tail))
+		return fail(g, -ENOMEM,
+			    "cannot allocate buffers for a record of more "
+			    "than %zu bytes",
+			    tail);
 	memcpy(g->bufs[g->cur ^ 1], g->bufs[g->cur] + whole, tail);
 	g->cur ^= 1;
 	g->carry = tail;

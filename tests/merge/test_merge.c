@@ -435,6 +435,70 @@ static void type0_objects_copied(void **state)
 	assert_int_equal(objects, N);
 }
 
+/* A large blob of 1.5 MiB (more than half a destination buffer: it was
+ * refused, "unfinished record ... does not fit"), merged to plain and to
+ * gzip: there whole, its payload intact. The input: magic, provider,
+ * 2-word init, strings 1 "cat" and 2 "name", thread 1 = 10/11, the blob
+ * (format 0: category, name, thread, no args; ts; size; payload). */
+static void a_large_blob_is_copied_whole(void **state)
+{
+	enum { PAYLOAD = 3 << 19 };
+	const uint64_t head[] = {
+		0x0016547846040010ull,
+		0 | 2ull << 4 | 1ull << 16 | 9ull << 20 | 1ull << 52,
+		'x',
+		1 | 2ull << 4,
+		1000000000,
+		2 | 2ull << 4 | 1ull << 16 | 3ull << 32,
+		'c' | 'a' << 8 | 't' << 16,
+		2 | 2ull << 4 | 2ull << 16 | 4ull << 32,
+		'n' | 'a' << 8 | 'm' << 16 | (uint64_t)'e' << 24,
+		3 | 3ull << 4 | 1ull << 16,
+		10,
+		11,
+		15 | (4ull + PAYLOAD / 8) << 4 | 0ull << 36 | 0ull << 40,
+		1 | 2ull << 16 | 1ull << 36,
+		5000,
+		PAYLOAD,
+	};
+	static uint8_t payload[PAYLOAD];
+	const char *outs[] = {"big-out.fxt", "big-out.fxt.gz"};
+	struct ftf_clock ca;
+	char err[512];
+	FILE *f;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(payload); i++)
+		payload[i] = (uint8_t)(i * 7 + 3);
+	clock_at(&ca, 1000, 5000, T0);
+	write_input(path_in("a.fxt"), &ca, &app);
+	f = fopen(path_in("big.fxt"), "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(head, sizeof(head), 1, f), 1);
+	assert_int_equal(fwrite(payload, sizeof(payload), 1, f), 1);
+	fclose(f);
+	for (int o = 0; o < 2; o++) {
+		struct ftf_stream st;
+		struct ftf_record r;
+		int blobs = 0;
+
+		assert_int_equal(merge2(path_in("a.fxt"), path_in("big.fxt"),
+					path_in(outs[o]), true, 0, err),
+				 0);
+		assert_int_equal(ftf_stream_open(&st, path_in(outs[o])), 0);
+		while (ftf_stream_next(&st, &r) > 0)
+			if (r.type == FTF_REC_LARGE && r.u.large.format == 0) {
+				blobs++;
+				assert_int_equal(r.u.large.size, PAYLOAD);
+				assert_memory_equal(r.u.large.payload, payload,
+						    PAYLOAD);
+			}
+		assert_int_equal(st.r.errors, 0);
+		ftf_stream_close(&st);
+		assert_int_equal(blobs, 1);
+	}
+}
+
 static void offsets_parse(void **state)
 {
 	int64_t ns;
@@ -481,6 +545,7 @@ int main(void)
 		cmocka_unit_test(bad_inputs),
 		cmocka_unit_test(implausible_rate_refused),
 		cmocka_unit_test(type0_objects_copied),
+		cmocka_unit_test(a_large_blob_is_copied_whole),
 		cmocka_unit_test(offsets_parse),
 	};
 
