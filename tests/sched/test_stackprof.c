@@ -181,15 +181,36 @@ static size_t count_bytes(const uint8_t *p, size_t n, const char *s)
 	return hits;
 }
 
+/* A memory trace on a mono clock and a stack profiler writing into it
+ * (fake symbols, at 99 Hz), with `forget` if not NULL. */
+static void prof_open(struct ftf_dest_mem *m, struct ftf_writer *w,
+		      struct ftf_clock *c, struct ftfb_stackprof **sp,
+		      void (*forget)(void *, uint32_t))
+{
+	struct ftf_writer_options wo = {0};
+	struct ftfb_stackprof_opts o = {0};
+
+	memset(c, 0, sizeof(*c));
+	c->source = FTF_CLOCK_MONO;
+	c->ticks_per_second = 1000000000ull;
+	ftf_dest_mem_init(m, 0);
+	wo.clock = c;
+	wo.no_refresh_buf_at_intervals = true;
+	assert_int_equal(ftf_writer_init(w, &m->base, &wo), 0);
+	o.w = w;
+	o.symbolize = fake_sym;
+	o.forget = forget;
+	o.freq_hz = 99;
+	assert_int_equal(ftfb_stackprof_new(sp, &o), 0);
+}
+
 static void samples_intern_once(void **state)
 {
 	static uint8_t out[1 << 16];
 	struct ftf_dest_mem m;
 	struct ftf_writer w;
-	struct ftf_writer_options wo = {0};
 	struct ftf_clock c = {0};
 	struct ftfb_stackprof *sp;
-	struct ftfb_stackprof_opts o = {0};
 	uint64_t u[2] = {0x1200, 0x1100}, k[1] = {0xffffffff81000000ull};
 	struct ftfb_stack_sample s = {0};
 	const char *names[4];
@@ -197,16 +218,7 @@ static void samples_intern_once(void **state)
 	size_t n;
 
 	(void)state;
-	c.source = FTF_CLOCK_MONO;
-	c.ticks_per_second = 1000000000ull;
-	ftf_dest_mem_init(&m, 0);
-	wo.clock = &c;
-	wo.no_refresh_buf_at_intervals = true;
-	assert_int_equal(ftf_writer_init(&w, &m.base, &wo), 0);
-	o.w = &w;
-	o.symbolize = fake_sym;
-	o.freq_hz = 99;
-	assert_int_equal(ftfb_stackprof_new(&sp, &o), 0);
+	prof_open(&m, &w, &c, &sp, NULL);
 
 	s.kind = FTFB_STACK_ON_CPU;
 	s.ts_ns = 1000;
@@ -299,24 +311,13 @@ static void forget_symbolizes_again(void **state)
 {
 	struct ftf_dest_mem m;
 	struct ftf_writer w;
-	struct ftf_writer_options wo = {0};
 	struct ftf_clock c = {0};
 	struct ftfb_stackprof *sp;
-	struct ftfb_stackprof_opts o = {0};
 	uint64_t u[1] = {0x1200};
 	struct ftfb_stack_sample s = {0};
 
 	(void)state;
-	c.source = FTF_CLOCK_MONO;
-	c.ticks_per_second = 1000000000ull;
-	ftf_dest_mem_init(&m, 0);
-	wo.clock = &c;
-	wo.no_refresh_buf_at_intervals = true;
-	assert_int_equal(ftf_writer_init(&w, &m.base, &wo), 0);
-	o.w = &w;
-	o.symbolize = fake_sym;
-	o.forget = fake_forget;
-	assert_int_equal(ftfb_stackprof_new(&sp, &o), 0);
+	prof_open(&m, &w, &c, &sp, fake_forget);
 	s.kind = FTFB_STACK_ON_CPU;
 	s.tid = 11;
 	s.tgid = 10;
@@ -348,10 +349,8 @@ static void overlong_stack_is_cut(void **state)
 	static uint64_t u[300], k[300];
 	struct ftf_dest_mem m;
 	struct ftf_writer w;
-	struct ftf_writer_options wo = {0};
 	struct ftf_clock c = {0};
 	struct ftfb_stackprof *sp;
-	struct ftfb_stackprof_opts o = {0};
 	struct ftfb_stack_sample s = {0};
 
 	(void)state;
@@ -359,16 +358,7 @@ static void overlong_stack_is_cut(void **state)
 		u[i] = 0x1000 + 0x10 * (uint64_t)i;
 		k[i] = 0xffffffff81000000ull + 0x10 * (uint64_t)i;
 	}
-	c.source = FTF_CLOCK_MONO;
-	c.ticks_per_second = 1000000000ull;
-	ftf_dest_mem_init(&m, 0);
-	wo.clock = &c;
-	wo.no_refresh_buf_at_intervals = true;
-	assert_int_equal(ftf_writer_init(&w, &m.base, &wo), 0);
-	o.w = &w;
-	o.symbolize = fake_sym;
-	o.freq_hz = 99;
-	assert_int_equal(ftfb_stackprof_new(&sp, &o), 0);
+	prof_open(&m, &w, &c, &sp, NULL);
 	s.kind = FTFB_STACK_ON_CPU;
 	s.ts_ns = 1000;
 	s.tid = 11;
