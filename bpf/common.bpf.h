@@ -104,6 +104,21 @@ static __always_inline bool ftfb_traced(__u32 tgid)
 	return bpf_map_lookup_elem(&traced_tgids, &tgid) != NULL;
 }
 
+/* Whether the task `id` (pid_tgid) is recorded by a probe program: only
+ * while `armed` (the program's own flag), never the tracer (`self`), and
+ * with -p/-- only the traced processes. */
+static __always_inline bool ftfb_probe_recorded(__u64 id, __u32 armed_now,
+						__u32 self)
+{
+	__u32 tgid = id >> 32;
+
+	if (!armed_now)
+		return false;
+	if (self && tgid == self)
+		return false;
+	return !filter_tgids || ftfb_traced(tgid);
+}
+
 static __always_inline void ftfb_add(void *map, __u32 kind, __u64 n)
 {
 	__u64 *c = bpf_map_lookup_elem(map, &kind);

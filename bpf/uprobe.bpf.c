@@ -76,20 +76,6 @@ static __always_inline void fill_ret(struct ftfb_uret *e, struct pt_regs *ctx,
 	e->sp = ctx->sp;
 }
 
-/* Whether calls of the task `id` (pid_tgid) are recorded: only while
- * armed, never the tracer's own, and with -p/-- only the traced
- * processes'. */
-static __always_inline bool recorded(__u64 id)
-{
-	__u32 tgid = id >> 32;
-
-	if (!armed)
-		return false;
-	if (self_tgid && tgid == self_tgid)
-		return false;
-	return !filter_tgids || ftfb_traced(tgid);
-}
-
 static __always_inline int on_entry(struct pt_regs *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
@@ -101,7 +87,7 @@ static __always_inline int on_entry(struct pt_regs *ctx)
 	__u32 off;
 	void *rb;
 
-	if (!recorded(id))
+	if (!ftfb_probe_recorded(id, armed, self_tgid))
 		return 0;
 	b = ftfb_ubuf_claim(cpu);
 	if (!b) {
@@ -148,7 +134,7 @@ static __always_inline int on_return(struct pt_regs *ctx)
 	__u32 off;
 	void *rb;
 
-	if (!recorded(id))
+	if (!ftfb_probe_recorded(id, armed, self_tgid))
 		return 0;
 	b = ftfb_ubuf_claim(cpu);
 	if (!b) {

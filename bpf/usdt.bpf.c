@@ -25,17 +25,6 @@ const volatile __u32 self_tgid = 0; /* never the tracer's own */
 /* set by the loader once every probe is attached, cleared at stop */
 volatile __u32 armed = 0;
 
-static __always_inline bool recorded(__u64 id)
-{
-	__u32 tgid = id >> 32;
-
-	if (!armed)
-		return false;
-	if (self_tgid && tgid == self_tgid)
-		return false;
-	return !filter_tgids || ftfb_traced(tgid);
-}
-
 /* Reads the first n (<= FTFB_USDT_MAX_ARGS) arguments into args[] and the
  * string ones (mask) into base[soff..], which has room up to base[lim]
  * (at most FTFB_USDT_STR_BYTES are used). Returns the string bytes used;
@@ -111,7 +100,7 @@ int ftfb_usdt(struct pt_regs *ctx)
 	__u32 off, soff, mask, got, sbytes;
 	int n;
 
-	if (!recorded(id))
+	if (!ftfb_probe_recorded(id, armed, self_tgid))
 		return 0;
 	ck = bpf_usdt_cookie(ctx);
 	mask = (ck >> 32) & 0xfff;
