@@ -22,7 +22,6 @@ sum of run_time_ns of the entry and return programs / CALLS), and whether
 every call was recorded.
 """
 import argparse
-import json
 import os
 import re
 import shutil
@@ -32,31 +31,16 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import prog_ids, wait_line  # noqa: E402
+
 LOOP_RE = re.compile(r"(\d+) calls (\d+) ns")
-
-
-def prog_ids():
-    out = subprocess.run(["bpftool", "-j", "prog", "show"], capture_output=True, text=True).stdout
-    return {p["id"]: p for p in json.loads(out or "[]")}
 
 
 def run_loop(binary, calls):
     p = subprocess.run([binary, str(calls)], capture_output=True, text=True, check=True)
     m = LOOP_RE.search(p.stdout)
     return int(m[2])
-
-
-def wait_line(stream, marker, timeout=60):
-    deadline = time.time() + timeout
-    seen = []
-    while time.time() < deadline:
-        line = stream.readline()
-        if not line:
-            break
-        seen.append(line)
-        if marker in line:
-            return
-    raise RuntimeError("tracer did not start: " + "".join(seen[-5:]))
 
 
 def bpf_cost(before, calls):

@@ -21,7 +21,6 @@ statistics (kernel.bpf_stats_enabled=1), the bytes written per hit and the
 hits recorded and lost.
 """
 import argparse
-import json
 import os
 import re
 import shutil
@@ -31,30 +30,15 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import prog_ids, wait_line  # noqa: E402
+
 LOOP_RE = re.compile(r"(\d+) hits (\d+) ns")
-
-
-def prog_ids():
-    out = subprocess.run(["bpftool", "-j", "prog", "show"], capture_output=True, text=True).stdout
-    return {p["id"]: p for p in json.loads(out or "[]")}
 
 
 def run_loop(binary, hits):
     p = subprocess.run([binary, str(hits)], capture_output=True, text=True, check=True)
     return int(LOOP_RE.search(p.stdout)[2])
-
-
-def wait_line(stream, marker, timeout=60):
-    deadline = time.time() + timeout
-    seen = []
-    while time.time() < deadline:
-        line = stream.readline()
-        if not line:
-            break
-        seen.append(line)
-        if marker in line:
-            return
-    raise RuntimeError("tracer did not start: " + "".join(seen[-5:]))
 
 
 def wait_file(path, marker, proc, timeout=60):
