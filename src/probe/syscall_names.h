@@ -2,7 +2,7 @@
 /*
  * src/syscall_names.h - system call numbers and names (x86-64), and the
  * --syscalls=LIST parser. The table is generated at build time from the
- * kernel headers (src/gen/syscall_names.py).
+ * kernel headers (src/probe/gen/syscall_names.py).
  */
 #ifndef FTFB_SYSCALL_NAMES_H
 #define FTFB_SYSCALL_NAMES_H

@@ -30,7 +30,7 @@
  *   --delay-ms N       sleep N milliseconds
  * It prints "ready PID" (flushed) before waiting and "done" at the end;
  * it exits 1 if any traced function returned a wrong value.
- * tests/uprobe/tracefs_counts.sh checks these counts with kernel uprobes.
+ * tests/probe/tracefs_counts.sh checks these counts with kernel uprobes.
  */
 #include <pthread.h>
 #include <signal.h>

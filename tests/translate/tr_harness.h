@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/sched/tr_harness.h - translator unit-test harness: a writer on a
+ * tests/translate/tr_harness.h - translator unit-test harness: a writer on a
  * memory destination with a hand-built clock, a fake /proc lookup, raw
  * event builders, and a decoder that reads the output back through the
  * project's reader into plain structs (names copied, since temporary

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/sched/test_stackprof.c - the protobuf encoder against the wire
+ * tests/stacks/test_stackprof.c - the protobuf encoder against the wire
  * format's documented examples, and the stack sample writer: samples in
  * blob records of type 3, each stack's entries interned once, a stack
  * named by a hash never sent counted, names longer than the cap cut.
