@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * output.h - the trace file a writer writes to: plain (.fxt) or gzipped
- * (.fxt.gz, --compress), created as target_open_output does (an existing
+ * (.fxt.gz, --compress), created without following a symlink (an existing
  * file kept as .old, a symlink refused).
  */
 #ifndef FTFB_OUTPUT_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * target.h - what ftf-bpf traces: checks on -p PID, starting -- CMD held
- * at the exec until the probes are attached, and the output file.
+ * at the exec until the probes are attached.
  */
 #ifndef FTFB_TARGET_H
 #define FTFB_TARGET_H
@@ -44,13 +44,5 @@ void target_abort(struct target_child *c);
 bool target_child_exited(struct target_child *c);
 /* Non-blocking: true once pid no longer exists. */
 bool target_pid_gone(int pid);
-
-/*
- * Opens the output for writing without ever following a symlink: a
- * symlink at path is refused, an existing regular file is kept as
- * path.old (as perf does), then path is created with O_EXCL|O_NOFOLLOW.
- * Returns the fd or -errno with one line in err.
- */
-int target_open_output(const char *path, char *err, size_t errlen);
 
 #endif

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "translate.h"
+#include "tr_types.h"
 
 struct ftfb_triggers;
 

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "translate.h"
+#include "tr_types.h"
 #include "usdtspec.h"
 
 struct ftfb_usdt_set {

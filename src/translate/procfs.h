@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "translate.h"
+#include "tr_types.h"
 
 /* Called once per thread, the process's leader first. A non-zero return
  * stops the scan and is returned. */
