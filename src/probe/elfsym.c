@@ -47,11 +47,9 @@ char *ftfb_demangle(const char *name)
 #endif
 }
 
-void ftfb_symlist_free(struct ftfb_symlist *l)
+void ftfb_symlist_truncate(struct ftfb_symlist *l, size_t n)
 {
-	if (!l)
-		return;
-	for (size_t i = 0; i < l->n; i++) {
+	for (size_t i = n; i < l->n; i++) {
 		struct ftfb_sym *s = &l->v[i];
 
 		free(s->name);
@@ -61,6 +59,15 @@ void ftfb_symlist_free(struct ftfb_symlist *l)
 			free(s->aliases[j]);
 		free(s->aliases);
 	}
+	if (n < l->n)
+		l->n = n;
+}
+
+void ftfb_symlist_free(struct ftfb_symlist *l)
+{
+	if (!l)
+		return;
+	ftfb_symlist_truncate(l, 0);
 	free(l->v);
 	l->v = NULL;
 	l->n = 0;

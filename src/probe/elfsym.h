@@ -52,6 +52,8 @@ int ftfb_elf_functions(const char *path, struct ftfb_symlist *out,
 
 /* Frees every entry and leaves @l empty; NULL and empty lists are fine. */
 void ftfb_symlist_free(struct ftfb_symlist *l);
+/* Frees the entries from n on and keeps the first n. */
+void ftfb_symlist_truncate(struct ftfb_symlist *l, size_t n);
 
 /* Demangled form of a C++ (Itanium "_Z...") or Rust (legacy "_ZN...E",
  * v0 "_R...") name, malloc'd; NULL if @name is not mangled (or the

@@ -11,49 +11,12 @@
 #include "translate.h"
 #include "translate_priv.h"
 #include "syscall_names.h"
+#include "event_kinds.h"
 
 #define COUNTER_NAME "ftf-bpf dropped events"
 #define COUNTER_CAT "ftf-bpf"
 #define MAX_DROP_KIND_ARGS 14 /* FTF's 15 args, less "total" */
 #define PROVIDER_ID 0 /* the writer's provider (writer.ml: provider_id = 0) */
-
-static const char *const kind_names[FTFB_EV_KIND_MAX] = {
-	[0] = "other",
-	[FTFB_EV_SWITCH] = "switch",
-	[FTFB_EV_WAKEUP] = "wakeup",
-	[FTFB_EV_WAKEUP_NEW] = "wakeup_new",
-	[FTFB_EV_FORK] = "fork",
-	[FTFB_EV_EXEC] = "exec",
-	[FTFB_EV_EXIT] = "exit",
-	[FTFB_EV_RENAME] = "rename",
-	[FTFB_EV_UENTRY] = "uentry",
-	[FTFB_EV_URET] = "uret",
-	[FTFB_EV_BATCH] = "batch", /* split by the loader, never seen here */
-	[FTFB_EV_TASKNAME] = "taskname",
-	[FTFB_EV_SENTER] = "syscall_enter",
-	[FTFB_EV_SEXIT] = "syscall_exit",
-	[FTFB_EV_USDT] = "usdt",
-	[FTFB_EV_STACK_ON] = "stack_on_cpu",
-	[FTFB_EV_STACK_OFF] = "stack_off_cpu",
-};
-
-static const size_t kind_size[FTFB_EV_KIND_MAX] = {
-	[FTFB_EV_SWITCH] = sizeof(struct ftfb_switch),
-	[FTFB_EV_WAKEUP] = sizeof(struct ftfb_wakeup),
-	[FTFB_EV_WAKEUP_NEW] = sizeof(struct ftfb_wakeup),
-	[FTFB_EV_FORK] = sizeof(struct ftfb_fork),
-	[FTFB_EV_EXEC] = sizeof(struct ftfb_comm_ev),
-	[FTFB_EV_EXIT] = sizeof(struct ftfb_exit),
-	[FTFB_EV_RENAME] = sizeof(struct ftfb_comm_ev),
-	[FTFB_EV_UENTRY] = sizeof(struct ftfb_uentry),
-	[FTFB_EV_URET] = sizeof(struct ftfb_uret),
-	[FTFB_EV_TASKNAME] = sizeof(struct ftfb_taskname),
-	[FTFB_EV_SENTER] = sizeof(struct ftfb_senter),
-	[FTFB_EV_SEXIT] = sizeof(struct ftfb_sexit),
-	[FTFB_EV_USDT] = offsetof(struct ftfb_usdt, str),
-	[FTFB_EV_STACK_ON] = sizeof(struct ftfb_stack),
-	[FTFB_EV_STACK_OFF] = sizeof(struct ftfb_stack),
-};
 
 /* ---- helpers ---- */
 
@@ -1035,7 +998,7 @@ int ftfb_translator_init(struct ftfb_translator *t,
 	INTERN(s_drop_cat, COUNTER_CAT);
 	INTERN(s_total, "total");
 	for (int i = 0; i < FTFB_EV_KIND_MAX; i++)
-		INTERN(s_kind[i], kind_names[i] ? kind_names[i] : "other");
+		INTERN(s_kind[i], ftfb_kinds[i].name ? ftfb_kinds[i].name : "other");
 	err = ftfb_tr_usdt_init(t);
 	if (err < 0)
 		goto fail;
@@ -1143,9 +1106,114 @@ static int on_stack(struct ftfb_translator *t, const void *data, size_t size)
 	return ftfb_stackprof_sample(t->o.stacks, &s);
 }
 
+/* The handlers of the event-kind table (event_kinds.c): each copies its
+ * event into an aligned local (ring buffer records are 8-aligned, but
+ * tests and replays may hand any pointer) and handles it. */
+#define COPY_EVENT(type, e, data) \
+	type e;                   \
+	memcpy(&e, data, sizeof(e))
+
+int ftfb_tr_ev_switch(struct ftfb_translator *t, const void *data, size_t size)
+{
+	COPY_EVENT(struct ftfb_switch, e, data);
+	(void)size;
+	return on_switch(t, &e);
+}
+
+int ftfb_tr_ev_wakeup(struct ftfb_translator *t, const void *data, size_t size)
+{
+	COPY_EVENT(struct ftfb_wakeup, e, data);
+	(void)size;
+	return on_wakeup(t, &e);
+}
+
+int ftfb_tr_ev_fork(struct ftfb_translator *t, const void *data, size_t size)
+{
+	COPY_EVENT(struct ftfb_fork, e, data);
+	(void)size;
+	return on_fork(t, &e);
+}
+
+int ftfb_tr_ev_exec(struct ftfb_translator *t, const void *data, size_t size)
+{
+	COPY_EVENT(struct ftfb_comm_ev, e, data);
+	(void)size;
+	if (t->o.stacks) /* its addresses are another image's now */
+		ftfb_stackprof_forget(t->o.stacks, e.hdr.tgid);
+	return on_exec(t, &e);
+}
+
+int ftfb_tr_ev_rename(struct ftfb_translator *t, const void *data, size_t size)
+{
+	COPY_EVENT(struct ftfb_comm_ev, e, data);
+	(void)size;
+	return on_rename(t, &e);
+}
+
+int ftfb_tr_ev_exit(struct ftfb_translator *t, const void *data, size_t size)
+{
+	COPY_EVENT(struct ftfb_exit, e, data);
+	(void)size;
+	if (t->o.stacks && e.group_dead) /* its pid may come back */
+		ftfb_stackprof_forget(t->o.stacks, e.hdr.tgid);
+	return on_task_exit(t, &e);
+}
+
+int ftfb_tr_ev_taskname(struct ftfb_translator *t, const void *data,
+			size_t size)
+{
+	COPY_EVENT(struct ftfb_taskname, e, data);
+	(void)size;
+	return name_task(t, e.hdr.tid, e.hdr.tgid, e.comm, e.pcomm, true);
+}
+
+int ftfb_tr_ev_uentry(struct ftfb_translator *t, const void *data, size_t size)
+{
+	COPY_EVENT(struct ftfb_uentry, e, data);
+	(void)size;
+	return on_uentry(t, &e);
+}
+
+int ftfb_tr_ev_uret(struct ftfb_translator *t, const void *data, size_t size)
+{
+	COPY_EVENT(struct ftfb_uret, e, data);
+	(void)size;
+	return on_uret(t, &e);
+}
+
+int ftfb_tr_ev_senter(struct ftfb_translator *t, const void *data, size_t size)
+{
+	COPY_EVENT(struct ftfb_senter, e, data);
+	(void)size;
+	return on_senter(t, &e);
+}
+
+int ftfb_tr_ev_sexit(struct ftfb_translator *t, const void *data, size_t size)
+{
+	COPY_EVENT(struct ftfb_sexit, e, data);
+	(void)size;
+	return on_sexit(t, &e);
+}
+
+int ftfb_tr_ev_usdt(struct ftfb_translator *t, const void *data, size_t size)
+{
+	struct ftfb_usdt e;
+
+	/* sent without the unused tail of its strings */
+	memset(&e, 0, sizeof(e));
+	memcpy(&e, data, size < sizeof(e) ? size : sizeof(e));
+	return ftfb_tr_usdt(t, &e);
+}
+
+int ftfb_tr_ev_stack(struct ftfb_translator *t, const void *data, size_t size)
+{
+	return on_stack(t, data, size);
+}
+
 int ftfb_translator_event(struct ftfb_translator *t, const void *data,
 			  size_t size)
 {
+	const struct ftfb_kind_info *ki;
 	struct ftfb_hdr h;
 	int err;
 
@@ -1155,8 +1223,8 @@ int ftfb_translator_event(struct ftfb_translator *t, const void *data,
 		return 0;
 	}
 	memcpy(&h, data, sizeof(h));
-	if (h.kind == 0 || h.kind >= FTFB_EV_KIND_MAX ||
-	    size < kind_size[h.kind]) {
+	ki = ftfb_kind(h.kind);
+	if (!ki || !ki->handler || size < ki->size) {
 		t->st.skipped++;
 		return 0;
 	}
@@ -1164,94 +1232,7 @@ int ftfb_translator_event(struct ftfb_translator *t, const void *data,
 	err = advance(t, h.ts);
 	if (err)
 		return err;
-
-	/* Copy into an aligned local: ring buffer records are 8-aligned, but
-	 * tests and replays may hand any pointer. */
-	switch (h.kind) {
-	case FTFB_EV_SWITCH: {
-		struct ftfb_switch e;
-
-		memcpy(&e, data, sizeof(e));
-		return on_switch(t, &e);
-	}
-	case FTFB_EV_WAKEUP:
-	case FTFB_EV_WAKEUP_NEW: {
-		struct ftfb_wakeup e;
-
-		memcpy(&e, data, sizeof(e));
-		return on_wakeup(t, &e);
-	}
-	case FTFB_EV_FORK: {
-		struct ftfb_fork e;
-
-		memcpy(&e, data, sizeof(e));
-		return on_fork(t, &e);
-	}
-	case FTFB_EV_EXEC: {
-		struct ftfb_comm_ev e;
-
-		memcpy(&e, data, sizeof(e));
-		if (t->o.stacks) /* its addresses are another image's now */
-			ftfb_stackprof_forget(t->o.stacks, e.hdr.tgid);
-		return on_exec(t, &e);
-	}
-	case FTFB_EV_RENAME: {
-		struct ftfb_comm_ev e;
-
-		memcpy(&e, data, sizeof(e));
-		return on_rename(t, &e);
-	}
-	case FTFB_EV_EXIT: {
-		struct ftfb_exit e;
-
-		memcpy(&e, data, sizeof(e));
-		if (t->o.stacks && e.group_dead) /* its pid may come back */
-			ftfb_stackprof_forget(t->o.stacks, e.hdr.tgid);
-		return on_task_exit(t, &e);
-	}
-	case FTFB_EV_TASKNAME: {
-		struct ftfb_taskname e;
-
-		memcpy(&e, data, sizeof(e));
-		return name_task(t, e.hdr.tid, e.hdr.tgid, e.comm, e.pcomm,
-				 true);
-	}
-	case FTFB_EV_UENTRY: {
-		struct ftfb_uentry e;
-
-		memcpy(&e, data, sizeof(e));
-		return on_uentry(t, &e);
-	}
-	case FTFB_EV_URET: {
-		struct ftfb_uret e;
-
-		memcpy(&e, data, sizeof(e));
-		return on_uret(t, &e);
-	}
-	case FTFB_EV_SENTER: {
-		struct ftfb_senter e;
-
-		memcpy(&e, data, sizeof(e));
-		return on_senter(t, &e);
-	}
-	case FTFB_EV_SEXIT: {
-		struct ftfb_sexit e;
-
-		memcpy(&e, data, sizeof(e));
-		return on_sexit(t, &e);
-	}
-	case FTFB_EV_USDT: {
-		struct ftfb_usdt e;
-
-		memset(&e, 0, sizeof(e));
-		memcpy(&e, data, size < sizeof(e) ? size : sizeof(e));
-		return ftfb_tr_usdt(t, &e);
-	}
-	case FTFB_EV_STACK_ON:
-	case FTFB_EV_STACK_OFF:
-		return on_stack(t, data, size);
-	}
-	return 0;
+	return ki->handler(t, data, size);
 }
 
 int ftfb_translator_drops(struct ftfb_translator *t, uint64_t mono_ns,
@@ -1388,4 +1369,22 @@ size_t ftfb_translator_top_syscalls(const struct ftfb_translator *t,
 				    bool by_time, size_t *out, size_t n)
 {
 	return top_of(t->sys_stats, FTFB_NR_SYSCALLS, by_time, out, n);
+}
+
+const struct ftfb_translator_stats *
+ftfb_translator_stats(const struct ftfb_translator *t)
+{
+	return &t->st;
+}
+
+const struct ftfb_func_stats *
+ftfb_translator_func_stats(const struct ftfb_translator *t, size_t i)
+{
+	return &t->fstats[i];
+}
+
+const struct ftfb_func_stats *
+ftfb_translator_syscall_stats(const struct ftfb_translator *t, uint32_t nr)
+{
+	return &t->sys_stats[nr];
 }

@@ -205,6 +205,15 @@ size_t ftfb_translator_top(const struct ftfb_translator *t, bool by_time,
 size_t ftfb_translator_top_syscalls(const struct ftfb_translator *t,
 				    bool by_time, size_t *out, size_t n);
 
+/* What the summary reads: the statistics, and the calls and time of
+ * function (cookie) i and of system call nr. */
+const struct ftfb_translator_stats *
+ftfb_translator_stats(const struct ftfb_translator *t);
+const struct ftfb_func_stats *
+ftfb_translator_func_stats(const struct ftfb_translator *t, size_t i);
+const struct ftfb_func_stats *
+ftfb_translator_syscall_stats(const struct ftfb_translator *t, uint32_t nr);
+
 /* Helpers, exposed for tests and the summary. */
 enum ftf_thread_state ftfb_state_of(uint32_t prev_state);
 int32_t ftfb_weight_of(uint32_t tid, int prio);

@@ -28,4 +28,21 @@ int ftfb_tr_usdt(struct ftfb_translator *t, const struct ftfb_usdt *e);
 int ftfb_tr_usdt_close(struct ftfb_translator *t, struct ftfb_task *k,
 		       uint64_t ns);
 
+/* The translator's handler of each event kind (event_kinds.c's table):
+ * data is an event of at least the kind's size. */
+int ftfb_tr_ev_switch(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_wakeup(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_fork(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_exec(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_rename(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_exit(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_taskname(struct ftfb_translator *t, const void *data,
+			size_t size);
+int ftfb_tr_ev_uentry(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_uret(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_senter(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_sexit(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_usdt(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_stack(struct ftfb_translator *t, const void *data, size_t size);
+
 #endif
