@@ -37,9 +37,11 @@ struct ftfb_sink;
 
 struct ftfb_sink_ops {
 	/* to: the translator's options (w is the sink's own); stacks: -g's
-	 * sample writer options (w is set by the sink), NULL without -g */
+	 * sample writer options (w is set by the sink), NULL without -g;
+	 * 0, or -1 with one line in err */
 	int (*start)(struct ftfb_sink *s, const struct ftfb_translator_opts *to,
-		     const struct ftfb_stackprof_opts *stacks);
+		     const struct ftfb_stackprof_opts *stacks, char *err,
+		     size_t errlen);
 	int (*add_task)(struct ftfb_sink *s, const struct ftfb_task_info *ti);
 	int (*event)(struct ftfb_sink *s, const void *data, size_t size);
 	/* the loader's cumulative drop counters, by kind */

@@ -423,6 +423,23 @@ static void prefault_rings(struct ftfb_loader *l)
 	ring_buffer__consume(l->rb);
 }
 
+int ftfb_loader_check_btf(char *errmsg, size_t errlen)
+{
+	int err;
+
+	if (!access(BTF_PATH, R_OK))
+		return 0;
+	err = -errno;
+	if (err == -ENOENT)
+		set_err(errmsg, errlen, "this kernel has no BTF (" BTF_PATH
+			" missing): ftf-bpf needs a kernel built with "
+			"CONFIG_DEBUG_INFO_BTF=y");
+	else
+		set_err(errmsg, errlen, "cannot read " BTF_PATH ": %s%s",
+			errstr(err), load_hint(err));
+	return err;
+}
+
 int ftfb_loader_open(struct ftfb_loader **out,
 		     const struct ftfb_loader_opts *opts, char *errmsg,
 		     size_t errlen)
@@ -450,17 +467,9 @@ int ftfb_loader_open(struct ftfb_loader **out,
 			"of 2 between %ld and 2 GiB", opts->ring_bytes, page);
 		return -EINVAL;
 	}
-	if (access(BTF_PATH, R_OK)) {
-		err = -errno;
-		if (err == -ENOENT)
-			set_err(errmsg, errlen, "kernel has no BTF (" BTF_PATH
-				" missing): ftf-bpf needs a kernel built with "
-				"CONFIG_DEBUG_INFO_BTF=y");
-		else
-			set_err(errmsg, errlen, "cannot read " BTF_PATH ": %s%s",
-				errstr(err), load_hint(err));
+	err = ftfb_loader_check_btf(errmsg, errlen);
+	if (err)
 		return err;
-	}
 
 	l = calloc(1, sizeof(*l));
 	if (!l) {

@@ -40,6 +40,11 @@ struct ftfb_loader_opts {
 
 struct ftfb_loader; /* opaque */
 
+/* The kernel's BTF (CO-RE needs /sys/kernel/btf/vmlinux): 0, or -errno
+ * with one line in errmsg. ftfb_loader_open checks it too; the tool asks
+ * first, before it creates the output. */
+int ftfb_loader_check_btf(char *errmsg, size_t errlen);
+
 /* Load the programs and attach the sched ones (if opts->sched). On
  * failure returns -errno and puts one line in errmsg. */
 int ftfb_loader_open(struct ftfb_loader **out,
