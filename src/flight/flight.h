@@ -26,10 +26,9 @@
 #include <stdio.h>
 
 #include "ftf/clock.h"
+#include "defaults.h"
 #include "translate.h"
 
-#define FTFB_FLIGHT_DEFAULT_BYTES (256ull << 20)
-#define FTFB_FLIGHT_DEFAULT_SNAPSHOTS 10
 #define FTFB_FLIGHT_NO_TRIGGER UINT64_MAX
 
 struct ftfb_flight_opts {

@@ -14,10 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "defaults.h"
 #include "events.h"
 
-#define FTFB_DEFAULT_RING_BYTES (8u << 20)
-#define FTFB_MAX_RINGS 64
 
 /* Called for each raw event (starting with struct ftfb_hdr); a non-zero
  * return stops the poll/drain, which returns it. */
