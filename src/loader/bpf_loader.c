@@ -566,24 +566,37 @@ int ftfb_loader_trace_tgid(struct ftfb_loader *l, uint32_t tgid)
 	return 0;
 }
 
-/* An object's copies of common.bpf.h's maps are the sched object's. */
-static int reuse_shared_maps(struct ftfb_loader *l, struct bpf_map *rings,
-			     struct bpf_map *traced, struct bpf_map *fired,
-			     struct bpf_map *drops, struct bpf_map *ubufs)
-{
-	int err;
+/* The set-up every source's object shares, after its skeleton's open:
+ * the common rodata knobs (common.bpf.h) and its copies of the shared
+ * maps made the sched object's (the rings, the traced set, the counters,
+ * the per-CPU buffers). One macro for the rodata: each skeleton has its
+ * own rodata struct, with these fields of the same names. */
+#define SET_COMMON_RODATA(l, skel)                                             \
+	do {                                                                   \
+		(skel)->rodata->filter_tgids = (l)->opts.filter_tgids;         \
+		(skel)->rodata->nr_rings = (l)->nr_rings;                      \
+		(skel)->rodata->wakeup_bytes = (l)->opts.ring_bytes / 4;       \
+		(skel)->rodata->self_tgid =                                    \
+			(l)->opts.exclude_self ? (__u32)getpid() : 0;          \
+	} while (0)
 
-	if ((err = bpf_map__reuse_fd(rings,
-				     bpf_map__fd(l->sched->maps.rings))) ||
-	    (err = bpf_map__reuse_fd(traced,
-				     bpf_map__fd(l->sched->maps.traced_tgids))) ||
-	    (err = bpf_map__reuse_fd(fired,
-				     bpf_map__fd(l->sched->maps.fired))) ||
-	    (err = bpf_map__reuse_fd(drops,
-				     bpf_map__fd(l->sched->maps.drops))) ||
-	    (err = bpf_map__reuse_fd(ubufs,
-				     bpf_map__fd(l->sched->maps.ubufs))))
-		return err;
+static int share_maps(struct ftfb_loader *l, struct bpf_object *obj)
+{
+	static const char *const shared[] = { "rings", "traced_tgids", "fired",
+					      "drops", "ubufs" };
+
+	for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]); i++) {
+		struct bpf_map *ours =
+			bpf_object__find_map_by_name(l->sched->obj, shared[i]);
+		struct bpf_map *theirs = bpf_object__find_map_by_name(obj, shared[i]);
+		int err;
+
+		if (!ours || !theirs)
+			return -ENOENT;
+		err = bpf_map__reuse_fd(theirs, bpf_map__fd(ours));
+		if (err)
+			return err;
+	}
 	return 0;
 }
 
@@ -613,14 +626,9 @@ static int load_uprobe(struct ftfb_loader *l, bool multi)
 
 	if (!u)
 		return -errno;
-	u->rodata->filter_tgids = l->opts.filter_tgids;
-	u->rodata->nr_rings = l->nr_rings;
-	u->rodata->wakeup_bytes = l->opts.ring_bytes / 4;
+	SET_COMMON_RODATA(l, u);
 	u->rodata->nargs = l->opts.uprobe_nargs;
-	u->rodata->self_tgid = l->opts.exclude_self ? (__u32)getpid() : 0;
-	if ((err = reuse_shared_maps(l, u->maps.rings, u->maps.traced_tgids,
-				     u->maps.fired, u->maps.drops,
-				     u->maps.ubufs)))
+	if ((err = share_maps(l, u->obj)))
 		goto fail;
 	if (!multi) {
 		bpf_program__set_autoload(u->progs.ftfb_uentry_multi, false);
@@ -743,12 +751,8 @@ static int load_usdt(struct ftfb_loader *l, char *errmsg, size_t errlen)
 			errstr(err));
 		return err;
 	}
-	u->rodata->filter_tgids = l->opts.filter_tgids;
-	u->rodata->nr_rings = l->nr_rings;
-	u->rodata->wakeup_bytes = l->opts.ring_bytes / 4;
-	u->rodata->self_tgid = l->opts.exclude_self ? (__u32)getpid() : 0;
-	err = reuse_shared_maps(l, u->maps.rings, u->maps.traced_tgids,
-				u->maps.fired, u->maps.drops, u->maps.ubufs);
+	SET_COMMON_RODATA(l, u);
+	err = share_maps(l, u->obj);
 	if (!err)
 		err = usdt_bpf__load(u);
 	if (err) {
@@ -858,17 +862,13 @@ int ftfb_loader_attach_syscalls(struct ftfb_loader *l, const uint8_t *wanted,
 			errstr(err));
 		return err;
 	}
-	s->rodata->filter_tgids = l->opts.filter_tgids;
-	s->rodata->nr_rings = l->nr_rings;
-	s->rodata->wakeup_bytes = l->opts.ring_bytes / 4;
+	SET_COMMON_RODATA(l, s);
 	s->rodata->nargs = l->opts.uprobe_nargs;
-	s->rodata->self_tgid = l->opts.exclude_self ? (__u32)getpid() : 0;
 	s->rodata->use_list = wanted != NULL;
 	s->rodata->only_tgid = only_tgid;
 	if (wanted)
 		memcpy((void *)s->rodata->wanted, wanted, FTFB_NR_SYSCALLS);
-	err = reuse_shared_maps(l, s->maps.rings, s->maps.traced_tgids,
-				s->maps.fired, s->maps.drops, s->maps.ubufs);
+	err = share_maps(l, s->obj);
 	if (!err)
 		err = syscalls_bpf__load(s);
 	if (err) {
@@ -979,12 +979,8 @@ int ftfb_loader_attach_stacks(struct ftfb_loader *l, unsigned freq_hz,
 			errstr(err));
 		return err;
 	}
-	s->rodata->filter_tgids = l->opts.filter_tgids;
-	s->rodata->nr_rings = l->nr_rings;
-	s->rodata->wakeup_bytes = l->opts.ring_bytes / 4;
-	s->rodata->self_tgid = l->opts.exclude_self ? (__u32)getpid() : 0;
-	err = reuse_shared_maps(l, s->maps.rings, s->maps.traced_tgids,
-				s->maps.fired, s->maps.drops, s->maps.ubufs);
+	SET_COMMON_RODATA(l, s);
+	err = share_maps(l, s->obj);
 	if (!err)
 		err = stacks_bpf__load(s);
 	if (err) {
