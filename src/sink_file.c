@@ -81,12 +81,7 @@ static int file_start(struct ftfb_sink *s, const struct ftfb_translator_opts *to
 	fs->funcs = to->funcs;
 	fs->nfuncs = to->nfuncs;
 	fs->nusdt = to->nusdt;
-	fs->tr = calloc(1, sizeof(*fs->tr));
-	if (!fs->tr) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	if (ftfb_translator_init(fs->tr, &o)) {
+	if (ftfb_translator_new(&fs->tr, &o)) {
 		snprintf(err, errlen, "cannot write %s: %s", fs->path,
 			 ftf_writer_error(&fs->w));
 		return -1;
@@ -200,9 +195,7 @@ static void file_free(struct ftfb_sink *s)
 	if (!s)
 		return;
 	file_close_output(s);
-	if (fs->tr)
-		ftfb_translator_free(fs->tr);
-	free(fs->tr);
+	ftfb_translator_destroy(fs->tr);
 	ftfb_stackprof_free(fs->stacks);
 	free(fs);
 }

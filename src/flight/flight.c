@@ -47,7 +47,7 @@ struct ftfb_flight {
 	 * nothing, so its task table and open calls are the window's start */
 	struct null_dest null;
 	struct ftf_writer tw;
-	struct ftfb_translator tracker;
+	struct ftfb_translator *tracker;
 	bool tracker_ok;
 	struct ftfb_triggers *trig;
 	/* -g: every stack the kernel sent, as it came: a window's samples
@@ -99,7 +99,7 @@ static int tracker_event(void *ctx, const void *data, size_t size)
 {
 	struct ftfb_flight *f = ctx;
 
-	if (f->tracker_ok && ftfb_translator_event(&f->tracker, data, size))
+	if (f->tracker_ok && ftfb_translator_event(f->tracker, data, size))
 		f->tracker_ok = false; /* (only out of memory can fail) */
 	return 0;
 }
@@ -114,7 +114,7 @@ static void feed_tracker(void *ctx, const struct ftfb_fchunk *c)
 static int tracker_lookup(void *ctx, uint32_t tid, struct ftfb_task_info *ti)
 {
 	struct ftfb_flight *f = ctx;
-	struct ftfb_task *k = ftfb_pt_find(&f->tracker.pt, tid);
+	struct ftfb_task *k = ftfb_pt_find(ftfb_translator_tasks(f->tracker), tid);
 
 	if (k && k->comm[0]) {
 		memset(ti, 0, sizeof(*ti));
@@ -154,7 +154,7 @@ int ftfb_flight_open(struct ftfb_flight **out,
 	to.lookup = ftfb_procfs_lookup;
 	to.lookup_ctx = NULL;
 	if (ftf_writer_init(&f->tw, &f->null.base, &wo) ||
-	    ftfb_translator_init(&f->tracker, &to)) {
+	    ftfb_translator_new(&f->tracker, &to)) {
 		snprintf(err, errlen, "cannot set up the flight recorder: %s",
 			 ftf_writer_error(&f->tw));
 		ftfb_flight_close(f);
@@ -181,7 +181,7 @@ void ftfb_flight_close(struct ftfb_flight *f)
 	if (!f)
 		return;
 	ftfb_fring_free(&f->ring);
-	ftfb_translator_free(&f->tracker);
+	ftfb_translator_destroy(f->tracker);
 	ftf_writer_close(&f->tw);
 	ftfb_triggers_free(f->trig);
 	ftfb_stackstore_free(f->stack_store);
@@ -192,7 +192,7 @@ void ftfb_flight_close(struct ftfb_flight *f)
 int ftfb_flight_add_task(struct ftfb_flight *f,
 			 const struct ftfb_task_info *ti)
 {
-	return ftfb_translator_add_task(&f->tracker, ti);
+	return ftfb_translator_add_task(f->tracker, ti);
 }
 
 void ftfb_flight_set_drops(struct ftfb_flight *f,
@@ -392,7 +392,7 @@ static int open_inherited_calls(struct ftfb_flight *f,
 	struct open_calls oc = { 0 };
 	int err = 0;
 
-	ftfb_pt_for_each(&f->tracker.pt, collect_open, &oc);
+	ftfb_pt_for_each(ftfb_translator_tasks(f->tracker), collect_open, &oc);
 	for (size_t i = 0; !err && i < oc.n; i++) {
 		struct ftfb_uentry e;
 
@@ -433,7 +433,7 @@ static int write_window(struct ftfb_flight *f, struct ftf_writer *w,
 			uint64_t start, uint64_t end)
 {
 	struct ftfb_translator_opts to = f->o.tr;
-	struct ftfb_translator t;
+	struct ftfb_translator *t;
 	struct window_walk ww = { f, NULL, start, true };
 	uint64_t drops[FTFB_EV_KIND_MAX];
 	int err;
@@ -452,24 +452,24 @@ static int write_window(struct ftfb_flight *f, struct ftf_writer *w,
 		if ((err = ftfb_stackprof_new(&to.stacks, &so)))
 			return err;
 	}
-	err = ftfb_translator_init(&t, &to);
+	err = ftfb_translator_new(&t, &to);
 	if (err) {
 		ftfb_stackprof_free(to.stacks);
 		return err;
 	}
-	err = open_inherited_calls(f, &t, start);
+	err = open_inherited_calls(f, t, start);
 	if (!err)
-		err = ftfb_translator_usdt_inherit(&f->tracker, &t, start);
-	ww.t = &t;
+		err = ftfb_translator_usdt_inherit(f->tracker, t, start);
+	ww.t = t;
 	ww.before = false;
 	if (!err)
 		err = walk_ring(f, &ww);
 	window_drops(f, drops);
 	if (!err)
-		err = ftfb_translator_drops(&t, end, drops);
+		err = ftfb_translator_drops(t, end, drops);
 	if (!err)
-		err = ftfb_translator_finish(&t, end);
-	ftfb_translator_free(&t);
+		err = ftfb_translator_finish(t, end);
+	ftfb_translator_destroy(t);
 	ftfb_stackprof_free(to.stacks);
 	return err;
 }

@@ -1388,3 +1388,34 @@ ftfb_translator_syscall_stats(const struct ftfb_translator *t, uint32_t nr)
 {
 	return &t->sys_stats[nr];
 }
+
+int ftfb_translator_new(struct ftfb_translator **out,
+			const struct ftfb_translator_opts *o)
+{
+	struct ftfb_translator *t = calloc(1, sizeof(*t));
+	int err;
+
+	*out = NULL;
+	if (!t)
+		return -ENOMEM;
+	err = ftfb_translator_init(t, o);
+	if (err) {
+		free(t);
+		return err;
+	}
+	*out = t;
+	return 0;
+}
+
+void ftfb_translator_destroy(struct ftfb_translator *t)
+{
+	if (!t)
+		return;
+	ftfb_translator_free(t);
+	free(t);
+}
+
+struct ftfb_proctable *ftfb_translator_tasks(struct ftfb_translator *t)
+{
+	return &t->pt;
+}

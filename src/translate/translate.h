@@ -63,17 +63,9 @@
 #include "stackprof.h"
 #include "tr_types.h"
 
-/* Open USDT slices, all threads together (a pool: no allocation per
- * event); a task's form a stack through `below`. */
+/* Open USDT slices, all threads together, at most (more are counted,
+ * not written). */
 #define FTFB_USLICE_MAX 4096
-struct ftfb_uslice {
-	/* the START hit as the BPF side sent it: its strings are interned
-	 * only when the slice is written (an id taken at the start could be
-	 * a temporary one, reused by then), and a flight-recorder snapshot
-	 * can begin the slice again with them */
-	struct ftfb_usdt start;
-	uint32_t below; /* index + 1 of the one under it, 0: none */
-};
 
 struct ftfb_translator_opts {
 	struct ftf_writer *w;  /* header already written by the caller */
@@ -129,40 +121,15 @@ struct ftfb_func_stats {
 	uint64_t total_ns;
 };
 
-struct ftfb_translator {
-	struct ftfb_translator_opts o;
-	struct ftf_writer *w;
-	struct ftfb_proctable pt;
-	struct ftfb_translator_stats st;
-	struct ftfb_func_stats *fstats; /* nfuncs */
-	int *func_name_id; /* nfuncs; 0 unknown, -1 use temp slots */
-	int *func_cat_id;
-	int temp_next;
-	bool ids_exhausted; /* the writer ran out of string ids */
-	/* argument and event names, interned at init */
-	int s_incoming_weight, s_outgoing_weight, s_waker;
-	int s_unfinished, s_before_window, s_ret, s_arg[FTFB_MAX_ARGS];
-	int s_drop_name, s_drop_cat, s_total, s_kind[FTFB_EV_KIND_MAX];
-	/* system calls: their names (0: not interned yet), category, the
-	 * error argument and error names, per-call statistics */
-	int s_syscall, s_error;
-	int sys_name_id[FTFB_NR_SYSCALLS];
-	int errno_name_id[FTFB_MAX_ERRNO + 1];
-	struct ftfb_func_stats sys_stats[FTFB_NR_SYSCALLS];
-	/* USDT: name and category ids per probe (0: not yet), the default
-	 * argument names, the open slices' pool and its free list */
-	int *usdt_name_id, *usdt_cat_id;
-	int s_uarg[FTFB_USDT_MAX_ARGS], s_end_arg[FTFB_USDT_MAX_ARGS];
-	struct ftfb_uslice *uslices;
-	uint32_t uslice_free; /* index + 1, 0: none */
-	bool drops_written;
-	uint64_t last_ts; /* newest event timestamp seen (mono ns) */
-};
+/* Opaque: the tool reads it through the accessors below. */
+struct ftfb_translator;
 
-/* Writes the tick initialization. 0 or a negative errno. */
-int ftfb_translator_init(struct ftfb_translator *t,
-			 const struct ftfb_translator_opts *o);
-void ftfb_translator_free(struct ftfb_translator *t);
+/* A translator writing to o->w: writes the tick initialization. 0 or a
+ * negative errno (-ENOMEM, the writer's error). */
+int ftfb_translator_new(struct ftfb_translator **out,
+			const struct ftfb_translator_opts *o);
+/* t may be NULL. */
+void ftfb_translator_destroy(struct ftfb_translator *t);
 
 /* Declares a task alive at start (from the /proc scan): writes its
  * process (for a leader) and thread kernel objects. */
@@ -213,6 +180,10 @@ const struct ftfb_func_stats *
 ftfb_translator_func_stats(const struct ftfb_translator *t, size_t i);
 const struct ftfb_func_stats *
 ftfb_translator_syscall_stats(const struct ftfb_translator *t, uint32_t nr);
+
+/* The process/thread table as the translator keeps it (the flight
+ * recorder's tracker reads what the window's start inherits). */
+struct ftfb_proctable *ftfb_translator_tasks(struct ftfb_translator *t);
 
 /* Helpers, exposed for tests and the summary. */
 enum ftf_thread_state ftfb_state_of(uint32_t prev_state);

@@ -1,12 +1,60 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * translate_priv.h - the translator's helpers shared by its parts
- * (translate.c, translate_usdt.c); not for other users.
+ * (translate.c, translate_usdt.c, event_kinds.c) and its state, which
+ * white-box tests may read; not for the tool.
  */
 #ifndef FTFB_TRANSLATE_PRIV_H
 #define FTFB_TRANSLATE_PRIV_H
 
 #include "translate.h"
+
+/* Open USDT slices, all threads together (a pool: no allocation per
+ * event); a task's form a stack through `below`. */
+struct ftfb_uslice {
+	/* the START hit as the BPF side sent it: its strings are interned
+	 * only when the slice is written (an id taken at the start could be
+	 * a temporary one, reused by then), and a flight-recorder snapshot
+	 * can begin the slice again with them */
+	struct ftfb_usdt start;
+	uint32_t below; /* index + 1 of the one under it, 0: none */
+};
+
+struct ftfb_translator {
+	struct ftfb_translator_opts o;
+	struct ftf_writer *w;
+	struct ftfb_proctable pt;
+	struct ftfb_translator_stats st;
+	struct ftfb_func_stats *fstats; /* nfuncs */
+	int *func_name_id; /* nfuncs; 0 unknown, -1 use temp slots */
+	int *func_cat_id;
+	int temp_next;
+	bool ids_exhausted; /* the writer ran out of string ids */
+	/* argument and event names, interned at init */
+	int s_incoming_weight, s_outgoing_weight, s_waker;
+	int s_unfinished, s_before_window, s_ret, s_arg[FTFB_MAX_ARGS];
+	int s_drop_name, s_drop_cat, s_total, s_kind[FTFB_EV_KIND_MAX];
+	/* system calls: their names (0: not interned yet), category, the
+	 * error argument and error names, per-call statistics */
+	int s_syscall, s_error;
+	int sys_name_id[FTFB_NR_SYSCALLS];
+	int errno_name_id[FTFB_MAX_ERRNO + 1];
+	struct ftfb_func_stats sys_stats[FTFB_NR_SYSCALLS];
+	/* USDT: name and category ids per probe (0: not yet), the default
+	 * argument names, the open slices' pool and its free list */
+	int *usdt_name_id, *usdt_cat_id;
+	int s_uarg[FTFB_USDT_MAX_ARGS], s_end_arg[FTFB_USDT_MAX_ARGS];
+	struct ftfb_uslice *uslices;
+	uint32_t uslice_free; /* index + 1, 0: none */
+	bool drops_written;
+	uint64_t last_ts; /* newest event timestamp seen (mono ns) */
+};
+
+/* In place (the tests' harness keeps one in a struct): 0 or a negative
+ * errno; free undoes it. */
+int ftfb_translator_init(struct ftfb_translator *t,
+			 const struct ftfb_translator_opts *o);
+void ftfb_translator_free(struct ftfb_translator *t);
 
 /* mono ns -> the trace's ticks */
 uint64_t ftfb_tr_ticks(struct ftfb_translator *t, uint64_t ns);

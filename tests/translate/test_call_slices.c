@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_slices.c - the translator's uprobe side: entry/return events ->
+ * test_call_slices.c - the translator's uprobe side: entry/return events ->
  * duration begin/end on the right thread, with args and `ret`, balanced
  * per thread whatever happens (exit, finish, skipped returns, depth cap),
  * more threads than the 255 thread refs and more function names than the

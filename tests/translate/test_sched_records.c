@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_translate.c - the translator's scheduling side: raw sched events
+ * test_sched_records.c - the translator's scheduling side: raw sched events
  * built here -> the exact FTF records, read back through the reader.
  * Expected values come from the format (ftf-format.md: thread states,
  * idle weight INT32_MIN, `waker`, `process` koid) and the documented

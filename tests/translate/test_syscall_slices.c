@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_syscalls.c - the translator's system calls: an entry and its exit
+ * test_syscall_slices.c - the translator's system calls: an entry and its exit
  * -> one duration-complete record on the thread (category "syscall", the
  * kernel's name, ret, error for -4095..-1); exit, exit_group and a
  * successful execve end cleanly where they never return; rt_sigreturn

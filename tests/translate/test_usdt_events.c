@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_usdt.c - the translator's USDT hits: an instant probe -> an instant
+ * test_usdt_events.c - the translator's USDT hits: an instant probe -> an instant
  * event on the thread (name, category = provider, int64 arg0.. and string
  * arguments); a START~END pair -> one duration-complete record from a
  * start to the next end of the pair on the same thread (nested pairs

@@ -23,6 +23,7 @@
 #include "ftf/reader.h"
 #include "ftf/writer.h"
 #include "translate.h"
+#include "translate_priv.h" /* white-box: the translator's state */
 
 /* ---- decoded records ---- */
 
