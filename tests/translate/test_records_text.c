@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_records_text.c - the translator's records read as text: a short
+ * list of raw events, and the records they must become, written out the
+ * way Fuchsia's reader prints them (tools/record_text.c). Expected lines
+ * are worked out from the events and the format (ftf-format.md, the
+ * translator's contract in translate.h): ticks are ns here (1e9/s, 0 at
+ * mono 0), a thread is its tid as koid, weights are 140 - prio, states
+ * as ftfb_state_of() documents.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "tr_text.h"
+
+static char text[16384];
+
+static void test_switch_and_wakeup(void **state)
+{
+	struct ftfb_translator_opts o = { 0 };
+	struct tr h;
+
+	(void)state;
+	tr_setup(&h, &o);
+	tr_add(&h, 100, 100, "app", NULL);
+	tr_add(&h, 101, 100, "worker", NULL);
+	/* 100 (nice 0) blocks in S, 101 (nice 0) runs; 101 wakes 100 */
+	ev_switch(&h, 1000, 1, 100, 100, FTFB_TASK_INTERRUPTIBLE, 120, 101,
+		  100, 120);
+	ev_wakeup(&h, FTFB_EV_WAKEUP, 1500, 0, 101, 100, 100, 100, 120);
+	tr_text(&h, 2000, text, sizeof(text));
+	tr_expect(text,
+		  "KernelObject(koid: 100, type: process, name: \"app\", {})\n"
+		  "KernelObject(koid: 100, type: thread, name: \"app\", {process: koid(100)})\n"
+		  "KernelObject(koid: 101, type: thread, name: \"worker\", {process: koid(100)})\n"
+		  "ContextSwitch(ts: 1000, cpu: 1, os: blocked, ot: 100, it: 101, {incoming_weight: int32(20), outgoing_weight: int32(20)})\n"
+		  "ThreadWakeup(ts: 1500, cpu: 0, it: 100, {waker: koid(101)})\n");
+	tr_free(&h);
+}
+
+static void test_call_with_args_and_return(void **state)
+{
+	static const struct ftfb_func funcs[] = { { "parse", "app" } };
+	struct ftfb_translator_opts o = { .funcs = funcs, .nfuncs = 1 };
+	const uint64_t args[2] = { 7, (uint64_t)-1 };
+	struct tr h;
+
+	(void)state;
+	tr_setup(&h, &o);
+	tr_add(&h, 200, 200, "app", NULL);
+	ev_entry(&h, 3000, 200, 200, 0, 2, args);
+	ev_ret(&h, 3500, 200, 200, 0, 42);
+	tr_text(&h, 4000, text, sizeof(text));
+	tr_expect(text,
+		  "KernelObject(koid: 200, type: process, name: \"app\", {})\n"
+		  "KernelObject(koid: 200, type: thread, name: \"app\", {process: koid(200)})\n"
+		  "Event(ts: 3000, pt: 200/200, category: \"app\", name: \"parse\", DurationBegin, {arg0: int64(7), arg1: int64(-1)})\n"
+		  "Event(ts: 3500, pt: 200/200, category: \"app\", name: \"parse\", DurationEnd, {ret: int64(42)})\n");
+	tr_free(&h);
+}
+
+/* A call still open at the end is closed there, marked unfinished. */
+static void test_open_call_ends_unfinished(void **state)
+{
+	static const struct ftfb_func funcs[] = { { "serve", "srv" } };
+	struct ftfb_translator_opts o = { .funcs = funcs, .nfuncs = 1 };
+	struct tr h;
+
+	(void)state;
+	tr_setup(&h, &o);
+	tr_add(&h, 300, 300, "srv", NULL);
+	ev_entry(&h, 5000, 300, 300, 0, 0, NULL);
+	tr_text(&h, 9000, text, sizeof(text));
+	tr_expect(text,
+		  "KernelObject(koid: 300, type: process, name: \"srv\", {})\n"
+		  "KernelObject(koid: 300, type: thread, name: \"srv\", {process: koid(300)})\n"
+		  "Event(ts: 5000, pt: 300/300, category: \"srv\", name: \"serve\", DurationBegin, {})\n"
+		  "Event(ts: 9000, pt: 300/300, category: \"srv\", name: \"serve\", DurationEnd, {unfinished: bool(true)})\n");
+	tr_free(&h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_switch_and_wakeup),
+		cmocka_unit_test(test_call_with_args_and_return),
+		cmocka_unit_test(test_open_call_ends_unfinished),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
