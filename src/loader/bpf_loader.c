@@ -1077,11 +1077,7 @@ static int take_ubuf(struct ftfb_loader *l, int cpu)
 					  sizeof(b->batch) + b->batch.len);
 		if (!err) {
 			b->batch.len = 0;
-			b->n_entry = 0;
-			b->n_ret = 0;
-			b->n_senter = 0;
-			b->n_sexit = 0;
-			b->n_usdt = 0;
+			memset(b->n, 0, sizeof(b->n));
 		}
 	}
 	__atomic_store_n(&b->busy, 0, __ATOMIC_RELEASE);
@@ -1202,21 +1198,17 @@ int ftfb_loader_counters(struct ftfb_loader *l,
 	if (!err && fired)
 		err = sum_percpu(l, l->sched->maps.fired, fired);
 	if (!err && fired && l->ubufs) {
+		static const int slot_kind[FTFB_UBUF_NSLOTS] =
+			FTFB_UBUF_SLOT_KINDS;
+
 		/* the uprobe events appended to the buffers */
 		for (int cpu = 0; cpu < l->ncpus; cpu++) {
 			const struct ftfb_ubuf *b =
 				(const void *)(l->ubufs + cpu * l->ubuf_stride);
 
-			fired[FTFB_EV_UENTRY] +=
-				__atomic_load_n(&b->fired_entry, __ATOMIC_RELAXED);
-			fired[FTFB_EV_URET] +=
-				__atomic_load_n(&b->fired_ret, __ATOMIC_RELAXED);
-			fired[FTFB_EV_SENTER] += __atomic_load_n(
-				&b->fired_senter, __ATOMIC_RELAXED);
-			fired[FTFB_EV_SEXIT] += __atomic_load_n(
-				&b->fired_sexit, __ATOMIC_RELAXED);
-			fired[FTFB_EV_USDT] += __atomic_load_n(
-				&b->fired_usdt, __ATOMIC_RELAXED);
+			for (int i = 0; i < FTFB_UBUF_NSLOTS; i++)
+				fired[slot_kind[i]] += __atomic_load_n(
+					&b->fired[i], __ATOMIC_RELAXED);
 		}
 	}
 	return err;
