@@ -440,15 +440,12 @@ int ftfb_loader_check_btf(char *errmsg, size_t errlen)
 	return err;
 }
 
-int ftfb_loader_open(struct ftfb_loader **out,
-		     const struct ftfb_loader_opts *opts, char *errmsg,
-		     size_t errlen)
+/* The options a caller may get wrong: 0, or -EINVAL with one line. */
+static int check_opts(const struct ftfb_loader_opts *opts, char *errmsg,
+		      size_t errlen)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	struct ftfb_loader *l;
-	int err;
 
-	*out = NULL;
 	if (opts->uprobe_nargs < 0 || opts->uprobe_nargs > FTFB_MAX_ARGS) {
 		set_err(errmsg, errlen, "--args must be 0..%d, not %d",
 			FTFB_MAX_ARGS, opts->uprobe_nargs);
@@ -467,44 +464,23 @@ int ftfb_loader_open(struct ftfb_loader **out,
 			"of 2 between %ld and 2 GiB", opts->ring_bytes, page);
 		return -EINVAL;
 	}
-	err = ftfb_loader_check_btf(errmsg, errlen);
-	if (err)
-		return err;
+	return 0;
+}
 
-	l = calloc(1, sizeof(*l));
-	if (!l) {
-		set_err(errmsg, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	for (int i = 0; i < FTFB_MAX_RINGS; i++)
-		l->ring_fds[i] = -1;
-	l->opts = *opts;
-	if (!l->opts.ring_bytes)
-		l->opts.ring_bytes = FTFB_DEFAULT_RING_BYTES;
-	l->nr_rings = opts->nr_rings ? opts->nr_rings : 1;
-	l->ncpus = libbpf_num_possible_cpus();
-	if (l->ncpus <= 0) {
-		err = l->ncpus ? l->ncpus : -EINVAL;
-		set_err(errmsg, errlen, "cannot count the possible CPUs: %s",
-			errstr(err));
-		goto fail;
-	}
-	l->percpu = calloc(l->ncpus, sizeof(*l->percpu));
-	if (!l->percpu) {
-		err = -ENOMEM;
-		set_err(errmsg, errlen, "out of memory");
-		goto fail;
-	}
-
-	libbpf_verbose = opts->verbose;
-	libbpf_set_print(libbpf_print);
+/* The sched object: opened, its knobs set (the maps sized: rings, one
+ * uprobe buffer per CPU), only the buffer flushers with --no-sched,
+ * loaded. */
+static int load_sched(struct ftfb_loader *l, char *errmsg, size_t errlen)
+{
+	const struct ftfb_loader_opts *opts = &l->opts;
+	int err;
 
 	l->sched = sched_bpf__open();
 	if (!l->sched) {
 		err = -errno;
 		set_err(errmsg, errlen, "opening the BPF object failed: %s",
 			errstr(err));
-		goto fail;
+		return err;
 	}
 	l->sched->rodata->filter_tgids = opts->filter_tgids;
 	l->sched->rodata->nr_rings = l->nr_rings;
@@ -529,8 +505,56 @@ int ftfb_loader_open(struct ftfb_loader **out,
 	if (err) {
 		set_err(errmsg, errlen, "BPF load failed: %s%s", errstr(err),
 			load_hint(err));
+		return err;
+	}
+	return 0;
+}
+
+int ftfb_loader_open(struct ftfb_loader **out,
+		     const struct ftfb_loader_opts *opts, char *errmsg,
+		     size_t errlen)
+{
+	struct ftfb_loader *l;
+	int err;
+
+	*out = NULL;
+	err = check_opts(opts, errmsg, errlen);
+	if (!err)
+		err = ftfb_loader_check_btf(errmsg, errlen);
+	if (err)
+		return err;
+
+	l = calloc(1, sizeof(*l));
+	if (!l) {
+		set_err(errmsg, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (int i = 0; i < FTFB_MAX_RINGS; i++)
+		l->ring_fds[i] = -1;
+	l->opts = *opts;
+	if (!l->opts.ring_bytes)
+		l->opts.ring_bytes = FTFB_DEFAULT_RING_BYTES;
+	l->nr_rings = opts->nr_rings ? opts->nr_rings : FTFB_DEFAULT_RINGS;
+	l->ncpus = libbpf_num_possible_cpus();
+	if (l->ncpus <= 0) {
+		err = l->ncpus ? l->ncpus : -EINVAL;
+		set_err(errmsg, errlen, "cannot count the possible CPUs: %s",
+			errstr(err));
 		goto fail;
 	}
+	l->percpu = calloc(l->ncpus, sizeof(*l->percpu));
+	if (!l->percpu) {
+		err = -ENOMEM;
+		set_err(errmsg, errlen, "out of memory");
+		goto fail;
+	}
+
+	libbpf_verbose = opts->verbose;
+	libbpf_set_print(libbpf_print);
+
+	err = load_sched(l, errmsg, errlen);
+	if (err)
+		goto fail;
 	err = create_rings(l, errmsg, errlen);
 	if (err)
 		goto fail;

@@ -740,14 +740,116 @@ static const char *find_sep(const char *spec)
 	return NULL;
 }
 
+/* The file a spec names (BINARY:FUNC) or the target's main binary
+ * (FUNC), into path; *func points at the FUNC part. 0 or -errno (errmsg
+ * set). */
+static int spec_binary(const char *spec, int pid, const char *main_binary,
+		       char *path, size_t pathlen, const char **func,
+		       char *errmsg, size_t errlen)
+{
+	const char *sep = find_sep(spec);
+	char *binname;
+	int err;
+
+	if (!sep) {
+		*func = spec;
+		return ftfb_probespec_main_binary(pid, main_binary, path,
+						  pathlen, errmsg, errlen);
+	}
+	*func = sep + 1;
+	binname = strndup(spec, (size_t)(sep - spec));
+	if (!binname)
+		return -ENOMEM;
+	if (!*binname || !**func) {
+		ftfb_seterr(errmsg, errlen,
+			    "bad probe spec '%s': expected BINARY:FUNC", spec);
+		free(binname);
+		return -EINVAL;
+	}
+	err = ftfb_probespec_find_binary(binname, pid, path, pathlen, errmsg,
+					 errlen);
+	/* Not started yet: the command's own RUNPATH/RPATH. */
+	if (err == -ENOENT && pid <= 0 && !strchr(binname, '/') &&
+	    find_in_runpath(main_binary, binname, path, pathlen) == 0)
+		err = 0;
+	free(binname);
+	return err;
+}
+
+/* BINARY:0xOFFSET: the function there if one starts there, else the
+ * offset as its name. */
+static int resolve_offset(const char *path, uint64_t raw,
+			  const struct ftfb_symlist *all,
+			  struct ftfb_symlist *out, char *errmsg,
+			  size_t errlen)
+{
+	const struct ftfb_sym *at = NULL;
+	struct stat st;
+	char name[32];
+
+	if (stat(path, &st) != 0 || raw >= (uint64_t)st.st_size) {
+		ftfb_seterr(errmsg, errlen,
+			    "offset 0x%" PRIx64 " is past the end of %s", raw,
+			    path);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < all->n; i++)
+		if (all->v[i].offset == raw)
+			at = &all->v[i];
+	out->v = calloc(1, sizeof(*out->v));
+	if (!out->v)
+		return -ENOMEM;
+	out->n = 1;
+	snprintf(name, sizeof(name), "0x%" PRIx64, raw);
+	if (at)
+		return copy_sym(&out->v[0], at, at->name,
+				ftfb_demangle(at->name));
+	return copy_sym(&out->v[0],
+			&(struct ftfb_sym){ .binary = (char *)path,
+					    .offset = raw },
+			name, NULL);
+}
+
+/* FUNC (a glob): every function whose name or alias matches, named by
+ * the name that matched. */
+static int resolve_glob(const char *func, const char *path,
+			const struct ftfb_symlist *all,
+			struct ftfb_symlist *out, char *errmsg, size_t errlen)
+{
+	out->v = all->n ? calloc(all->n, sizeof(*out->v)) : NULL;
+	if (all->n && !out->v)
+		return -ENOMEM;
+	for (size_t i = 0; i < all->n; i++) {
+		const struct ftfb_sym *s = &all->v[i];
+		char *dem = NULL;
+		const char *hit = NULL;
+		int err;
+
+		if (name_match(func, s->name, s->demangled, &dem))
+			hit = s->name;
+		for (size_t a = 0; !hit && a < s->naliases; a++)
+			if (name_match(func, s->aliases[a], NULL, &dem))
+				hit = s->aliases[a];
+		if (!hit)
+			continue;
+		err = copy_sym(&out->v[out->n++], s, hit, dem);
+		if (err)
+			return err;
+	}
+	if (out->n == 0) {
+		no_match_error(func, path, all, errmsg, errlen);
+		return -ENOENT;
+	}
+	return 0;
+}
+
 int ftfb_probespec_resolve(const char *spec, int pid, const char *main_binary,
 			   struct ftfb_symlist *out, char *errmsg,
 			   size_t errlen)
 {
 	struct ftfb_symlist all = { 0 };
 	char path[PATH_MAX];
-	const char *sep, *func;
-	char *binname = NULL;
+	const char *func;
 	uint64_t raw;
 	int err;
 
@@ -761,106 +863,23 @@ int ftfb_probespec_resolve(const char *spec, int pid, const char *main_binary,
 		ftfb_seterr(errmsg, errlen, "pid %d does not exist", pid);
 		return -ESRCH;
 	}
-	sep = find_sep(spec);
-	if (sep) {
-		binname = strndup(spec, (size_t)(sep - spec));
-		if (!binname)
-			return -ENOMEM;
-		func = sep + 1;
-		if (!*binname || !*func) {
-			ftfb_seterr(errmsg, errlen,
-			       "bad probe spec '%s': expected BINARY:FUNC",
-			       spec);
-			err = -EINVAL;
-			goto out;
-		}
-		err = ftfb_probespec_find_binary(binname, pid, path,
-						 sizeof(path), errmsg, errlen);
-		/* Not started yet: the command's own RUNPATH/RPATH. */
-		if (err == -ENOENT && pid <= 0 && !strchr(binname, '/') &&
-		    find_in_runpath(main_binary, binname, path,
-				    sizeof(path)) == 0)
-			err = 0;
-	} else {
-		func = spec;
-		err = ftfb_probespec_main_binary(pid, main_binary, path, sizeof(path),
-				       errmsg, errlen);
-	}
-	if (err)
-		goto out;
-
-	err = ftfb_elf_functions(path, &all, errmsg, errlen);
-	if (err)
-		goto out;
-
-	if (parse_hex(func, &raw)) {
-		struct stat st;
-		const struct ftfb_sym *at = NULL;
-		char name[32];
-
-		if (stat(path, &st) != 0 || raw >= (uint64_t)st.st_size) {
-			ftfb_seterr(errmsg, errlen,
-			       "offset 0x%" PRIx64 " is past the end of %s",
-			       raw, path);
-			err = -EINVAL;
-			goto out;
-		}
-		for (size_t i = 0; i < all.n; i++)
-			if (all.v[i].offset == raw)
-				at = &all.v[i];
-		out->v = calloc(1, sizeof(*out->v));
-		if (!out->v) {
-			err = -ENOMEM;
-			goto out;
-		}
-		out->n = 1;
-		snprintf(name, sizeof(name), "0x%" PRIx64, raw);
-		if (at) {
-			err = copy_sym(&out->v[0], at, at->name,
-				       ftfb_demangle(at->name));
-		} else {
-			struct ftfb_sym tmp = { .binary = path,
-						.offset = raw };
-
-			err = copy_sym(&out->v[0], &tmp, name, NULL);
-		}
-		goto out;
-	}
-
-	out->v = all.n ? calloc(all.n, sizeof(*out->v)) : NULL;
-	if (all.n && !out->v) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < all.n; i++) {
-		const struct ftfb_sym *s = &all.v[i];
-		char *dem = NULL;
-		const char *hit = NULL;
-
-		if (name_match(func, s->name, s->demangled, &dem))
-			hit = s->name;
-		for (size_t a = 0; !hit && a < s->naliases; a++)
-			if (name_match(func, s->aliases[a], NULL, &dem))
-				hit = s->aliases[a];
-		if (!hit)
-			continue;
-		err = copy_sym(&out->v[out->n++], s, hit, dem);
-		if (err)
-			goto out;
-	}
-	if (out->n == 0) {
-		no_match_error(func, path, &all, errmsg, errlen);
-		err = -ENOENT;
-	}
-out:
+	err = spec_binary(spec, pid, main_binary, path, sizeof(path), &func,
+			  errmsg, errlen);
+	if (!err)
+		err = ftfb_elf_functions(path, &all, errmsg, errlen);
+	if (!err)
+		err = parse_hex(func, &raw)
+			      ? resolve_offset(path, raw, &all, out, errmsg,
+					       errlen)
+			      : resolve_glob(func, path, &all, out, errmsg,
+					     errlen);
 	if (err) {
 		ftfb_symlist_free(out);
 		if (err == -ENOMEM)
-			ftfb_seterr(errmsg, errlen, "out of memory resolving '%s'",
-			       spec);
+			ftfb_seterr(errmsg, errlen,
+				    "out of memory resolving '%s'", spec);
 	}
 	ftfb_symlist_free(&all);
-	free(binname);
 	return err;
 }
 

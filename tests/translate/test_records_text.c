@@ -14,6 +14,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <string.h>
+
 #include "tr_text.h"
 
 static char text[16384];
@@ -82,12 +84,53 @@ static void test_open_call_ends_unfinished(void **state)
 	tr_free(&h);
 }
 
+static void ev_syscall(struct tr *h, uint64_t ts, uint64_t end, uint32_t tid,
+		       uint32_t nr, uint64_t arg0, int64_t ret)
+{
+	struct ftfb_senter in;
+	struct ftfb_sexit out;
+
+	memset(&in, 0, sizeof(in));
+	tr_hdr(&in.hdr, FTFB_EV_SENTER, ts, 0, tid, tid);
+	in.nr = nr;
+	in.nargs = 1;
+	in.args[0] = arg0;
+	assert_int_equal(ftfb_translator_event(&h->t, &in, sizeof(in)), 0);
+	memset(&out, 0, sizeof(out));
+	tr_hdr(&out.hdr, FTFB_EV_SEXIT, end, 0, tid, tid);
+	out.nr = nr;
+	out.ret = ret;
+	assert_int_equal(ftfb_translator_event(&h->t, &out, sizeof(out)), 0);
+}
+
+/* x86-64's getppid is 110, close 3 (arch/x86/entry/syscalls/
+ * syscall_64.tbl); a return in -4095..-1 is an error, EBADF is 9. */
+static void test_syscalls_as_slices(void **state)
+{
+	struct ftfb_translator_opts o = { 0 };
+	struct tr h;
+
+	(void)state;
+	tr_setup(&h, &o);
+	tr_add(&h, 400, 400, "sh", NULL);
+	ev_syscall(&h, 1000, 1200, 400, 110, 0, 77);
+	ev_syscall(&h, 2000, 2300, 400, 3, 0xffffffff, -9);
+	tr_text(&h, 3000, text, sizeof(text));
+	tr_expect(text,
+		  "KernelObject(koid: 400, type: process, name: \"sh\", {})\n"
+		  "KernelObject(koid: 400, type: thread, name: \"sh\", {process: koid(400)})\n"
+		  "Event(ts: 1000, pt: 400/400, category: \"syscall\", name: \"getppid\", DurationComplete(end_ts: 1200), {arg0: int64(0), ret: int32(77)})\n"
+		  "Event(ts: 2000, pt: 400/400, category: \"syscall\", name: \"close\", DurationComplete(end_ts: 2300), {arg0: int64(4294967295), ret: int32(-9), error: string(\"EBADF\")})\n");
+	tr_free(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_switch_and_wakeup),
 		cmocka_unit_test(test_call_with_args_and_return),
 		cmocka_unit_test(test_open_call_ends_unfinished),
+		cmocka_unit_test(test_syscalls_as_slices),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
