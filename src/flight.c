@@ -503,6 +503,11 @@ static int write_snapshot(struct ftfb_flight *f, struct snapshot *sn,
 			sn->path, ftf_writer_error(&w));
 		r = -EIO;
 	}
+	if (!r && ftfb_output_commit(&out, err, sizeof(err))) {
+		fprintf(stderr, "ftf-bpf: snapshot: %s\n", err);
+		r = -EIO;
+	}
+	ftfb_output_discard(&out); /* (a snapshot that failed) */
 	if (!r && !f->o.quiet)
 		fprintf(stderr,
 			"ftf-bpf: snapshot %s: %.3f s to %.3f s of the trace (%.3f s): %s\n",

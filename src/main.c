@@ -943,8 +943,9 @@ static void print_clock(const struct ftf_clock *c)
 			c->fallback_reason, c->fallback_reason[0] ? ")" : "");
 }
 
-/* The trace file: created (an existing one kept as .old), the writer's
- * header written. 0, or -1 with one line in err. */
+/* The trace file: created under a temporary name (put in place, an
+ * existing one kept as .old, once the trace starts), the writer's header
+ * written. 0, or -1 with one line in err. */
 static int open_file_output(struct session *s, char *err, size_t errlen)
 {
 	struct ftf_writer_options wo;
@@ -960,6 +961,7 @@ static int open_file_output(struct session *s, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot write %s: %s", s->o->output,
 			 ftf_writer_error(&s->w));
 		ftf_writer_close(&s->w);
+		ftfb_output_discard(&s->out);
 		return -1;
 	}
 	s->writer_open = true;
@@ -1291,6 +1293,13 @@ static int run_trace(struct cli_opts *o)
 	    target_release(&s.child, o->cmd[0], err, sizeof(err))) {
 		die_line(err);
 		rc = 1;
+		s.start_ns = 0; /* not started: no summary, no trace */
+		goto out;
+	}
+	/* Started: only now does the trace replace what was at -o. */
+	if (s.writer_open && ftfb_output_commit(&s.out, err, sizeof(err))) {
+		die_line(err);
+		rc = 1;
 		goto out;
 	}
 	if (!o->quiet) {
@@ -1423,6 +1432,7 @@ out:
 				 "writing %s failed: %s", o->output,
 				 ftf_writer_error(&s.w));
 		}
+		ftfb_output_discard(&s.out); /* a start that failed */
 	}
 	if (s.out_err) {
 		fprintf(stderr,

@@ -110,11 +110,12 @@ int ftfb_usdt_notes_read(const char *path, struct ftfb_usdt_notes *out,
 
 	out->v = NULL;
 	out->n = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = ftfb_open_regular(path);
 	if (fd < 0) {
-		err = -errno;
-		ftfb_seterr(errmsg, errlen, "%s: %s", path, strerror(errno));
-		return err;
+		ftfb_seterr(errmsg, errlen, "%s: %s", path,
+			    fd == -ENOEXEC ? "not a regular file"
+					   : strerror(-fd));
+		return fd;
 	}
 	if (elf_version(EV_CURRENT) == EV_NONE ||
 	    !(e = elf_begin(fd, ELF_C_READ, NULL)) ||
