@@ -383,8 +383,9 @@ int ftfb_elf_functions(const char *path, struct ftfb_symlist *out,
 	fd = ftfb_open_regular(path);
 	if (fd < 0) {
 		ftfb_seterr(errmsg, errlen, "%s: %s", path,
-			    fd == -ENOEXEC ? "not a regular file"
-					   : strerror(-fd));
+			    fd == -ENOEXEC || fd == -EISDIR
+				    ? "not a regular file (give an ELF binary or library)"
+				    : strerror(-fd));
 		return fd;
 	}
 	if (fstat(fd, &st) != 0) {

@@ -113,8 +113,9 @@ int ftfb_usdt_notes_read(const char *path, struct ftfb_usdt_notes *out,
 	fd = ftfb_open_regular(path);
 	if (fd < 0) {
 		ftfb_seterr(errmsg, errlen, "%s: %s", path,
-			    fd == -ENOEXEC ? "not a regular file"
-					   : strerror(-fd));
+			    fd == -ENOEXEC || fd == -EISDIR
+				    ? "not a regular file (give an ELF binary or library)"
+				    : strerror(-fd));
 		return fd;
 	}
 	if (elf_version(EV_CURRENT) == EV_NONE ||
