@@ -678,7 +678,10 @@ def hostile_command_at_stop(a, d):
         try:
             if how == "SIGTERM":
                 tr.signal(signal.SIGTERM)
-            rc = tr.wait(timeout=60)
+            try:
+                rc = tr.wait(timeout=60)
+            except subprocess.TimeoutExpired:  # the command holds the pipes
+                raise Fail(f"{how}: ftf-bpf's output still open after 60 s: the command was left running")
             alive = proc_alive(pid)
         finally:
             if proc_alive(pid):
