@@ -397,7 +397,7 @@ static int do_check(struct ftf_stream *st)
 		problem("the first record is not the magic number record (0x%016llx)",
 			(unsigned long long)FTF_MAGIC_WORD);
 	if (problems)
-		printf("FAILED records=%zu bytes=%zu problems=%zu errors=%zu unmatched_begins=%zu unmatched_ends=%zu undefined=%zu\n",
+		printf("FAILED records=%zu bytes=%zu problems=%zu errors=%zu unmatched_begins=%zu unmatched_ends=%zu unknown_types=%zu\n",
 		       r->records, ftf_stream_bytes(st), problems, r->errors,
 		       open_begins, unmatched_end, undefined);
 	else

@@ -67,7 +67,7 @@ printf '\364' | dd of="$tmp/onebyte.fxt" bs=1 seek=928 conv=notrunc 2>/dev/null
 out=$("$dump" --check "$tmp/onebyte.fxt")
 rc=$?
 [ $rc -eq 1 ] && echo "$out" | grep -q 'record type 12 .*not defined' &&
-	echo "$out" | grep -q 'undefined=1' &&
+	echo "$out" | grep -q 'unknown_types=1' &&
 	pass "--check fails on a one-byte size change: $(echo "$out" | tail -1)" ||
 	fail "--check on a one-byte size change: exit $rc: $out"
 # The provider section record at offset 32 (header byte 2: 0x12, section
