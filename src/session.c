@@ -27,6 +27,7 @@
 
 #define STATUS_INTERVAL_NS 1000000000ull
 #define POLL_MS 100
+#define STOP_COMMAND_WAIT_MS 5000 /* for a command still running at the stop */
 
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t snapshot_signals; /* SIGUSR1s received */
@@ -336,7 +337,7 @@ static void record_drops(struct session *s)
 		s->sink->ops->drops(s->sink, ftfb_mono_ns(), s->drops);
 }
 
-static void install_signals(struct session *s)
+static void install_signals(void)
 {
 	struct sigaction sa;
 
@@ -346,10 +347,9 @@ static void install_signals(struct session *s)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	if (s->sink->ops->request) {
-		sa.sa_handler = on_usr1;
-		sigaction(SIGUSR1, &sa, NULL);
-	}
+	/* a snapshot with -F; without, said and ignored (its default kills) */
+	sa.sa_handler = on_usr1;
+	sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
 
@@ -397,7 +397,7 @@ static const char *stop_condition(struct session *s, uint64_t now,
 	return NULL;
 }
 
-/* A snapshot per SIGUSR1 since the last look (with -F). */
+/* A snapshot per SIGUSR1 since the last look. */
 static void deliver_requests(struct session *s, uint64_t now)
 {
 	static sig_atomic_t seen;
@@ -438,12 +438,17 @@ int session_loop(struct session *s)
 	uint64_t deadline = 0, last_status, last_events = 0;
 	char err[1024];
 
-	install_signals(s);
+	install_signals();
 	s->start_ns = ftfb_mono_ns();
 	if (o->duration_ns)
 		deadline = s->start_ns + o->duration_ns;
 	if (s->have_child &&
-	    target_release(&s->child, o->cmd[0], err, sizeof(err)))
+	    target_release(&s->child, o->cmd[0], err, sizeof(err))) {
+		s->start_ns = 0; /* not started: no summary, no trace */
+		return fail(s, err);
+	}
+	/* Started: only now does the trace replace what was at -o. */
+	if (s->sink->ops->commit(s->sink, err, sizeof(err)))
 		return fail(s, err);
 	if (!o->quiet)
 		say_tracing(s);
@@ -468,8 +473,7 @@ int session_loop(struct session *s)
 			s->stop_reason = why;
 			return 0;
 		}
-		if (s->sink->ops->request)
-			deliver_requests(s, now);
+		deliver_requests(s, now);
 		s->sink->ops->tick(s->sink, now);
 		status_tick(s, now, &last_status, &last_events);
 	}
@@ -478,6 +482,25 @@ int session_loop(struct session *s)
 /* ------------------------------------------------------------------ */
 /* finish and close                                                     */
 /* ------------------------------------------------------------------ */
+
+/* The trace stopped (-d, a signal) with the command still running: it
+ * is not left behind, reparented to init. As perf record does, it gets
+ * SIGTERM and is waited for (a few seconds). False if it still runs. */
+static bool stop_command(struct session *s)
+{
+	if (target_child_exited(&s->child))
+		return true;
+	if (!s->o->quiet)
+		fprintf(stderr, "ftf-bpf: stopping '%s' (pid %d) with SIGTERM\n",
+			s->o->cmd[0], s->child.pid);
+	if (target_stop(&s->child, STOP_COMMAND_WAIT_MS))
+		return true;
+	fprintf(stderr,
+		"ftf-bpf: '%s' (pid %d) still runs %d s after SIGTERM: left running (kill -KILL %d)\n",
+		s->o->cmd[0], s->child.pid, STOP_COMMAND_WAIT_MS / 1000,
+		s->child.pid);
+	return false;
+}
 
 /* "'make' exited with status 2" */
 static void say_child_status(const struct session *s)
@@ -513,6 +536,8 @@ void session_finish(struct session *s)
 	if (s->status_line)
 		report_status_clear(stderr);
 	if (s->sink->ops->finish(s->sink, ftfb_mono_ns(), s->stop_reason))
+		s->rc = 1;
+	if (s->have_child && !stop_command(s))
 		s->rc = 1;
 	say_child_status(s);
 }

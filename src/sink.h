@@ -7,9 +7,9 @@
  *
  * Life: open (prepare phase: the file is created, or the snapshots'
  * folder checked), start (attach phase, once the probes are resolved:
- * the translator's options), add_task / event / drops / tick / request
- * while running, finish (the stop: open slices ended, the last snapshot
- * written), close_output, summary, free.
+ * the translator's options), commit (the trace started), add_task /
+ * event / drops / tick / request while running, finish (the stop: open
+ * slices ended, the last snapshot written), close_output, summary, free.
  */
 #ifndef FTFB_SINK_H
 #define FTFB_SINK_H
@@ -49,8 +49,12 @@ struct ftfb_sink_ops {
 		     const uint64_t drops[FTFB_EV_KIND_MAX]);
 	/* once per loop turn: what is due by now (a flush, a snapshot) */
 	void (*tick)(struct ftfb_sink *s, uint64_t now_ns);
-	/* a snapshot asked for (SIGUSR1); NULL where there is none */
+	/* a snapshot asked for (SIGUSR1) */
 	void (*request)(struct ftfb_sink *s, const char *why);
+	/* the trace started: the output put in place (the file written
+	 * under a temporary name replaces what was at -o only now, so a
+	 * failed start leaves it); 0, or -1 with one line in err */
+	int (*commit)(struct ftfb_sink *s, char *err, size_t errlen);
 	int (*finish)(struct ftfb_sink *s, uint64_t now_ns, const char *why);
 	int (*close_output)(struct ftfb_sink *s);
 	/* events received, by kind */

@@ -28,6 +28,7 @@ struct file_sink {
 	size_t nfuncs, nusdt;
 	uint64_t seen_bytes; /* handed to the file at seen_ns */
 	uint64_t seen_ns;
+	bool usr1_said;
 };
 
 static struct file_sink *file_of(struct ftfb_sink *s)
@@ -139,6 +140,28 @@ static void file_tick(struct ftfb_sink *s, uint64_t now)
 	fs->seen_ns = now;
 }
 
+/* Snapshots are the flight recorder's: a SIGUSR1 is said (once) and
+ * ignored (its default would kill). */
+static void file_request(struct ftfb_sink *s, const char *why)
+{
+	struct file_sink *fs = file_of(s);
+
+	(void)why;
+	if (fs->usr1_said)
+		return;
+	fs->usr1_said = true;
+	fprintf(stderr,
+		"ftf-bpf: SIGUSR1 ignored: snapshots are for the flight recorder (-F DUR)\n");
+}
+
+static int file_commit(struct ftfb_sink *s, char *err, size_t errlen)
+{
+	struct file_sink *fs = file_of(s);
+
+	return fs->writer_open && ftfb_output_commit(&fs->out, err, errlen) ? -1
+									      : 0;
+}
+
 static int file_finish(struct ftfb_sink *s, uint64_t now_ns, const char *why)
 {
 	struct file_sink *fs = file_of(s);
@@ -160,6 +183,7 @@ static int file_close_output(struct ftfb_sink *s)
 		return 0;
 	fs->writer_open = false;
 	r = ftf_writer_close(&fs->w);
+	ftfb_output_discard(&fs->out); /* a start that failed */
 	return r ? write_failed(fs, r) : 0;
 }
 
@@ -206,6 +230,8 @@ static const struct ftfb_sink_ops file_ops = {
 	.event = file_event,
 	.drops = file_drops,
 	.tick = file_tick,
+	.request = file_request,
+	.commit = file_commit,
 	.finish = file_finish,
 	.close_output = file_close_output,
 	.by_kind = file_by_kind,
@@ -241,6 +267,7 @@ int ftfb_sink_file_open(struct ftfb_sink **out, const char *path,
 		snprintf(err, errlen, "cannot write %s: %s", path,
 			 ftf_writer_error(&fs->w));
 		ftf_writer_close(&fs->w);
+		ftfb_output_discard(&fs->out);
 		free(fs);
 		return -1;
 	}

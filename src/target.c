@@ -205,6 +205,19 @@ void target_abort(struct target_child *c)
 	c->exited = true;
 }
 
+bool target_stop(struct target_child *c, int wait_ms)
+{
+	if (target_child_exited(c))
+		return true;
+	kill(c->pid, SIGTERM);
+	for (int t = 0; t < wait_ms; t += 10) {
+		if (target_child_exited(c))
+			return true;
+		usleep(10000);
+	}
+	return target_child_exited(c);
+}
+
 bool target_child_exited(struct target_child *c)
 {
 	if (c->exited)

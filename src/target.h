@@ -42,6 +42,11 @@ int target_release(struct target_child *c, const char *cmd, char *err,
 void target_abort(struct target_child *c);
 /* Non-blocking: true once the child has exited (status recorded). */
 bool target_child_exited(struct target_child *c);
+
+/* The trace stopped while the command still runs (-d, Ctrl-C, SIGTERM):
+ * as perf record does, it gets SIGTERM, and is waited for up to wait_ms.
+ * True once it exited (c->status set), false if it still runs. */
+bool target_stop(struct target_child *c, int wait_ms);
 /* Non-blocking: true once pid no longer exists. */
 bool target_pid_gone(int pid);
 
