@@ -81,7 +81,9 @@ int32_t ftfb_weight_of(uint32_t tid, int prio)
 {
 	if (tid == 0)
 		return INT32_MIN;
-	return 140 - prio;
+	/* Perfetto stores it as the CPU slice's priority and, like Linux,
+	 * reads below 100 as real-time: the kernel's own number reads right */
+	return prio;
 }
 
 uint64_t ftfb_tr_ticks(struct ftfb_translator *t, uint64_t ns)

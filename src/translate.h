@@ -22,10 +22,10 @@
  *     "ftf-bpf", on pid 0 / tid 0, counter id 0) with int64 args `total`
  *     and one per event kind, plus the provider "records dropped" event.
  *
- * Weights: kernel prio p is 0..139, lower = more urgent (0..99 real-time,
- * 100..139 nice -20..19; deadline tasks have -1). weight = 140 - p, so a
- * higher priority is a larger weight: nice 0 -> 20, nice -20 -> 40,
- * nice 19 -> 1, real-time prio 99..0 -> 41..140, deadline -> 141. The
+ * Weights: the kernel's prio as it is (0..99 real-time, 100..139 nice
+ * -20..19, so 120 for nice 0; deadline tasks have -1): Perfetto stores
+ * incoming_weight as the CPU slice's priority and reads below 100 as
+ * real-time, as Linux (and Perfetto's own Linux traces) number them. The
  * idle task (tid 0) gets INT32_MIN, which Perfetto reads as "idle".
  *
  * States: preempted or 0 -> running; EXIT_DEAD -> dead; EXIT_ZOMBIE ->

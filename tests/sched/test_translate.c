@@ -4,7 +4,8 @@
  * built here -> the exact FTF records, read back through the reader.
  * Expected values come from the format (ftf-format.md: thread states,
  * idle weight INT32_MIN, `waker`, `process` koid) and the documented
- * weight mapping (140 - kernel prio), not from the code's output.
+ * weight mapping (the kernel's prio, as Linux numbers it: Perfetto reads
+ * below 100 as real-time), not from the code's output.
  */
 #include "tr_harness.h"
 
@@ -92,20 +93,20 @@ static void switch_weights_and_idle(void **state)
 	assert_int_equal(r->args[0].type, FTF_ARG_INT32);
 	assert_int_equal(r->args[1].type, FTF_ARG_INT32);
 	assert_int_equal(r->args[0].i64, INT32_MIN);
-	assert_int_equal(r->args[1].i64, 20);
+	assert_int_equal(r->args[1].i64, 120);
 	assert_int_equal(r->in_koid, 0);
 
 	r = tr_nth(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH, 1);
 	in = tr_arg(r, "incoming_weight");
 	out = tr_arg(r, "outgoing_weight");
 	assert_int_equal(out->i64, INT32_MIN);
-	assert_int_equal(in->i64, 140);
+	assert_int_equal(in->i64, 0);
 	assert_int_equal(r->out_koid, 0);
 	assert_int_equal(r->in_koid, 200);
 
 	r = tr_nth(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH, 2);
-	assert_int_equal(tr_arg(r, "incoming_weight")->i64, 40);
-	assert_int_equal(tr_arg(r, "outgoing_weight")->i64, 1);
+	assert_int_equal(tr_arg(r, "incoming_weight")->i64, 100);
+	assert_int_equal(tr_arg(r, "outgoing_weight")->i64, 139);
 	assert_int_equal(r->out_state, 1);
 	/* the idle task's kernel objects: process 0 and its thread 0, both
 	 * "swapper" (Perfetto's name for it), once */
@@ -151,7 +152,7 @@ static void unfollowed_incoming_is_idle(void **state)
 	r = tr_nth(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH, 0);
 	assert_non_null(r);
 	assert_int_equal(tr_arg(r, "incoming_weight")->i64, INT32_MIN);
-	assert_int_equal(tr_arg(r, "outgoing_weight")->i64, 20);
+	assert_int_equal(tr_arg(r, "outgoing_weight")->i64, 120);
 	assert_int_equal(r->out_state, 3); /* blocked: S */
 	assert_int_equal(r->in_koid, 400);
 	tr_free(&h);
