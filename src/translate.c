@@ -585,8 +585,68 @@ static int end_syscall_never_returning(struct ftfb_translator *t,
 
 /* ---- event handlers ---- */
 
+static int write_switch(struct ftfb_translator *t, uint64_t ns, uint16_t cpu,
+			enum ftf_thread_state out_state, uint32_t out_tid,
+			int32_t out_weight, uint32_t in_tid, int32_t in_weight)
+{
+	int err;
+
+	err = ftf_write_context_switch(t->w, FTF_ARG_TYPES(0, 2, 0, 0, 0, 0),
+				       cpu, out_state, out_tid, in_tid,
+				       ftfb_tr_ticks(t, ns));
+	if (!err)
+		err = ftf_arg_int32(t->w, t->s_incoming_weight, in_weight);
+	if (!err)
+		err = ftf_arg_int32(t->w, t->s_outgoing_weight, out_weight);
+	if (!err)
+		t->st.records++;
+	return err;
+}
+
+/*
+ * The kernel sometimes reports no switch-out for a task (perf shows the
+ * same gaps): the next switch on that CPU then starts from another task,
+ * and Perfetto would leave the task put there last running to the end of
+ * the trace. End it at this switch, with a switch to idle (which Perfetto
+ * draws as nothing) before the real one. Its real state then is unknown:
+ * it is written as preempted (Perfetto: Runnable), what it was last seen
+ * doing. The idle task, and an unfollowed task (-p), need no end.
+ */
+static int end_stale_task(struct ftfb_translator *t,
+			  const struct ftfb_switch *e)
+{
+	struct ftfb_cpu_on *on;
+	int err;
+
+	if (e->hdr.cpu >= FTFB_TR_MAX_CPUS)
+		return 0;
+	on = &t->cpu_on[e->hdr.cpu];
+	if (!on->tid_plus1 || on->tid_plus1 == e->hdr.tid + 1)
+		return 0;
+	err = write_switch(t, e->hdr.ts, e->hdr.cpu, FTF_THREAD_RUNNING,
+			   on->tid_plus1 - 1,
+			   ftfb_weight_of(on->tid_plus1 - 1, on->prio), 0,
+			   INT32_MIN);
+	if (!err)
+		t->st.switches_repaired++;
+	return err;
+}
+
+static void remember_cpu_task(struct ftfb_translator *t,
+			      const struct ftfb_switch *e, bool unfollowed)
+{
+	struct ftfb_cpu_on *on;
+
+	if (e->hdr.cpu >= FTFB_TR_MAX_CPUS)
+		return;
+	on = &t->cpu_on[e->hdr.cpu];
+	on->tid_plus1 = (unfollowed || !e->next_tid) ? 0 : e->next_tid + 1;
+	on->prio = e->next_prio;
+}
+
 static int on_switch(struct ftfb_translator *t, const struct ftfb_switch *e)
 {
+	bool unfollowed = e->prev_state & FTFB_NEXT_UNFOLLOWED;
 	struct ftfb_task *prev, *next;
 	int err;
 
@@ -594,21 +654,17 @@ static int on_switch(struct ftfb_translator *t, const struct ftfb_switch *e)
 	if (!err)
 		err = ftfb_tr_ensure_task(t, e->next_tid, e->next_tgid, &next);
 	if (!err)
-		err = ftf_write_context_switch(
-			t->w, FTF_ARG_TYPES(0, 2, 0, 0, 0, 0), e->hdr.cpu,
-			ftfb_state_of(e->prev_state), e->hdr.tid, e->next_tid,
-			ftfb_tr_ticks(t, e->hdr.ts));
+		err = end_stale_task(t, e);
 	if (!err)
-		err = ftf_arg_int32(t->w, t->s_incoming_weight,
-				    (e->prev_state & FTFB_NEXT_UNFOLLOWED)
-					    ? INT32_MIN
-					    : ftfb_weight_of(e->next_tid,
-							     e->next_prio));
+		err = write_switch(t, e->hdr.ts, e->hdr.cpu,
+				   ftfb_state_of(e->prev_state), e->hdr.tid,
+				   ftfb_weight_of(e->hdr.tid, e->prev_prio),
+				   e->next_tid,
+				   unfollowed ? INT32_MIN
+					      : ftfb_weight_of(e->next_tid,
+							       e->next_prio));
 	if (!err)
-		err = ftf_arg_int32(t->w, t->s_outgoing_weight,
-				    ftfb_weight_of(e->hdr.tid, e->prev_prio));
-	if (!err)
-		t->st.records++;
+		remember_cpu_task(t, e, unfollowed);
 	return err;
 }
 

@@ -9,6 +9,10 @@
  *   - context switches (scheduling subtype 1): cpu, outgoing state from
  *     prev_state (ftfb_state_of()), outgoing/incoming tids as koids, int32
  *     args incoming_weight and outgoing_weight = ftfb_weight_of(prio);
+ *     a switch whose outgoing task is not the one the CPU's previous
+ *     switch put there (the kernel reported no switch-out) is preceded
+ *     by a switch of that task to idle, at the same time, outgoing state
+ *     running (stats.switches_repaired), so no CPU slice runs forever;
  *   - wakeups (subtype 2): cpu, woken tid, koid arg `waker` (the waker's
  *     tid); 40 bytes, and a context switch 48;
  *   - process (type 1) and thread (type 2, `process` koid arg) kernel
@@ -154,6 +158,17 @@ struct ftfb_translator_stats {
 	 * start (started before the trace), starts past FTFB_USLICE_MAX
 	 * open slices (not written) */
 	uint64_t usdt_instants, usdt_slices, usdt_unmatched, usdt_capped;
+	/* switches whose outgoing task was not the one the CPU's previous
+	 * switch put there: that one was ended first (see on_switch) */
+	uint64_t switches_repaired;
+};
+
+/* Per CPU: the task the last switch put on it (tid + 1, 0: none to end
+ * later: idle, unfollowed or not seen yet) and its prio. */
+#define FTFB_TR_MAX_CPUS 1024
+struct ftfb_cpu_on {
+	uint32_t tid_plus1;
+	int32_t prio;
 };
 
 /* Per-function call counts and inclusive time (for the summary): a call
@@ -193,6 +208,7 @@ struct ftfb_translator {
 	struct ftfb_uslice *uslices;
 	uint32_t uslice_free; /* index + 1, 0: none */
 	bool drops_written;
+	struct ftfb_cpu_on cpu_on[FTFB_TR_MAX_CPUS];
 	uint64_t last_ts; /* newest event timestamp seen (mono ns) */
 };
 

@@ -42,8 +42,10 @@ static void state_maps_to_ftf_state(void **state)
 	tr_setup(&h, &o);
 	tr_add(&h, 100, 100, "a", NULL);
 	tr_add(&h, 101, 100, "b", NULL);
+	/* one CPU each: every switch starts from what its CPU ran (a CPU
+	 * put b on is never left by a) */
 	for (size_t i = 0; i < n; i++)
-		ev_switch(&h, 1000 + i, (uint16_t)(i % 2), 100, 100,
+		ev_switch(&h, 1000 + i, (uint16_t)i, 100, 100,
 			  cases[i].linux_state, 120, 101, 100, 120);
 	tr_finish(&h, 5000);
 	assert_int_equal(tr_count(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH),
@@ -58,7 +60,7 @@ static void state_maps_to_ftf_state(void **state)
 				 cases[i].linux_state, r->out_state,
 				 cases[i].ftf);
 		assert_int_equal(r->ts, 1000 + i);
-		assert_int_equal(r->cpu, i % 2);
+		assert_int_equal(r->cpu, i);
 		assert_int_equal(r->out_koid, 100);
 		assert_int_equal(r->in_koid, 101);
 	}
@@ -155,6 +157,57 @@ static void unfollowed_incoming_is_idle(void **state)
 	assert_int_equal(tr_arg(r, "outgoing_weight")->i64, 120);
 	assert_int_equal(r->out_state, 3); /* blocked: S */
 	assert_int_equal(r->in_koid, 400);
+	tr_free(&h);
+}
+
+/* The kernel reported no switch-out of b on CPU 0 (the next switch there
+ * leaves c): b is ended at that switch by a switch to idle written first,
+ * at the same time (else Perfetto shows b running to the trace's end).
+ * Idle and an unfollowed incoming task (-p) are never ended so. */
+static void stale_cpu_task_is_ended(void **state)
+{
+	struct ftfb_translator_opts o = {0};
+	const struct trec *r;
+	struct tr h;
+
+	(void)state;
+	tr_setup(&h, &o);
+	tr_add(&h, 100, 100, "a", NULL);
+	tr_add(&h, 101, 100, "b", NULL);
+	tr_add(&h, 102, 100, "c", NULL);
+	tr_add(&h, 103, 100, "d", NULL);
+	ev_switch(&h, 10, 0, 100, 100, FTFB_TASK_INTERRUPTIBLE, 120, 101, 100,
+		  110);
+	/* CPU 1 in between: its own task, consistent */
+	ev_switch(&h, 15, 1, 103, 100, FTFB_PREEMPTED, 120, 100, 100, 120);
+	ev_switch(&h, 20, 0, 102, 100, FTFB_TASK_INTERRUPTIBLE, 120, 0, 0, 120);
+	/* after idle: no end needed for idle */
+	ev_switch(&h, 30, 0, 103, 100, FTFB_PREEMPTED, 120, 102, 100, 120);
+	/* after an unfollowed incoming task: nothing to end either */
+	ev_switch(&h, 40, 0, 102, 100,
+		  FTFB_TASK_INTERRUPTIBLE | FTFB_NEXT_UNFOLLOWED, 120, 101, 100,
+		  120);
+	ev_switch(&h, 50, 0, 100, 100, FTFB_PREEMPTED, 120, 102, 100, 120);
+	tr_finish(&h, 100);
+	assert_int_equal(tr_count(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH),
+			 6 + 1);
+	assert_int_equal(h.t.st.switches_repaired, 1);
+	r = tr_nth(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH, 2);
+	assert_int_equal(r->ts, 20);
+	assert_int_equal(r->cpu, 0);
+	assert_int_equal(r->out_koid, 101);
+	assert_int_equal(r->in_koid, 0);
+	assert_int_equal(r->out_state, 1); /* running: unknown, last seen */
+	assert_int_equal(tr_arg(r, "incoming_weight")->i64, INT32_MIN);
+	assert_int_equal(tr_arg(r, "outgoing_weight")->i64, 110);
+	r = tr_nth(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH, 3);
+	assert_int_equal(r->ts, 20);
+	assert_int_equal(r->out_koid, 102);
+	assert_int_equal(r->in_koid, 0);
+	for (size_t i = 4; i < 7; i++) {
+		r = tr_nth(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH, i);
+		assert_int_not_equal(r->in_koid, 0);
+	}
 	tr_free(&h);
 }
 
@@ -607,6 +660,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(state_maps_to_ftf_state),
 		cmocka_unit_test(switch_weights_and_idle),
+		cmocka_unit_test(stale_cpu_task_is_ended),
 		cmocka_unit_test(unfollowed_incoming_is_idle),
 		cmocka_unit_test(wakeup_has_waker),
 		cmocka_unit_test(names_from_start_fork_exec_rename),
