@@ -615,6 +615,7 @@ static int write_switch(struct ftfb_translator *t, uint64_t ns, uint16_t cpu,
 static int end_stale_task(struct ftfb_translator *t,
 			  const struct ftfb_switch *e)
 {
+	struct ftfb_task *idle;
 	struct ftfb_cpu_on *on;
 	int err;
 
@@ -623,7 +624,10 @@ static int end_stale_task(struct ftfb_translator *t,
 	on = &t->cpu_on[e->hdr.cpu];
 	if (!on->tid_plus1 || on->tid_plus1 == e->hdr.tid + 1)
 		return 0;
-	err = write_switch(t, e->hdr.ts, e->hdr.cpu, FTF_THREAD_RUNNING,
+	/* (named like any task the trace shows: "swapper") */
+	err = ftfb_tr_ensure_task(t, 0, 0, &idle);
+	if (!err)
+		err = write_switch(t, e->hdr.ts, e->hdr.cpu, FTF_THREAD_RUNNING,
 			   on->tid_plus1 - 1,
 			   ftfb_weight_of(on->tid_plus1 - 1, on->prio), 0,
 			   INT32_MIN);
