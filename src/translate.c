@@ -10,6 +10,7 @@
 
 #include "translate.h"
 #include "translate_priv.h"
+#include "proctree.h"
 #include "syscall_names.h"
 
 #define COUNTER_NAME "ftf-bpf dropped events"
@@ -96,12 +97,30 @@ uint64_t ftfb_tr_ticks(struct ftfb_translator *t, uint64_t ns)
 /* Called with every event's timestamp: re-emits the tick initialization
  * as the writer's buffers age. Only the newest time seen is used, so
  * events slightly out of order across CPUs never look "stale". */
+static uint64_t perfetto_ns(struct ftfb_translator *t, uint64_t ns);
+
+static int flush_cmdlines(struct ftfb_translator *t, uint64_t ns)
+{
+	int name = ftfb_tr_str_id(t, "perfetto", 8, NULL);
+
+	if (name < 0)
+		return name;
+	return ftfb_proctree_flush(&t->ptree, t->w, name, perfetto_ns(t, ns));
+}
+
 static int advance(struct ftfb_translator *t, uint64_t ns)
 {
+	int err;
+
 	if (ns <= t->last_ts)
 		return 0;
 	t->last_ts = ns;
-	return ftf_refresh_buf_if_stale(t->w, ftfb_tr_ticks(t, ns));
+	err = ftf_refresh_buf_if_stale(t->w, ftfb_tr_ticks(t, ns));
+	/* the command lines of the tasks found at the start, timed at the
+	 * first event (see proctree.h) */
+	if (!err && t->ptree.count)
+		err = flush_cmdlines(t, ns);
+	return err;
 }
 
 /*
@@ -152,11 +171,38 @@ static int intern_fixed(struct ftfb_translator *t, const char *s)
 	return ftfb_tr_str_id(t, s, strlen(s), NULL);
 }
 
+/* As ps -o args shows it: the title the process set (a name with a
+ * space, see procfs.h), else its comm, completed from the cmdline when
+ * truncated. */
 static const char *process_name_of(const struct ftfb_task *k)
 {
-	if (k->pname[0] && strlen(k->comm) == FTFB_COMM_LEN - 1)
+	if (k->pname[0] && (strlen(k->comm) == FTFB_COMM_LEN - 1 ||
+			    strchr(k->pname, ' ')))
 		return k->pname;
 	return k->comm;
+}
+
+/* The process's command line for Perfetto (ProcessTree), now if the
+ * trace has begun, else at its first event. */
+static int write_cmdline(struct ftfb_translator *t,
+			 const struct ftfb_task_info *ti)
+{
+	int name, err;
+
+	if (ti->tid != ti->tgid || !ti->cmdline_len)
+		return 0;
+	name = ftfb_tr_str_id(t, "perfetto", 8, NULL);
+	if (name < 0)
+		return name;
+	err = ftfb_proctree_add(&t->ptree, t->w, name,
+				perfetto_ns(t, t->last_ts), ti->tgid, 0,
+				ti->cmdline,
+				ti->cmdline_len < FTFB_CMDLINE_MAX
+					? ti->cmdline_len
+					: FTFB_CMDLINE_MAX);
+	if (!err && t->last_ts)
+		err = flush_cmdlines(t, t->last_ts);
+	return err;
 }
 
 static int write_process(struct ftfb_translator *t, struct ftfb_task *k)
@@ -233,6 +279,8 @@ static int new_task(struct ftfb_translator *t, const struct ftfb_task_info *ti,
 		set_pname(k->pname, ti->process_name);
 	if (ti->tid == ti->tgid) {
 		err = write_process(t, k);
+		if (!err)
+			err = write_cmdline(t, ti);
 		if (err)
 			return err;
 	}
@@ -756,12 +804,18 @@ static int on_exec(struct ftfb_translator *t, const struct ftfb_comm_ev *e)
 	ti.tid = e->hdr.tid;
 	ti.tgid = e->hdr.tgid ? e->hdr.tgid : e->hdr.tid;
 	set_comm(ti.comm, e->comm);
-	/* A truncated comm: the new cmdline names the program better. */
-	if (strlen(ti.comm) == FTFB_COMM_LEN - 1 && t->o.lookup) {
+	/* The new cmdline: Perfetto's process details, and the name when
+	 * comm is truncated (if /proc still shows this image) */
+	if (t->o.lookup) {
 		memset(&li, 0, sizeof(li));
 		if (!t->o.lookup(t->o.lookup_ctx, ti.tid, &li) &&
-		    !strncmp(li.comm, ti.comm, FTFB_COMM_LEN))
-			set_pname(ti.process_name, li.process_name);
+		    !strncmp(li.comm, ti.comm, FTFB_COMM_LEN)) {
+			if (strlen(ti.comm) == FTFB_COMM_LEN - 1 ||
+			    strchr(li.process_name, ' '))
+				set_pname(ti.process_name, li.process_name);
+			memcpy(ti.cmdline, li.cmdline, sizeof(ti.cmdline));
+			ti.cmdline_len = li.cmdline_len;
+		}
 	}
 	/* The rename that exec does came first: if it already said all this,
 	 * keep the entry (its thread slot too) and write nothing. */
@@ -1115,6 +1169,7 @@ void ftfb_translator_free(struct ftfb_translator *t)
 	free(t->func_name_id);
 	free(t->func_cat_id);
 	ftfb_tr_usdt_free(t);
+	ftfb_proctree_free(&t->ptree);
 	t->fstats = NULL;
 	t->func_name_id = NULL;
 	t->func_cat_id = NULL;
@@ -1392,6 +1447,8 @@ int ftfb_translator_finish(struct ftfb_translator *t, uint64_t mono_ns)
 	if (c.ns < t->last_ts)
 		c.ns = t->last_ts;
 	ftfb_pt_for_each(&t->pt, finish_one, &c);
+	if (!c.err && t->ptree.count)
+		c.err = flush_cmdlines(t, c.ns);
 	if (c.err)
 		return c.err;
 	if (t->o.stacks && (c.err = ftfb_stackprof_flush(t->o.stacks)))

@@ -36,9 +36,11 @@
  * dying; TASK_DEAD alone -> dead; stopped/traced -> suspended; S, D
  * (incl. idle and killable), parked -> blocked; anything else -> running.
  *
- * Names: a thread is named by its comm; a process by its leader's comm,
- * or by process_name (cmdline's first word) when comm is truncated to 15
- * characters. Every distinct string is interned once; past the 32767
+ * Names: a thread is named by its comm; a process as ps -o args shows it:
+ * by process_name when it is a title the process set (procfs.h), else by
+ * its leader's comm, or by process_name (cmdline's first word) when comm
+ * is truncated to 15 characters. A process's cmdline (task_info) goes to
+ * Perfetto as a ProcessTree packet (proctree.h). Every distinct string is interned once; past the 32767
  * string ids, names go through the writer's temporary slots (round
  * robin), so the trace never runs out of names.
  *
@@ -64,12 +66,19 @@
 #include "ftf/writer.h"
 #include "events.h"
 #include "proctable.h"
+#include "proctree.h"
 #include "stackprof.h"
 
+#define FTFB_CMDLINE_MAX 512
 struct ftfb_task_info {
 	uint32_t tid, tgid;
 	char comm[16];
 	char process_name[64];
+	/* the process's /proc/PID/cmdline (NUL-separated, cut at
+	 * FTFB_CMDLINE_MAX - 1 bytes), for Perfetto's process details;
+	 * cmdline_len 0: unknown */
+	char cmdline[FTFB_CMDLINE_MAX];
+	uint16_t cmdline_len;
 };
 
 /* Resolves a tid first seen in the stream (the tool reads /proc; tests
@@ -208,6 +217,7 @@ struct ftfb_translator {
 	struct ftfb_uslice *uslices;
 	uint32_t uslice_free; /* index + 1, 0: none */
 	bool drops_written;
+	struct ftfb_proctree ptree; /* command lines waiting to be written */
 	struct ftfb_cpu_on cpu_on[FTFB_TR_MAX_CPUS];
 	uint64_t last_ts; /* newest event timestamp seen (mono ns) */
 };
