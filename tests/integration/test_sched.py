@@ -287,9 +287,45 @@ def mode_sigint(tool, ftf_dump, pingpong, outdir):
     check(len(t.switches) > 1000, f"the trace holds the switches of the busy second: {len(t.switches)}")
 
 
+def mode_title(tool, ftf_dump, titlewl, outdir):
+    """A process that set its title (argv overwritten, NUL-padded, as
+    setproctitle does) is named as ps -o args shows it, its thread by its
+    comm; Perfetto's process table has its title and its command line."""
+    out = os.path.join(outdir, "sched-title.fxt")
+    title = "titlewl: 15/main: checkpointer"
+    wl = subprocess.Popen([titlewl, title] + ["x" * 20] * 4, stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, text=True)
+    pid = int(wl.stdout.readline().split("=")[1])
+    shown = subprocess.run(["ps", "-o", "args=", "-p", str(pid)], capture_output=True, text=True).stdout.strip()
+    with open(f"/proc/{pid}/comm") as f:
+        comm = f.read().strip()
+    print(f"  workload pid={pid}: ps -o args shows {shown!r}, comm {comm!r}")
+    check(shown == title, f"ps -o args shows the title the workload set: {shown!r}")
+    tr = Tracer(tool, ["-p", str(pid), "-o", out])
+    wl.communicate(input="go\n", timeout=60)
+    check(tr.wait() == 0, "ftf-bpf exited 0 when the process exited")
+    t = Trace(ftf_dump, out)
+    check(t.check_code == 0, f"ftf-dump --check accepts the trace ({t.check_out.strip()})")
+    check(shown in t.process_names(pid), f"the FTF process is named as ps shows it: {t.process_names(pid)}")
+    check(comm in t.thread_names(pid), f"its thread keeps its comm: {t.thread_names(pid)}")
+    rows = tp_query(out, f"select p.name, p.cmdline, t.name as thread from process p "
+                         f"join thread t on t.upid = p.upid and t.tid = p.pid where p.pid = {pid}")
+    if rows is not None:
+        check(len(rows) == 1, f"Perfetto has process {pid} once: {rows}")
+        r = rows[0]
+        check(r["name"] == shown, f"Perfetto names it as ps shows it: {r['name']!r}")
+        check(r["cmdline"].strip() == shown, f"Perfetto's process details have its command line: {r['cmdline']!r}")
+        check(r["thread"] == comm, f"Perfetto names its thread by comm: {r['thread']!r}")
+        bad = tp_query(out, "select name, value from stats where value > 0 and severity in ('error', 'data_loss')")
+        check(not bad, f"trace_processor reports no error stats: {bad}")
+
+
 def main():
     skip_unless_root()
     mode, tool, ftf_dump, pingpong, outdir = sys.argv[1:6]
+    if mode == "title":
+        os.makedirs(outdir, exist_ok=True)
+        run_main(lambda: mode_title(tool, ftf_dump, sys.argv[6], outdir))
     os.makedirs(outdir, exist_ok=True)
     fn = {"pid": mode_pid, "cmd": mode_cmd, "names": mode_names, "all": mode_all, "sigint": mode_sigint,
           "dying": mode_dying}[mode]
