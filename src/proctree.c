@@ -30,12 +30,20 @@
 #define PACKET_OVERHEAD 64
 #define PROCESS_MAX (FTFB_CMDLINE_MAX * 2 + 32)
 
+/* A title the process set: one argument (the rest NULs) with a space. */
+static bool is_title(const char *cmdline, size_t len)
+{
+	size_t n = strnlen(cmdline, len);
+
+	return n == len && memchr(cmdline, ' ', n);
+}
+
 /* One Process message for pid, into buf; returns its length. */
 static size_t encode_process(uint8_t *buf, size_t cap, uint32_t pid,
 			     uint32_t ppid, const char *cmdline, size_t len)
 {
 	struct ftfb_pb pb;
-	size_t m, i = 0, args = 0;
+	size_t m, i = 0;
 
 	while (len && !cmdline[len - 1])
 		len--;
@@ -43,17 +51,25 @@ static size_t encode_process(uint8_t *buf, size_t cap, uint32_t pid,
 	m = ftfb_pb_begin(&pb, F_PROCESSES);
 	ftfb_pb_varint(&pb, F_PID, pid);
 	ftfb_pb_varint(&pb, F_PPID, ppid);
+	if (is_title(cmdline, len)) {
+		/* one argument with spaces, which Perfetto would cut at the
+		 * first space to name the process: an empty second one (the
+		 * NULs /proc shows after it) keeps it whole; its padding
+		 * spaces (PostgreSQL's) go, as in the FTF name */
+		size_t n = strnlen(cmdline, len);
+
+		while (n && cmdline[n - 1] == ' ')
+			n--;
+		ftfb_pb_bytes(&pb, F_CMDLINE, cmdline, n);
+		ftfb_pb_bytes(&pb, F_CMDLINE, "", 0);
+		len = 0;
+	}
 	while (i < len) {
 		size_t n = strnlen(cmdline + i, len - i);
 
 		ftfb_pb_bytes(&pb, F_CMDLINE, cmdline + i, n);
-		args++;
 		i += n + 1;
 	}
-	/* a title the process set: one argument with spaces, which
-	 * Perfetto would cut at the first space to name the process */
-	if (args == 1 && memchr(cmdline, ' ', len))
-		ftfb_pb_bytes(&pb, F_CMDLINE, "", 0);
 	ftfb_pb_end(&pb, m);
 	return pb.overflow ? 0 : pb.len;
 }

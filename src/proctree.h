@@ -8,8 +8,8 @@
  * TracePackets (as --stacks uses them): a ProcessTree packet there sets a
  * process's cmdline, and its name to the first argument (cut at the first
  * space when there is only one, as for a title the process set; the
- * title is then given with an empty second argument, as /proc shows the
- * rest of a rewritten argv: NULs).
+ * title, its padding spaces cut, is then given with an empty second
+ * argument, as /proc shows the rest of a rewritten argv: NULs).
  *
  * Processes are collected (encoded at once, into a buffer reused, so no
  * allocation once it has grown) and written as one packet at a time the
