@@ -822,7 +822,7 @@ static int on_exec(struct ftfb_translator *t, const struct ftfb_comm_ev *e)
 	k = ftfb_pt_find(&t->pt, ti.tid);
 	if (k && k->named && !k->exited && k->tgid == ti.tgid &&
 	    !strcmp(k->comm, ti.comm) && !strcmp(k->pname, ti.process_name))
-		return 0;
+		return write_cmdline(t, &ti); /* (only the new image says it) */
 	return new_task(t, &ti, NULL);
 }
 

@@ -7,6 +7,7 @@
  * weight mapping (the kernel's prio, as Linux numbers it: Perfetto reads
  * below 100 as real-time), not from the code's output.
  */
+#define _GNU_SOURCE /* memmem */
 #include "tr_harness.h"
 
 #include <limits.h>
@@ -208,6 +209,47 @@ static void stale_cpu_task_is_ended(void **state)
 		r = tr_nth(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH, i);
 		assert_int_not_equal(r->in_koid, 0);
 	}
+	tr_free(&h);
+}
+
+/* Command lines go to Perfetto as a ProcessTree packet (a blob record of
+ * type 3): TracePacket.process_tree (2) .processes (1) {pid (1), ppid
+ * (2), cmdline (3) per argument}; a title the process set (one argument
+ * with spaces) gets its padding cut and an empty second argument, so
+ * Perfetto names the process by all of it. Bytes from the protobuf
+ * encoding of those fields, by hand. */
+static void cmdline_as_process_tree(void **state)
+{
+	static const uint8_t prog[] = {0x08, 100, 0x10, 0, 0x1a, 9, '/', 'b',
+				       'i', 'n', '/', 'p', 'r', 'o', 'g', 0x1a,
+				       2, '-', 'x'};
+	static const uint8_t title[] = {0x08, 101, 0x10, 0, 0x1a, 11, 's',
+					'v', 'c', ':', ' ', 'w', 'o', 'r', 'k',
+					'e', 'r', 0x1a, 0};
+	struct ftfb_translator_opts o = {0};
+	struct ftfb_task_info ti;
+	struct tr h;
+
+	(void)state;
+	tr_setup(&h, &o);
+	memset(&ti, 0, sizeof(ti));
+	ti.tid = ti.tgid = 100;
+	snprintf(ti.comm, sizeof(ti.comm), "prog");
+	memcpy(ti.cmdline, "/bin/prog\0-x\0", 13);
+	ti.cmdline_len = 13;
+	assert_int_equal(ftfb_translator_add_task(&h.t, &ti), 0);
+	ti.tid = ti.tgid = 101;
+	memcpy(ti.cmdline, "svc: worker  \0\0", 15);
+	ti.cmdline_len = 15;
+	snprintf(ti.process_name, sizeof(ti.process_name), "svc: worker");
+	assert_int_equal(ftfb_translator_add_task(&h.t, &ti), 0);
+	/* nothing before the first event: it gives the packet its time */
+	assert_null(memmem(h.mem.data, h.mem.len, prog, sizeof(prog)));
+	ev_switch(&h, 10, 0, 100, 100, FTFB_TASK_INTERRUPTIBLE, 120, 101, 101,
+		  120);
+	tr_finish(&h, 100);
+	assert_non_null(memmem(h.mem.data, h.mem.len, prog, sizeof(prog)));
+	assert_non_null(memmem(h.mem.data, h.mem.len, title, sizeof(title)));
 	tr_free(&h);
 }
 
@@ -661,6 +703,7 @@ int main(void)
 		cmocka_unit_test(state_maps_to_ftf_state),
 		cmocka_unit_test(switch_weights_and_idle),
 		cmocka_unit_test(stale_cpu_task_is_ended),
+		cmocka_unit_test(cmdline_as_process_tree),
 		cmocka_unit_test(unfollowed_incoming_is_idle),
 		cmocka_unit_test(wakeup_has_waker),
 		cmocka_unit_test(names_from_start_fork_exec_rename),
