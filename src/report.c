@@ -132,6 +132,10 @@ void report_translator(FILE *f, const struct ftfb_translator *t,
 			(unsigned long long)st->unmatched_returns,
 			(unsigned long long)st->slices_closed_early,
 			(unsigned long long)st->skipped);
+	if (st->switches_repaired)
+		fprintf(f,
+			"  scheduling: %llu switches from a task other than the one the CPU's last switch put there (the kernel reported no switch-out): that task was ended at the switch\n",
+			(unsigned long long)st->switches_repaired);
 	if (nusdt)
 		fprintf(f,
 			"  USDT: %llu instants, %llu slices (%llu ends without a recorded start, %llu starts past the %d open slices not written)\n",

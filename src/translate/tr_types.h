@@ -15,10 +15,16 @@
 
 #include "events.h"
 
+#define FTFB_CMDLINE_MAX 512
 struct ftfb_task_info {
 	uint32_t tid, tgid;
 	char comm[16];
 	char process_name[64];
+	/* the process's /proc/PID/cmdline (NUL-separated, cut at
+	 * FTFB_CMDLINE_MAX - 1 bytes), for Perfetto's process details;
+	 * cmdline_len 0: unknown */
+	char cmdline[FTFB_CMDLINE_MAX];
+	uint16_t cmdline_len;
 };
 
 /* Resolves a tid first seen in the stream (the tool reads /proc; tests

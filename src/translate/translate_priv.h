@@ -7,6 +7,7 @@
 #ifndef FTFB_TRANSLATE_PRIV_H
 #define FTFB_TRANSLATE_PRIV_H
 
+#include "proctree.h"
 #include "translate.h"
 
 /* Open USDT slices, all threads together (a pool: no allocation per
@@ -18,6 +19,14 @@ struct ftfb_uslice {
 	 * can begin the slice again with them */
 	struct ftfb_usdt start;
 	uint32_t below; /* index + 1 of the one under it, 0: none */
+};
+
+/* Per CPU: the task the last switch put on it (tid + 1, 0: none to end
+ * later: idle, unfollowed or not seen yet) and its prio. */
+#define FTFB_TR_MAX_CPUS 1024
+struct ftfb_cpu_on {
+	uint32_t tid_plus1;
+	int32_t prio;
 };
 
 struct ftfb_translator {
@@ -47,6 +56,8 @@ struct ftfb_translator {
 	struct ftfb_uslice *uslices;
 	uint32_t uslice_free; /* index + 1, 0: none */
 	bool drops_written;
+	struct ftfb_proctree ptree; /* command lines waiting to be written */
+	struct ftfb_cpu_on cpu_on[FTFB_TR_MAX_CPUS];
 	uint64_t last_ts; /* newest event timestamp seen (mono ns) */
 };
 

@@ -5,7 +5,7 @@
  * way Fuchsia's reader prints them (tools/record_text.c). Expected lines
  * are worked out from the events and the format (ftf-format.md, the
  * translator's contract in translate.h): ticks are ns here (1e9/s, 0 at
- * mono 0), a thread is its tid as koid, weights are 140 - prio, states
+ * mono 0), a thread is its tid as koid, weights the kernel's prio, states
  * as ftfb_state_of() documents.
  */
 #include <stdarg.h>
@@ -38,7 +38,7 @@ static void test_switch_and_wakeup(void **state)
 		  "KernelObject(koid: 100, type: process, name: \"app\", {})\n"
 		  "KernelObject(koid: 100, type: thread, name: \"app\", {process: koid(100)})\n"
 		  "KernelObject(koid: 101, type: thread, name: \"worker\", {process: koid(100)})\n"
-		  "ContextSwitch(ts: 1000, cpu: 1, os: blocked, ot: 100, it: 101, {incoming_weight: int32(20), outgoing_weight: int32(20)})\n"
+		  "ContextSwitch(ts: 1000, cpu: 1, os: blocked, ot: 100, it: 101, {incoming_weight: int32(120), outgoing_weight: int32(120)})\n"
 		  "ThreadWakeup(ts: 1500, cpu: 0, it: 100, {waker: koid(101)})\n");
 	tr_free(&h);
 }
