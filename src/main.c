@@ -861,9 +861,10 @@ static void summary(struct session *s, uint64_t end_ns)
 			(unsigned long long)st->skipped);
 	if (s->usdt.n)
 		fprintf(stderr,
-			"  USDT: %llu instants, %llu slices (%llu ends without a recorded start, %llu starts past the %d open slices not written)\n",
+			"  USDT: %llu instants, %llu slices (%llu crossing another slice, on async tracks; %llu ends without a recorded start, %llu starts past the %d open slices not written)\n",
 			(unsigned long long)st->usdt_instants,
 			(unsigned long long)st->usdt_slices,
+			(unsigned long long)st->usdt_async,
 			(unsigned long long)st->usdt_unmatched,
 			(unsigned long long)st->usdt_capped, FTFB_USLICE_MAX);
 	print_func_stats(s);

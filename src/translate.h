@@ -110,6 +110,13 @@ struct ftfb_uslice {
 	 * can begin the slice again with them */
 	struct ftfb_usdt start;
 	uint32_t below; /* index + 1 of the one under it, 0: none */
+	/* the thread's uprobe call depth at the START */
+	uint32_t depth0;
+	/* it crosses another slice of the thread (a pair that ended while
+	 * this one was open above it, a call it started in that returned
+	 * before its END, or a call its END is in that began after its
+	 * START): written on an async track, where Perfetto keeps it */
+	bool crossed;
 };
 
 struct ftfb_translator_opts {
@@ -154,6 +161,8 @@ struct ftfb_translator_stats {
 	 * start (started before the trace), starts past FTFB_USLICE_MAX
 	 * open slices (not written) */
 	uint64_t usdt_instants, usdt_slices, usdt_unmatched, usdt_capped;
+	/* of usdt_slices, those that crossed another slice (async) */
+	uint64_t usdt_async;
 };
 
 /* Per-function call counts and inclusive time (for the summary): a call
@@ -191,7 +200,8 @@ struct ftfb_translator {
 	int *usdt_name_id, *usdt_cat_id;
 	int s_uarg[FTFB_USDT_MAX_ARGS], s_end_arg[FTFB_USDT_MAX_ARGS];
 	struct ftfb_uslice *uslices;
-	uint32_t uslice_free; /* index + 1, 0: none */
+	uint32_t uslice_free;	  /* index + 1, 0: none */
+	uint64_t uslice_async_id; /* the last async id given */
 	bool drops_written;
 	uint64_t last_ts; /* newest event timestamp seen (mono ns) */
 };

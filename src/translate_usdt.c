@@ -6,9 +6,21 @@
  * from opts.usdt[cookie], the arguments as int64 `arg0..`, or interned
  * strings for those read as strings. A START~END pair is one duration
  * complete record written at the END: the START's arguments, then the
- * END's (`end_arg0..` unless named). Complete records rather than a begin
- * and an end: a pair that does not nest with the thread's function calls
- * (a START in one call, its END in another) still reads right.
+ * END's (`end_arg0..` unless named).
+ *
+ * Pairs are not bound to nest: a transaction starts inside one query and
+ * commits inside another, a START in one function call ends in another.
+ * Perfetto drops a thread track's slice that crosses another
+ * (slice_drop_overlapping_complete_event), so a pair that crosses one of
+ * its thread's slices - another pair, or a uprobe call - is written as an
+ * async begin and end (an id of its own) on the process's async track of
+ * its name, where crossing is fine; a pair that nests stays a complete
+ * record on its thread, among the calls it belongs to. Whether it crosses
+ * is known at its END: a pair started later still open above it, a call
+ * it started in that has returned, a call its END is in that began after
+ * its START (marked as calls return and pairs end: ftfb_tr_usdt_call_ended,
+ * end_slice). A pair crossed that way marks the other one too, so no two
+ * complete records of a thread ever cross.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -218,6 +230,8 @@ static int begin_slice(struct ftfb_translator *t, struct ftfb_task *k,
 	s = &t->uslices[idx - 1];
 	t->uslice_free = s->below;
 	s->start = *e;
+	s->depth0 = k->depth;
+	s->crossed = false;
 	s->below = k->uslice_top;
 	k->uslice_top = idx;
 	return 0;
@@ -234,6 +248,7 @@ static int write_slice(struct ftfb_translator *t, struct ftfb_task *k,
 	uint64_t begin_ns = s->start.hdr.ts;
 	struct uargs ba;
 	int ints = 0, strs = 0, room = FTF_MAX_ARGS, name, cat, ref, err;
+	ftf_arg_types types;
 	int bids[FTFB_USDT_MAX_ARGS], eids[FTFB_USDT_MAX_ARGS];
 
 	err = hit_args(t, &s->start, &ba);
@@ -258,9 +273,15 @@ static int write_slice(struct ftfb_translator *t, struct ftfb_task *k,
 	count_args(&ba, bids, &ints, &strs, &room);
 	if (ed)
 		count_args(ea, eids, &ints, &strs, &room);
-	err = ftf_write_duration_complete(
-		t->w, FTF_ARG_TYPES(ints, 0, ed ? 0 : 1, 0, strs, 0), ref, cat,
-		name, ftfb_tr_ticks(t, begin_ns), ftfb_tr_ticks(t, ns));
+	types = FTF_ARG_TYPES(ints, 0, ed ? 0 : 1, 0, strs, 0);
+	if (s->crossed)
+		err = ftf_write_async_begin(t->w, types, ref, cat, name,
+					    ftfb_tr_ticks(t, begin_ns),
+					    ++t->uslice_async_id);
+	else
+		err = ftf_write_duration_complete(t->w, types, ref, cat, name,
+						  ftfb_tr_ticks(t, begin_ns),
+						  ftfb_tr_ticks(t, ns));
 	room = ed ? FTF_MAX_ARGS : FTF_MAX_ARGS - 1;
 	if (!err)
 		err = write_args(t, &ba, bids, &room);
@@ -268,6 +289,14 @@ static int write_slice(struct ftfb_translator *t, struct ftfb_task *k,
 		err = write_args(t, ea, eids, &room);
 	if (!err && !ed)
 		err = ftf_arg_bool(t->w, t->s_unfinished, true);
+	if (!err && s->crossed)
+		err = ftf_write_async_end(t->w, FTF_ARG_TYPES(0, 0, 0, 0, 0, 0),
+					  ref, cat, name, ftfb_tr_ticks(t, ns),
+					  t->uslice_async_id);
+	if (!err && s->crossed) {
+		t->st.records++;
+		t->st.usdt_async++;
+	}
 	if (err)
 		return err;
 	t->st.records++;
@@ -275,27 +304,55 @@ static int write_slice(struct ftfb_translator *t, struct ftfb_task *k,
 	return 0;
 }
 
-/* Ends the newest open slice of e's pair on k. */
-static int end_slice(struct ftfb_translator *t, struct ftfb_task *k,
-		     const struct ftfb_usdt *e, const struct uargs *a)
+void ftfb_tr_usdt_call_ended(struct ftfb_translator *t, struct ftfb_task *k)
 {
-	uint16_t pair = t->o.usdt[e->cookie].pair;
+	for (uint32_t i = k->uslice_top; i; i = t->uslices[i - 1].below) {
+		struct ftfb_uslice *s = &t->uslices[i - 1];
+
+		if (s->depth0 > k->depth)
+			s->crossed = true;
+	}
+}
+
+/* The link to the newest open slice of pair on k (NULL: none). */
+static uint32_t *find_open(struct ftfb_translator *t, struct ftfb_task *k,
+			   uint16_t pair)
+{
 	uint32_t *link = &k->uslice_top;
 
 	while (*link) {
 		struct ftfb_uslice *s = &t->uslices[*link - 1];
-		uint32_t idx = *link;
 
-		if (t->o.usdt[s->start.cookie].pair == pair) {
-			*link = s->below;
-			s->below = t->uslice_free;
-			t->uslice_free = idx;
-			return write_slice(t, k, s, e->hdr.ts, e, a);
-		}
+		if (t->o.usdt[s->start.cookie].pair == pair)
+			return link;
 		link = &s->below;
 	}
-	t->st.usdt_unmatched++;
-	return 0;
+	return NULL;
+}
+
+/* Ends the newest open slice of e's pair on k. */
+static int end_slice(struct ftfb_translator *t, struct ftfb_task *k,
+		     const struct ftfb_usdt *e, const struct uargs *a)
+{
+	uint32_t *link = find_open(t, k, t->o.usdt[e->cookie].pair);
+	uint32_t idx;
+	struct ftfb_uslice *s;
+
+	if (!link) {
+		t->st.usdt_unmatched++;
+		return 0;
+	}
+	idx = *link;
+	s = &t->uslices[idx - 1];
+	/* the ones above it began inside it and outlive it */
+	for (uint32_t i = k->uslice_top; i != idx; i = t->uslices[i - 1].below)
+		t->uslices[i - 1].crossed = s->crossed = true;
+	if (k->depth != s->depth0)
+		s->crossed = true;
+	*link = s->below;
+	s->below = t->uslice_free;
+	t->uslice_free = idx;
+	return write_slice(t, k, s, e->hdr.ts, e, a);
 }
 
 int ftfb_tr_usdt(struct ftfb_translator *t, const struct ftfb_usdt *e)
