@@ -136,6 +136,36 @@ static int hit_args(struct ftfb_translator *t, const struct ftfb_usdt *e,
 	return 0;
 }
 
+/* The name of a slice named by its START's string argument i (id
+ * a->v[i]): that string, or "NAME STRING" when the pair asks for it. */
+static int string_name(struct ftfb_translator *t,
+		       const struct ftfb_usdt_desc *d,
+		       const struct ftfb_usdt *start, int i)
+{
+	char buf[64 + FTFB_USDT_STR_LEN + 2];
+	uint32_t off = 0, sbytes = start->strbytes;
+	int n;
+
+	if (sbytes > FTFB_USDT_STR_BYTES)
+		sbytes = FTFB_USDT_STR_BYTES;
+	/* where hit_args found it (it was read: within the bounds) */
+	for (int j = 0; j < i; j++) {
+		uint64_t len = start->args[j];
+
+		if ((start->strmask & (1u << j)) && len &&
+		    len <= FTFB_USDT_STR_LEN && off + len <= sbytes)
+			off += ((uint32_t)len + 7) & ~7u;
+	}
+	n = snprintf(buf, sizeof(buf), "%.64s %.*s", d->name,
+		     (int)strnlen(start->str + off, start->args[i]),
+		     start->str + off);
+	if (n < 0)
+		return -EINVAL;
+	if ((size_t)n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	return ftfb_tr_str_id(t, buf, (size_t)n, NULL);
+}
+
 /* The name ids of a's arguments (0: not written), interned before the
  * record is begun (no string can be interned while its arguments are
  * pending). */
@@ -247,7 +277,7 @@ static int write_slice(struct ftfb_translator *t, struct ftfb_task *k,
 	const struct ftfb_usdt_desc *ed = end ? &t->o.usdt[end->cookie] : NULL;
 	uint64_t begin_ns = s->start.hdr.ts;
 	struct uargs ba;
-	int ints = 0, strs = 0, room = FTF_MAX_ARGS, name, cat, ref, err;
+	int ints = 0, strs = 0, room = FTF_MAX_ARGS, name = 0, cat, ref, err;
 	ftf_arg_types types;
 	int bids[FTFB_USDT_MAX_ARGS], eids[FTFB_USDT_MAX_ARGS];
 
@@ -256,7 +286,11 @@ static int write_slice(struct ftfb_translator *t, struct ftfb_task *k,
 		err = probe_ids(t, s->start.cookie, &name, &cat);
 	if (!err && bd->name_arg >= 0 && bd->name_arg < ba.n &&
 	    (ba.strmask & (1u << bd->name_arg)))
-		name = (int)ba.v[bd->name_arg];
+		name = bd->name_prefixed
+			       ? string_name(t, bd, &s->start, bd->name_arg)
+			       : (int)ba.v[bd->name_arg];
+	if (name < 0)
+		err = name;
 	if (!err)
 		err = arg_name_ids(t, bd, &ba, false, bids);
 	if (!err && ed)

@@ -14,7 +14,9 @@
 static const struct python_pair {
 	const char *start, *end, *name;
 	const char *start_args[2], *end_args[2];
-	int name_arg; /* the start's string argument naming the slice */
+	/* the start's string argument naming the slice, after the name
+	 * ("import json": a module gc is not a collection) */
+	int name_arg;
 } python_pairs[] = {
 	{
 		.start = "gc__start",
@@ -103,7 +105,8 @@ static int add_pair(struct ftfb_usdt_set *s, const char *text, int pair,
 		return -ENOMEM;
 	if (!ftfb_is_usdt_spec(tilde + 1) || strchr(tilde + 1, '~')) {
 		ftfb_seterr(err, errlen,
-			    "bad slice spec '%s': give usdt:PROVIDER:START~usdt:PROVIDER:END",
+			    "bad slice spec '%s': give "
+			    "usdt:PROVIDER:START~usdt:PROVIDER:END",
 			    text);
 		free(start);
 		return -EINVAL;
@@ -150,7 +153,8 @@ static int add_python(struct ftfb_usdt_set *s, int *pair,
 			snprintf(why, sizeof(why), "%s", err);
 			ftfb_seterr(
 				err, errlen,
-				"--python: %s (is the target a Python built with --with-dtrace, e.g. Debian's python3?)",
+				"--python: %s (is the target a Python built "
+				"with --with-dtrace, e.g. Debian's python3?)",
 				why);
 		}
 		if (rc)
@@ -168,6 +172,7 @@ static int add_python(struct ftfb_usdt_set *s, int *pair,
 				continue;
 			d->name = pp->name;
 			d->name_arg = (int8_t)pp->name_arg;
+			d->name_prefixed = pp->name_arg >= 0;
 			if (pp->name_arg >= 0)
 				s->probes.v[i].strmask |= 1u << pp->name_arg;
 		}

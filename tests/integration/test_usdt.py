@@ -281,15 +281,16 @@ def check_python_trace(t, pid, res, gc_key, exact_imports):
             continue
         where.add((int(m[1]), int(m[2])))
         a = args_of(m[4])
-        if "generation" in a:  # (an import of the module gc is named gc too)
+        if m[3] == "gc":  # (an import of the module gc is "import gc")
             gcs[a["generation"]] += 1
             if set(a) != {"generation", "collected"}:
                 bad_args.append(line)
         else:
             if set(a) != {"found"}:
                 bad_args.append(line)
+            check(m[3].startswith("import "), f"a python slice other than gc is 'import MODULE' ({m[3]})")
             if a.get("found") == 1:
-                imports[m[3]] += 1
+                imports[m[3][len("import "):]] += 1
     check(where == {(pid, pid)}, f"the python slices are on the interpreter's thread ({where})")
     check(not bad_args, f"gc slices have generation and collected, import slices found ({bad_args[:3]})")
     want = res[gc_key]

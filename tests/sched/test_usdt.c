@@ -318,6 +318,27 @@ static void a_slice_named_by_a_string_argument(void **state)
 	tr_free(&h);
 }
 
+/* --python's imports: "import MODULE", never taken for the slice "gc" of
+ * a collection when the module is gc. */
+static void a_prefixed_string_name(void **state)
+{
+	struct ftfb_usdt_desc p[NPROBES];
+	struct ftfb_translator_opts o = {.usdt = p, .nusdt = NPROBES};
+	struct tr h;
+
+	(void)state;
+	memcpy(p, probes, sizeof(p));
+	p[IMP_START].name_prefixed = true;
+	tr_setup(&h, &o);
+	tr_add(&h, 100, 100, "app", "app");
+	ev_usdt(&h, 1000, 100, IMP_START, 1, (const int64_t[]){0}, "gc");
+	ev_usdt(&h, 1200, 100, IMP_DONE, 2, (const int64_t[]){0, 1}, "gc");
+	tr_finish(&h, 3000);
+	assert_string_equal(slice(&h, 0)->name, "import gc");
+	assert_int_equal(tr_arg(slice(&h, 0), "found")->i64, 1);
+	tr_free(&h);
+}
+
 static void an_unknown_probe_is_skipped(void **state)
 {
 	struct tr h;
@@ -463,6 +484,7 @@ int main(void)
 		cmocka_unit_test(pairs_crossing_a_call_become_async),
 		cmocka_unit_test(open_slices_end_unfinished_at_exit_and_stop),
 		cmocka_unit_test(a_slice_named_by_a_string_argument),
+		cmocka_unit_test(a_prefixed_string_name),
 		cmocka_unit_test(an_unknown_probe_is_skipped),
 		cmocka_unit_test(open_slices_are_inherited_at_a_window_start),
 		cmocka_unit_test(an_inherited_slice_keeps_its_string_name),
