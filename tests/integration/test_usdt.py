@@ -374,7 +374,7 @@ def mode_crossing(tool, ftf_dump, wl, outdir):
     n, nthreads = 500, 2
     cw = os.path.join(os.path.dirname(wl), "crosswl")
     out = os.path.join(outdir, "usdt-crossing.fxt")
-    cmd = [tool, "-o", out,
+    cmd = [tool, "-v", "-o", out,
            "-u", f"usdt:{cw}:crosswl:txn__start~usdt:{cw}:crosswl:txn__commit",
            "-u", f"usdt:{cw}:crosswl:query__start,str~usdt:{cw}:crosswl:query__done",
            "--", cw, str(n)]
@@ -382,6 +382,7 @@ def mode_crossing(tool, ftf_dump, wl, outdir):
     p = subprocess.run(cmd, input="go\n", capture_output=True, text=True, timeout=120)
     print("  ftf-bpf said:\n    " + p.stderr.strip().replace("\n", "\n    "))
     check(p.returncode == 0, f"ftf-bpf -- crosswl exited 0 (got {p.returncode})")
+    check("attached 0 uprobes" not in p.stderr, "-v with USDT probes only says nothing of 0 uprobes")
     t = Trace(ftf_dump, out)
     check(t.check_code == 0, f"ftf-dump --check accepts the trace ({t.check_out.strip()[:200]})")
     evs = [e for e in t.events if e[3] == "crosswl"]
