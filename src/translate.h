@@ -202,7 +202,7 @@ struct ftfb_translator {
 	int *usdt_name_id, *usdt_cat_id;
 	int s_uarg[FTFB_USDT_MAX_ARGS], s_end_arg[FTFB_USDT_MAX_ARGS];
 	struct ftfb_uslice *uslices;
-	uint32_t uslice_free;	  /* index + 1, 0: none */
+	uint32_t uslice_free; /* index + 1, 0: none */
 	uint64_t uslice_async_id; /* the last async id given */
 	bool drops_written;
 	uint64_t last_ts; /* newest event timestamp seen (mono ns) */

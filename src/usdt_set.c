@@ -105,8 +105,7 @@ static int add_pair(struct ftfb_usdt_set *s, const char *text, int pair,
 		return -ENOMEM;
 	if (!ftfb_is_usdt_spec(tilde + 1) || strchr(tilde + 1, '~')) {
 		ftfb_seterr(err, errlen,
-			    "bad slice spec '%s': give "
-			    "usdt:PROVIDER:START~usdt:PROVIDER:END",
+			    "bad slice spec '%s': give usdt:PROVIDER:START~usdt:PROVIDER:END",
 			    text);
 		free(start);
 		return -EINVAL;
@@ -153,8 +152,7 @@ static int add_python(struct ftfb_usdt_set *s, int *pair,
 			snprintf(why, sizeof(why), "%s", err);
 			ftfb_seterr(
 				err, errlen,
-				"--python: %s (is the target a Python built "
-				"with --with-dtrace, e.g. Debian's python3?)",
+				"--python: %s (is the target a Python built with --with-dtrace, e.g. Debian's python3?)",
 				why);
 		}
 		if (rc)
