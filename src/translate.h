@@ -107,6 +107,8 @@ struct ftfb_usdt_desc {
 	uint8_t role;	      /* enum ftfb_usdt_role */
 	int8_t name_arg;      /* BEGIN: the slice is named by this string
 			       * argument when it was read (-1: by name) */
+	bool name_prefixed;   /* ... as "NAME STRING" ("import gc": never
+			       * taken for a slice named gc) */
 	uint16_t pair;	      /* BEGIN and END of one pair share it */
 	/* argument names (NULL: argN, or end_argN at an END; "": the
 	 * argument is not written) */
@@ -123,6 +125,13 @@ struct ftfb_uslice {
 	 * can begin the slice again with them */
 	struct ftfb_usdt start;
 	uint32_t below; /* index + 1 of the one under it, 0: none */
+	/* the thread's uprobe call depth at the START */
+	uint32_t depth0;
+	/* it crosses another slice of the thread (a pair that ended while
+	 * this one was open above it, a call it started in that returned
+	 * before its END, or a call its END is in that began after its
+	 * START): written on an async track, where Perfetto keeps it */
+	bool crossed;
 };
 
 struct ftfb_translator_opts {
@@ -167,6 +176,8 @@ struct ftfb_translator_stats {
 	 * start (started before the trace), starts past FTFB_USLICE_MAX
 	 * open slices (not written) */
 	uint64_t usdt_instants, usdt_slices, usdt_unmatched, usdt_capped;
+	/* of usdt_slices, those that crossed another slice (async) */
+	uint64_t usdt_async;
 	/* switches whose outgoing task was not the one the CPU's previous
 	 * switch put there: that one was ended first (see on_switch) */
 	uint64_t switches_repaired;
@@ -216,6 +227,7 @@ struct ftfb_translator {
 	int s_uarg[FTFB_USDT_MAX_ARGS], s_end_arg[FTFB_USDT_MAX_ARGS];
 	struct ftfb_uslice *uslices;
 	uint32_t uslice_free; /* index + 1, 0: none */
+	uint64_t uslice_async_id; /* the last async id given */
 	bool drops_written;
 	struct ftfb_proctree ptree; /* command lines waiting to be written */
 	struct ftfb_cpu_on cpu_on[FTFB_TR_MAX_CPUS];
