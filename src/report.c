@@ -67,6 +67,16 @@ void report_head(FILE *f, const char *stop_reason, double elapsed_s,
 			"  NOT RECORDED: everything after the output error (the ring buffer was not drained)\n");
 }
 
+void report_hint_children(FILE *f, const uint64_t by_kind[FTFB_EV_KIND_MAX])
+{
+	if (!by_kind[FTFB_EV_FORK] || by_kind[FTFB_EV_UENTRY] ||
+	    by_kind[FTFB_EV_USDT])
+		return;
+	fprintf(f,
+		"  no probe fired, while %llu tasks were forked (processes or threads): -f probes the traced process's children too\n",
+		(unsigned long long)by_kind[FTFB_EV_FORK]);
+}
+
 /* The calls per function, top 10 by count and by total time. */
 static void report_functions(FILE *f, const struct ftfb_translator *t,
 			     const struct ftfb_func *funcs, size_t nfuncs)
@@ -138,9 +148,10 @@ void report_translator(FILE *f, const struct ftfb_translator *t,
 			(unsigned long long)st->switches_repaired);
 	if (nusdt)
 		fprintf(f,
-			"  USDT: %llu instants, %llu slices (%llu ends without a recorded start, %llu starts past the %d open slices not written)\n",
+			"  USDT: %llu instants, %llu slices (%llu crossing another slice, on async tracks; %llu ends without a recorded start, %llu starts past the %d open slices not written)\n",
 			(unsigned long long)st->usdt_instants,
 			(unsigned long long)st->usdt_slices,
+			(unsigned long long)st->usdt_async,
 			(unsigned long long)st->usdt_unmatched,
 			(unsigned long long)st->usdt_capped, FTFB_USLICE_MAX);
 	report_functions(f, t, funcs, nfuncs);

@@ -37,6 +37,12 @@ void report_head(FILE *f, const char *stop_reason, double elapsed_s,
 		 const uint64_t by_kind[FTFB_EV_KIND_MAX], uint64_t events,
 		 const uint64_t drops[FTFB_EV_KIND_MAX], bool output_failed);
 
+/* -p / -- without -f probe the process itself only: a server that forks
+ * its workers gives no slice at all, which says nothing of why. Says so
+ * when tasks were forked and no probe fired (the caller asks only where
+ * probes were given without -f). */
+void report_hint_children(FILE *f, const uint64_t by_kind[FTFB_EV_KIND_MAX]);
+
 /* The trace file's part: the translator's slices, USDT and top
  * functions (named by funcs) and, with ctx->syscalls, system calls. */
 void report_translator(FILE *f, const struct ftfb_translator *t,

@@ -550,10 +550,14 @@ static void summary(const struct session *s)
 		.syscalls = s->o->syscalls,
 	};
 
+	const struct cli_opts *o = s->o;
+	const uint64_t *by_kind = s->sink->ops->by_kind(s->sink);
+
 	report_head(stderr, s->stop_reason,
-		    (double)(ftfb_mono_ns() - s->start_ns) / 1e9,
-		    s->sink->ops->by_kind(s->sink), s->events, s->drops,
-		    s->sink->err != 0);
+		    (double)(ftfb_mono_ns() - s->start_ns) / 1e9, by_kind,
+		    s->events, s->drops, s->sink->err != 0);
+	if (!o->all && !o->follow_children && (o->nuprobes || o->python))
+		report_hint_children(stderr, by_kind);
 	s->sink->ops->summary(s->sink, &ctx, stderr);
 }
 

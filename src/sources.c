@@ -63,7 +63,7 @@ static int attach_uprobes(struct session *s, char *err, size_t errlen)
 	}
 	/* every link is there: entries and returns start now */
 	ftfb_loader_arm_uprobes(s->loader, true);
-	if (s->o->verbose)
+	if (s->o->verbose && p->nfuncs)
 		fprintf(stderr, "ftf-bpf: attached %zu uprobes in %.3f s\n",
 			p->nfuncs, (double)(ftfb_mono_ns() - t0) / 1e9);
 	return 0;

@@ -53,6 +53,8 @@ struct ftfb_usdt_desc {
 	uint8_t role;	      /* enum ftfb_usdt_role */
 	int8_t name_arg;      /* BEGIN: the slice is named by this string
 			       * argument when it was read (-1: by name) */
+	bool name_prefixed;   /* ... as "NAME STRING" ("import gc": never
+			       * taken for a slice named gc) */
 	uint16_t pair;	      /* BEGIN and END of one pair share it */
 	/* argument names (NULL: argN, or end_argN at an END; "": the
 	 * argument is not written) */

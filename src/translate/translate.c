@@ -397,6 +397,7 @@ static int end_frame(struct ftfb_translator *t, struct ftfb_task *k,
 	t->st.records++;
 	fs->total_ns += ns - f->begin_ns;
 	k->depth--;
+	ftfb_tr_usdt_call_ended(t, k);
 	return 0;
 }
 

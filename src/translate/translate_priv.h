@@ -19,6 +19,13 @@ struct ftfb_uslice {
 	 * can begin the slice again with them */
 	struct ftfb_usdt start;
 	uint32_t below; /* index + 1 of the one under it, 0: none */
+	/* the thread's uprobe call depth at the START */
+	uint32_t depth0;
+	/* it crosses another slice of the thread (a pair that ended while
+	 * this one was open above it, a call it started in that returned
+	 * before its END, or a call its END is in that began after its
+	 * START): written on an async track, where Perfetto keeps it */
+	bool crossed;
 };
 
 /* Per CPU: the task the last switch put on it (tid + 1, 0: none to end
@@ -55,6 +62,7 @@ struct ftfb_translator {
 	int s_uarg[FTFB_USDT_MAX_ARGS], s_end_arg[FTFB_USDT_MAX_ARGS];
 	struct ftfb_uslice *uslices;
 	uint32_t uslice_free; /* index + 1, 0: none */
+	uint64_t uslice_async_id; /* the last async id given */
 	bool drops_written;
 	struct ftfb_proctree ptree; /* command lines waiting to be written */
 	struct ftfb_cpu_on cpu_on[FTFB_TR_MAX_CPUS];
@@ -83,6 +91,9 @@ int ftfb_tr_thread_ref(struct ftfb_translator *t, struct ftfb_task *k);
 int ftfb_tr_usdt_init(struct ftfb_translator *t);
 void ftfb_tr_usdt_free(struct ftfb_translator *t);
 int ftfb_tr_usdt(struct ftfb_translator *t, const struct ftfb_usdt *e);
+/* k's uprobe call depth fell: its open slices begun deeper cross the call
+ * that returned */
+void ftfb_tr_usdt_call_ended(struct ftfb_translator *t, struct ftfb_task *k);
 /* ends k's open USDT slices at ns, marked unfinished */
 int ftfb_tr_usdt_close(struct ftfb_translator *t, struct ftfb_task *k,
 		       uint64_t ns);
