@@ -136,88 +136,112 @@ static bool in_file(uint64_t off, uint64_t len, uint64_t size)
 	return len <= size && off <= size - len;
 }
 
-/* Checks the ELF identification and that the headers and tables the
- * reader will use lie inside the file. Returns 0 or -ENOEXEC. */
-static int check_layout(int fd, Elf *elf, const char *path, uint64_t size,
-			char *errmsg, size_t errlen)
+/* The parts of check_layout return 0, -ENOEXEC (errmsg set), or this:
+ * something lies past the end of the file. */
+#define TRUNCATED 1
+
+static int corrupt(const char *path, char *errmsg, size_t errlen)
+{
+	ftfb_seterr(errmsg, errlen, "%s: corrupt ELF file (%s)", path,
+		    elf_errmsg(-1));
+	return -ENOEXEC;
+}
+
+/* The identification, the class and the ELF header (an executable or a
+ * shared library), into eh. */
+static int check_header(int fd, Elf *elf, const char *path, uint64_t size,
+			GElf_Ehdr *eh, char *errmsg, size_t errlen)
 {
 	unsigned char ident[EI_NIDENT];
-	GElf_Ehdr eh;
-	size_t ehsize, phnum, shnum;
-	ssize_t r;
+	ssize_t r = pread(fd, ident, sizeof(ident), 0);
 
-	r = pread(fd, ident, sizeof(ident), 0);
 	if (r < 4 || memcmp(ident, ELFMAG, SELFMAG) != 0) {
 		ftfb_seterr(errmsg, errlen, "%s: not an ELF file", path);
 		return -ENOEXEC;
 	}
 	if (r < EI_NIDENT)
-		goto truncated;
+		return TRUNCATED;
 	if (ident[EI_CLASS] != ELFCLASS32 && ident[EI_CLASS] != ELFCLASS64) {
 		ftfb_seterr(errmsg, errlen, "%s: corrupt ELF file (bad class %u)",
-		       path, ident[EI_CLASS]);
+			    path, ident[EI_CLASS]);
 		return -ENOEXEC;
 	}
-	ehsize = ident[EI_CLASS] == ELFCLASS64 ? sizeof(Elf64_Ehdr)
-					       : sizeof(Elf32_Ehdr);
-	if (size < ehsize)
-		goto truncated;
-	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
-		ftfb_seterr(errmsg, errlen, "%s: corrupt ELF file (%s)", path,
-		       elf_errmsg(-1));
-		return -ENOEXEC;
-	}
-	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
+	if (size < (ident[EI_CLASS] == ELFCLASS64 ? sizeof(Elf64_Ehdr)
+						  : sizeof(Elf32_Ehdr)))
+		return TRUNCATED;
+	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, eh))
+		return corrupt(path, errmsg, errlen);
+	if (eh->e_type != ET_EXEC && eh->e_type != ET_DYN) {
 		ftfb_seterr(errmsg, errlen,
-		       "%s: ELF file of type %u (not an executable or shared library)",
-		       path, eh.e_type);
+			    "%s: ELF file of type %u (not an executable or shared library)",
+			    path, eh->e_type);
 		return -ENOEXEC;
 	}
-	/* Program headers. e_phnum == PN_XNUM means "in section 0's
-	 * sh_info": take libelf's count then, after checking shdrs. */
-	phnum = eh.e_phnum;
-	shnum = eh.e_shnum;
-	if (eh.e_shoff) {
-		if (!in_file(eh.e_shoff, eh.e_shentsize, size))
-			goto truncated;
-		if (shnum == 0 || phnum == PN_XNUM) {
-			/* extended numbering: section 0 is inside the file */
-			if (elf_getshdrnum(elf, &shnum) != 0 ||
-			    (phnum == PN_XNUM && elf_getphdrnum(elf, &phnum) != 0)) {
-				ftfb_seterr(errmsg, errlen, "%s: corrupt ELF file (%s)",
-				       path, elf_errmsg(-1));
-				return -ENOEXEC;
-			}
-		}
-		if (eh.e_shentsize == 0 ||
-		    shnum > size / eh.e_shentsize ||
-		    !in_file(eh.e_shoff, (uint64_t)shnum * eh.e_shentsize, size))
-			goto truncated;
-	}
-	if (phnum && (eh.e_phentsize == 0 || phnum > size / eh.e_phentsize ||
-		      !in_file(eh.e_phoff, (uint64_t)phnum * eh.e_phentsize,
-			       size)))
-		goto truncated;
+	return 0;
+}
 
-	/* Every section with contents must be inside the file. */
+/* The section and program header tables inside the file. e_phnum ==
+ * PN_XNUM means "in section 0's sh_info": take libelf's count then,
+ * after checking the section headers. */
+static int check_tables(Elf *elf, const char *path, uint64_t size,
+			const GElf_Ehdr *eh, char *errmsg, size_t errlen)
+{
+	size_t phnum = eh->e_phnum, shnum = eh->e_shnum;
+
+	if (eh->e_shoff) {
+		if (!in_file(eh->e_shoff, eh->e_shentsize, size))
+			return TRUNCATED;
+		/* extended numbering: section 0 is inside the file */
+		if ((shnum == 0 || phnum == PN_XNUM) &&
+		    (elf_getshdrnum(elf, &shnum) != 0 ||
+		     (phnum == PN_XNUM && elf_getphdrnum(elf, &phnum) != 0)))
+			return corrupt(path, errmsg, errlen);
+		if (eh->e_shentsize == 0 || shnum > size / eh->e_shentsize ||
+		    !in_file(eh->e_shoff, (uint64_t)shnum * eh->e_shentsize,
+			     size))
+			return TRUNCATED;
+	}
+	if (phnum && (eh->e_phentsize == 0 || phnum > size / eh->e_phentsize ||
+		      !in_file(eh->e_phoff, (uint64_t)phnum * eh->e_phentsize,
+			       size)))
+		return TRUNCATED;
+	return 0;
+}
+
+/* Every section with contents inside the file. */
+static int check_sections(Elf *elf, const char *path, uint64_t size,
+			  char *errmsg, size_t errlen)
+{
 	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn;
 	     scn = elf_nextscn(elf, scn)) {
 		GElf_Shdr sh;
 
-		if (!gelf_getshdr(scn, &sh)) {
-			ftfb_seterr(errmsg, errlen, "%s: corrupt ELF file (%s)", path,
-			       elf_errmsg(-1));
-			return -ENOEXEC;
-		}
+		if (!gelf_getshdr(scn, &sh))
+			return corrupt(path, errmsg, errlen);
 		if (sh.sh_type != SHT_NOBITS && sh.sh_type != SHT_NULL &&
 		    !in_file(sh.sh_offset, sh.sh_size, size))
-			goto truncated;
+			return TRUNCATED;
 	}
 	return 0;
+}
 
-truncated:
-	ftfb_seterr(errmsg, errlen, "%s: truncated ELF file", path);
-	return -ENOEXEC;
+/* Checks the ELF identification and that the headers and tables the
+ * reader will use lie inside the file. Returns 0 or -ENOEXEC. */
+static int check_layout(int fd, Elf *elf, const char *path, uint64_t size,
+			char *errmsg, size_t errlen)
+{
+	GElf_Ehdr eh;
+	int r = check_header(fd, elf, path, size, &eh, errmsg, errlen);
+
+	if (!r)
+		r = check_tables(elf, path, size, &eh, errmsg, errlen);
+	if (!r)
+		r = check_sections(elf, path, size, errmsg, errlen);
+	if (r == TRUNCATED) {
+		ftfb_seterr(errmsg, errlen, "%s: truncated ELF file", path);
+		return -ENOEXEC;
+	}
+	return r;
 }
 
 struct phdrs {
@@ -371,22 +395,15 @@ static int build_list(const struct raw_sym *raw, size_t nraw,
 	return 0;
 }
 
-int ftfb_elf_functions(const char *path, struct ftfb_symlist *out,
-		       char *errmsg, size_t errlen)
+/* Opens path as an ELF file to read (ELF_C_READ, not _MMAP: a file
+ * shrinking under us must not be able to SIGBUS the tracer) and checks
+ * its layout. The fd, or -errno with errmsg set (*elf NULL). */
+static int open_elf(const char *path, Elf **elf, char *errmsg, size_t errlen)
 {
-	struct raw_sym *raw = NULL;
-	size_t nraw = 0, cap = 0;
-	struct phdrs ph = { 0 };
 	struct stat st;
-	Elf *elf = NULL;
 	int fd, err;
 
-	out->v = NULL;
-	out->n = 0;
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		ftfb_seterr(errmsg, errlen, "libelf: %s", elf_errmsg(-1));
-		return -EINVAL;
-	}
+	*elf = NULL;
 	fd = ftfb_open_regular(path);
 	if (fd < 0) {
 		ftfb_seterr(errmsg, errlen, "%s: %s", path,
@@ -398,58 +415,78 @@ int ftfb_elf_functions(const char *path, struct ftfb_symlist *out,
 	if (fstat(fd, &st) != 0) {
 		err = -errno;
 		ftfb_seterr(errmsg, errlen, "%s: %s", path, strerror(errno));
-		goto out;
+	} else if (!(*elf = elf_begin(fd, ELF_C_READ, NULL))) {
+		err = corrupt(path, errmsg, errlen);
+	} else {
+		err = check_layout(fd, *elf, path, (uint64_t)st.st_size, errmsg,
+				   errlen);
 	}
-	/* ELF_C_READ (not _MMAP): a file shrinking under us must not be
-	 * able to SIGBUS the tracer. */
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf) {
-		err = -ENOEXEC;
-		ftfb_seterr(errmsg, errlen, "%s: corrupt ELF file (%s)", path,
-		       elf_errmsg(-1));
-		goto out;
-	}
-	err = check_layout(fd, elf, path, (uint64_t)st.st_size, errmsg,
-			   errlen);
-	if (err)
-		goto out;
-	err = read_phdrs(elf, &ph);
-	if (err) {
-		if (err == -ENOEXEC)
-			ftfb_seterr(errmsg, errlen,
-			       "%s: corrupt ELF file (bad program headers)",
-			       path);
-		else
-			ftfb_seterr(errmsg, errlen, "%s: out of memory", path);
-		goto out;
-	}
+	if (!err)
+		return fd;
+	if (*elf)
+		elf_end(*elf);
+	*elf = NULL;
+	close(fd);
+	return err;
+}
+
+/* The functions of every symbol table, sorted by offset. */
+static int collect_all(Elf *elf, const struct phdrs *ph, struct raw_sym **raw,
+		       size_t *nraw)
+{
+	size_t cap = 0;
 
 	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn;
 	     scn = elf_nextscn(elf, scn)) {
 		GElf_Shdr sh;
+		int err;
 
 		if (!gelf_getshdr(scn, &sh))
 			continue;
 		if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)
 			continue;
-		err = collect(elf, scn, &sh, &ph, &raw, &nraw, &cap);
-		if (err) {
-			ftfb_seterr(errmsg, errlen, "%s: out of memory", path);
-			goto out;
-		}
+		err = collect(elf, scn, &sh, ph, raw, nraw, &cap);
+		if (err)
+			return err;
 	}
-	if (nraw)
-		qsort(raw, nraw, sizeof(*raw), raw_cmp);
-	err = build_list(raw, nraw, path, out);
-	if (err) {
+	if (*nraw)
+		qsort(*raw, *nraw, sizeof(**raw), raw_cmp);
+	return 0;
+}
+
+int ftfb_elf_functions(const char *path, struct ftfb_symlist *out,
+		       char *errmsg, size_t errlen)
+{
+	struct raw_sym *raw = NULL;
+	size_t nraw = 0;
+	struct phdrs ph = { 0 };
+	Elf *elf;
+	int fd, err;
+
+	out->v = NULL;
+	out->n = 0;
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		ftfb_seterr(errmsg, errlen, "libelf: %s", elf_errmsg(-1));
+		return -EINVAL;
+	}
+	fd = open_elf(path, &elf, errmsg, errlen);
+	if (fd < 0)
+		return fd;
+	err = read_phdrs(elf, &ph);
+	if (err == -ENOEXEC)
+		ftfb_seterr(errmsg, errlen,
+			    "%s: corrupt ELF file (bad program headers)", path);
+	if (!err)
+		err = collect_all(elf, &ph, &raw, &nraw);
+	if (!err)
+		err = build_list(raw, nraw, path, out);
+	if (err && err != -ENOEXEC) {
 		ftfb_symlist_free(out);
 		ftfb_seterr(errmsg, errlen, "%s: out of memory", path);
 	}
-out:
 	free(raw);
 	free(ph.v);
-	if (elf)
-		elf_end(elf);
+	elf_end(elf);
 	close(fd);
 	return err;
 }

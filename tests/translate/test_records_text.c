@@ -164,14 +164,14 @@ static void test_usdt_instant_and_slice(void **state)
 		  .arg_names = { "", "found" } },
 	};
 	struct ftfb_translator_opts o = { .usdt = probes, .nusdt = 3 };
-	const int64_t tick[2] = { 5, -2 }, done[2] = { 0, 1 };
+	const int64_t tick[2] = { 5, -2 }, start[1] = { 0 }, done[2] = { 0, 1 };
 	struct tr h;
 
 	(void)state;
 	tr_setup(&h, &o);
 	tr_add(&h, 500, 500, "python3", NULL);
 	ev_usdt(&h, 1000, 500, 0, 2, tick, NULL);
-	ev_usdt(&h, 2000, 500, 1, 1, NULL, "json");
+	ev_usdt(&h, 2000, 500, 1, 1, start, "json");
 	ev_usdt(&h, 2600, 500, 2, 2, done, NULL);
 	tr_text(&h, 3000, text, sizeof(text));
 	tr_expect(text,
