@@ -479,6 +479,87 @@ static inline int ftf_write_from_header_and_get_tsc(struct ftf_writer *w,
 	return 0;
 }
 
+/*
+ * The checked event calls' fast path, inline: when the writer is open,
+ * owes nothing (no pending word or arguments), the arguments are in range
+ * and the record fits the buffer, the header and timestamp are stored
+ * here; anything else goes to the out-of-line ftf__write_event(), which
+ * checks and reports as before. ftf_write_instant, _duration_begin and
+ * _duration_end below are GNU "extern inline" definitions of the library
+ * functions of the same names: calls are inlined, their addresses and the
+ * library's symbols stay as they were (define FTF_WRITER_NO_INLINE before
+ * including this header to call the library instead).
+ */
+int ftf__write_event(struct ftf_writer *w, int event_type, int extra_words,
+		     ftf_arg_types arg_types, int thread, int category,
+		     int name, uint64_t ticks);
+
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(FTF_WRITER_NO_INLINE)
+#define FTF__EXTERN_INLINE                                                     \
+	extern inline __attribute__((gnu_inline, always_inline))
+FTF__EXTERN_INLINE int
+ftf__write_event_fast(struct ftf_writer *w, int event_type,
+		      ftf_arg_types arg_types, int thread, int category,
+		      int name, uint64_t ticks)
+{
+	/* (no static helpers here: an extern inline function may not call
+	 * them) */
+	size_t need = (size_t)((arg_types & 0xFFF0) >> 1) + 16;
+	uint64_t h = 4 | (uint64_t)(arg_types + (2 << 4)) |
+		     ((uint64_t)event_type << 16) | ((uint64_t)thread << 24) |
+		     ((uint64_t)category << 32) | ((uint64_t)name << 48);
+	uint8_t *p;
+
+	if (__builtin_expect(
+		    w->closed | w->pending_word | (w->pending_args != 0) |
+			    (arg_types < 0) | ((arg_types & ~0xF0FFF0ll) != 0) |
+			    (((arg_types >> 4) & 0xfff) > 4093) | (thread < 1) |
+			    (thread > 255) | ((unsigned)category > 0x7fff) |
+			    ((unsigned)name > 0x7fff) | (w->cap - w->pos < need),
+		    0))
+		return ftf__write_event(w, event_type, 0, arg_types, thread,
+					category, name, ticks);
+	p = w->buf + w->pos;
+	w->record_start = w->pos;
+	w->pos += 16;
+	w->pending_args = arg_types;
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+	h = __builtin_bswap64(h);
+	ticks = __builtin_bswap64(ticks);
+#endif
+	__builtin_memcpy(p, &h, 8);
+	__builtin_memcpy(p + 8, &ticks, 8);
+	return 0;
+}
+
+FTF__EXTERN_INLINE int ftf_write_instant(struct ftf_writer *w,
+					 ftf_arg_types arg_types, int thread,
+					 int category, int name, uint64_t ticks)
+{
+	return ftf__write_event_fast(w, FTF_EVENT_INSTANT, arg_types, thread,
+				     category, name, ticks);
+}
+
+FTF__EXTERN_INLINE int ftf_write_duration_begin(struct ftf_writer *w,
+						ftf_arg_types arg_types,
+						int thread, int category,
+						int name, uint64_t ticks)
+{
+	return ftf__write_event_fast(w, FTF_EVENT_DURATION_BEGIN, arg_types,
+				     thread, category, name, ticks);
+}
+
+FTF__EXTERN_INLINE int ftf_write_duration_end(struct ftf_writer *w,
+					      ftf_arg_types arg_types,
+					      int thread, int category,
+					      int name, uint64_t ticks)
+{
+	return ftf__write_event_fast(w, FTF_EVENT_DURATION_END, arg_types,
+				     thread, category, name, ticks);
+}
+#undef FTF__EXTERN_INLINE
+#endif
+
 /* Expert.write_async_id: 8 more bytes of the current record. */
 static inline void ftf_write_async_id(struct ftf_writer *w, uint64_t id)
 {
