@@ -488,11 +488,14 @@ static inline int ftf_write_from_header_and_get_tsc(struct ftf_writer *w,
  * _duration_end below are GNU "extern inline" definitions of the library
  * functions of the same names: calls are inlined, their addresses and the
  * library's symbols stay as they were (define FTF_WRITER_NO_INLINE before
- * including this header to call the library instead).
+ * including this header to call the library instead). The same for the
+ * int32, int64, uint64 and koid arguments (ftf__arg_put).
  */
 int ftf__write_event(struct ftf_writer *w, int event_type, int extra_words,
 		     ftf_arg_types arg_types, int thread, int category,
 		     int name, uint64_t ticks);
+/* The checks of a 1- or 2-word argument, out of line (its message). */
+int ftf__take_arg(struct ftf_writer *w, int name, int words);
 
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(FTF_WRITER_NO_INLINE)
 #define FTF__EXTERN_INLINE                                                     \
@@ -556,6 +559,63 @@ FTF__EXTERN_INLINE int ftf_write_duration_end(struct ftf_writer *w,
 {
 	return ftf__write_event_fast(w, FTF_EVENT_DURATION_END, arg_types,
 				     thread, category, name, ticks);
+}
+
+/* One argument of `words` (1 or 2) words w0, w1, taken from the pending
+ * template when it declares one; otherwise ftf__take_arg() says why. */
+FTF__EXTERN_INLINE int ftf__arg_put(struct ftf_writer *w, int name, int words,
+				    uint64_t w0, uint64_t w1)
+{
+	ftf_arg_types pa = w->pending_args;
+	uint8_t *p;
+
+	if (__builtin_expect(w->closed | ((pa >> 20) < 1) |
+				     (((pa >> 4) & 0xffff) < words) |
+				     ((unsigned)name > 0x7fff),
+			     0)) {
+		int err = ftf__take_arg(w, name, words);
+
+		if (err)
+			return err;
+	} else {
+		w->pending_args = pa - (((ftf_arg_types)words << 4) | (1ll << 20));
+	}
+	w0 |= ((uint64_t)words << 4) | ((uint64_t)(uint16_t)name << 16);
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+	w0 = __builtin_bswap64(w0);
+	w1 = __builtin_bswap64(w1);
+#endif
+	p = w->buf + w->pos;
+	w->pos += 8 * (size_t)words;
+	__builtin_memcpy(p, &w0, 8);
+	if (words == 2)
+		__builtin_memcpy(p + 8, &w1, 8);
+	return 0;
+}
+
+FTF__EXTERN_INLINE int ftf_arg_int32(struct ftf_writer *w, int name,
+				     int32_t value)
+{
+	return ftf__arg_put(w, name, 1, 1 | ((uint64_t)(uint32_t)value << 32),
+			    0);
+}
+
+FTF__EXTERN_INLINE int ftf_arg_int64(struct ftf_writer *w, int name,
+				     int64_t value)
+{
+	return ftf__arg_put(w, name, 2, 3, (uint64_t)value);
+}
+
+FTF__EXTERN_INLINE int ftf_arg_uint64(struct ftf_writer *w, int name,
+				      uint64_t value)
+{
+	return ftf__arg_put(w, name, 2, 4, value);
+}
+
+FTF__EXTERN_INLINE int ftf_arg_koid(struct ftf_writer *w, int name,
+				    uint64_t value)
+{
+	return ftf__arg_put(w, name, 2, 8, value);
 }
 #undef FTF__EXTERN_INLINE
 #endif

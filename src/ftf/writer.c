@@ -1147,6 +1147,12 @@ static int take_arg(struct ftf_writer *w, int name, int words,
 #define ONE_WORD_ARG FTF_ARG_TYPES(0, 1, 0, 0, 0, 0)
 #define TWO_WORD_ARG FTF_ARG_TYPES(1, 0, 0, 0, 0, 0)
 
+/* The slow half of the header's inline ftf__arg_put. */
+int ftf__take_arg(struct ftf_writer *w, int name, int words)
+{
+	return take_arg(w, name, words, words == 1 ? ONE_WORD_ARG : TWO_WORD_ARG);
+}
+
 int ftf_arg_int32(struct ftf_writer *w, int name, int32_t value)
 {
 	int err = take_arg(w, name, 1, ONE_WORD_ARG);
