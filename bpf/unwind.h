@@ -40,13 +40,16 @@ enum {
 	FTFB_UW_RBP_LOST = 2,	/* unknown (undefined, or another rule) */
 };
 
+/* 8 bytes: an array map's elements are 8-byte aligned. An offset that
+ * does not fit makes the row "unsupported" (CFA) or "lost" (rbp). */
 struct ftfb_uw_row {
 	__u32 pc;
-	__s32 cfa_off;
-	__s16 rbp_off;
-	__u8 cfa_type;
-	__u8 rbp_type;
+	__s16 cfa_off;
+	__u8 type;	/* cfa_type | rbp_type << 4 */
+	__s8 rbp_off8;	/* the rbp offset / 8 */
 };
+#define FTFB_UW_CFA_TYPE(r) ((r)->type & 15)
+#define FTFB_UW_RBP_TYPE(r) ((r)->type >> 4)
 
 /* One binary's rows: uw_rows[first .. first + n) */
 struct ftfb_uw_table {

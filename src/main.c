@@ -34,6 +34,7 @@
 #include "output.h"
 #include "probespec.h"
 #include "stackprof.h"
+#include "unwind_maps.h"
 #include "symbolize.h"
 #include "procfs.h"
 #include "syscall_names.h"
@@ -700,6 +701,7 @@ static void print_stack_stats(const struct session *s)
 {
 	const struct ftfb_stackprof_stats *st;
 	struct ftfb_prog_stats on, off;
+	struct ftfb_uw_stats uw;
 	const char *names[10];
 	uint64_t w[10];
 	size_t n;
@@ -720,6 +722,8 @@ static void print_stack_stats(const struct session *s)
 		fprintf(stderr,
 			"  stacks: %llu samples name a stack whose frames were lost (written without them)\n",
 			(unsigned long long)st->unknown_stacks);
+	if (!ftfb_loader_unwind_stats(s->loader, &uw))
+		ftfb_uw_print_summary(&uw, stderr);
 	if (!ftfb_loader_stack_stats(s->loader, &on, &off) && on.run_cnt)
 		fprintf(stderr,
 			"  stacks BPF run time (kernel.bpf_stats_enabled): %.0f ns per on-CPU sample, %.0f ns per context switch\n",

@@ -12,6 +12,7 @@
 #include "buildid.h"
 #include "elfsym.h"
 #include "symbolize.h"
+#include "unwind_table.h"
 
 #define MAX_REREADS 8 /* of one process's maps, for addresses outside them */
 
@@ -349,6 +350,9 @@ void ftfb_symbolize(void *ctx, uint32_t tgid, uint64_t ip, bool kernel,
 		kernel_frame(sy, ip, out);
 		return;
 	}
+	/* where the user stack walker stopped, and why */
+	if ((out->function = ftfb_uw_stop_name(ip)))
+		return;
 	if (!(p = process_of(sy, tgid)) || !(m = mapping_of(p, ip)))
 		return;
 	out->path = m->path;

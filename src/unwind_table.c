@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "elfsym.h"
@@ -21,6 +22,12 @@
 #define DW_RBP 6
 #define DW_RSP 7
 #define DW_RA 16
+
+/* One row's rules before they are packed into a struct ftfb_uw_row. */
+struct rule {
+	int cfa_type, rbp_type;
+	int64_t cfa_off, rbp_off;
+};
 
 struct builder {
 	struct ftfb_uw_table_built *t;
@@ -129,7 +136,7 @@ static bool at_cfa(const Dwarf_Op *ops, size_t nops, int64_t *off)
 /* The expression of glibc/binutils PLT entries: rsp + 8, + 8 when
  * (rip & 15) >= N: breg7 8; breg16 0; lit15; and; litN; ge; lit3; shl;
  * plus. *n: N. */
-static bool plt_rule(const Dwarf_Op *o, size_t nops, int32_t *n)
+static bool plt_rule(const Dwarf_Op *o, size_t nops, int64_t *n)
 {
 	if (nops != 9 || o[0].atom != DW_OP_breg7 || o[0].number != 8 ||
 	    o[1].atom != DW_OP_breg16 || o[1].number != 0 ||
@@ -143,7 +150,7 @@ static bool plt_rule(const Dwarf_Op *o, size_t nops, int32_t *n)
 }
 
 /* The CFA rule of frame into r (register + offset, PLT, or unsupported). */
-static void cfa_rule(Dwarf_Frame *fr, struct ftfb_uw_row *r)
+static void cfa_rule(Dwarf_Frame *fr, struct rule *r)
 {
 	Dwarf_Op *ops;
 	size_t nops;
@@ -164,14 +171,14 @@ static void cfa_rule(Dwarf_Frame *fr, struct ftfb_uw_row *r)
 		r->cfa_type = FTFB_UW_CFA_PLT;
 		return;
 	}
-	if ((reg != DW_RSP && reg != DW_RBP) || off < INT32_MIN || off > INT32_MAX)
+	if (reg != DW_RSP && reg != DW_RBP)
 		return;
 	r->cfa_type = reg == DW_RSP ? FTFB_UW_CFA_RSP : FTFB_UW_CFA_RBP;
-	r->cfa_off = (int32_t)off;
+	r->cfa_off = off;
 }
 
 /* The caller's rbp: same, saved at CFA + off, or lost. */
-static void rbp_rule(Dwarf_Frame *fr, struct ftfb_uw_row *r)
+static void rbp_rule(Dwarf_Frame *fr, struct rule *r)
 {
 	Dwarf_Op mem[3], *ops;
 	size_t nops;
@@ -182,16 +189,15 @@ static void rbp_rule(Dwarf_Frame *fr, struct ftfb_uw_row *r)
 		return;
 	if (!nops && !ops) {
 		r->rbp_type = FTFB_UW_RBP_SAME;
-	} else if (at_cfa(ops, nops, &off) && off >= INT16_MIN &&
-		   off <= INT16_MAX) {
+	} else if (at_cfa(ops, nops, &off)) {
 		r->rbp_type = FTFB_UW_RBP_AT_CFA;
-		r->rbp_off = (int16_t)off;
+		r->rbp_off = off;
 	}
 }
 
 /* The row of frame: END when the return address is undefined, SIGNAL
  * for a signal frame, UNSUPPORTED when it is not at CFA - 8. */
-static void row_of(Dwarf_Frame *fr, bool signal, struct ftfb_uw_row *r)
+static void row_of(Dwarf_Frame *fr, bool signal, struct rule *r)
 {
 	Dwarf_Op mem[3], *ops;
 	size_t nops;
@@ -218,27 +224,54 @@ static void row_of(Dwarf_Frame *fr, bool signal, struct ftfb_uw_row *r)
 		r->cfa_off = r->rbp_off = 0, r->rbp_type = 0;
 }
 
+/* r as a table row: an offset the row cannot hold makes the CFA rule
+ * unsupported, the rbp lost. */
+static struct ftfb_uw_row pack(const struct rule *r)
+{
+	struct ftfb_uw_row row = {0};
+	int cfa = r->cfa_type, rbp = r->rbp_type;
+
+	if ((cfa == FTFB_UW_CFA_RSP || cfa == FTFB_UW_CFA_RBP ||
+	     cfa == FTFB_UW_CFA_PLT) &&
+	    (r->cfa_off < INT16_MIN || r->cfa_off > INT16_MAX))
+		cfa = FTFB_UW_CFA_UNSUPP;
+	if (rbp == FTFB_UW_RBP_AT_CFA &&
+	    (r->rbp_off % 8 || r->rbp_off / 8 < INT8_MIN ||
+	     r->rbp_off / 8 > INT8_MAX))
+		rbp = FTFB_UW_RBP_LOST;
+	if (cfa != FTFB_UW_CFA_RSP && cfa != FTFB_UW_CFA_RBP &&
+	    cfa != FTFB_UW_CFA_PLT)
+		rbp = FTFB_UW_RBP_SAME; /* not used */
+	if (cfa == FTFB_UW_CFA_RSP || cfa == FTFB_UW_CFA_RBP ||
+	    cfa == FTFB_UW_CFA_PLT)
+		row.cfa_off = (int16_t)r->cfa_off;
+	if (rbp == FTFB_UW_RBP_AT_CFA)
+		row.rbp_off8 = (int8_t)(r->rbp_off / 8);
+	row.type = (uint8_t)(cfa | rbp << 4);
+	return row;
+}
+
 /* Appends a row at vaddr pc unless it has the rules of the last one. */
-static int add_row(struct builder *b, uint64_t pc, const struct ftfb_uw_row *r)
+static int add_row(struct builder *b, uint64_t pc, const struct rule *rl)
 {
 	struct ftfb_uw_table_built *t = b->t;
 	struct ftfb_uw_row *last = t->n ? &t->rows[t->n - 1] : NULL;
+	struct ftfb_uw_row r = pack(rl);
 
-	if (last && last->cfa_type == r->cfa_type &&
-	    last->cfa_off == r->cfa_off && last->rbp_type == r->rbp_type &&
-	    last->rbp_off == r->rbp_off)
+	if (last && last->type == r.type && last->cfa_off == r.cfa_off &&
+	    last->rbp_off8 == r.rbp_off8)
 		return 0;
 	if (pc - t->base > UINT32_MAX)
 		return -ERANGE;
 	if (last && last->pc == pc - t->base) { /* an empty range: replace */
-		*last = *r;
+		*last = r;
 		last->pc = (uint32_t)(pc - t->base);
 		return 0;
 	}
 	if (ftfb_grow_array((void **)&t->rows, &b->cap, t->n + 1,
 			    sizeof(*t->rows)))
 		return -ENOMEM;
-	t->rows[t->n] = *r;
+	t->rows[t->n] = r;
 	t->rows[t->n++].pc = (uint32_t)(pc - t->base);
 	return 0;
 }
@@ -248,7 +281,7 @@ static int add_row(struct builder *b, uint64_t pc, const struct ftfb_uw_row *r)
 static int fde_rows(struct builder *b, Dwarf_CFI *cfi, uint64_t start,
 		    uint64_t limit)
 {
-	static const struct ftfb_uw_row none;
+	static const struct rule none;
 	uint64_t pc = start;
 	int err = 0;
 
@@ -256,7 +289,7 @@ static int fde_rows(struct builder *b, Dwarf_CFI *cfi, uint64_t start,
 		Dwarf_Frame *fr;
 		Dwarf_Addr s, e;
 		bool signal;
-		struct ftfb_uw_row r;
+		struct rule r;
 
 		if (dwarf_cfi_addrframe(cfi, pc, &fr))
 			break;
@@ -418,4 +451,51 @@ int ftfb_uw_table_bias(const struct ftfb_uw_table_built *t, uint64_t start,
 		}
 	}
 	return -ENOENT;
+}
+
+/* The vDSO's size: it ends with its section header table. */
+static size_t vdso_size(const void *image)
+{
+	GElf_Ehdr eh;
+	Elf *elf = elf_memory((char *)image, sizeof(Elf64_Ehdr));
+	size_t size = 0;
+
+	if (elf && gelf_getehdr(elf, &eh))
+		size = eh.e_shoff + (size_t)eh.e_shentsize * eh.e_shnum;
+	if (elf)
+		elf_end(elf);
+	return size;
+}
+
+int ftfb_uw_table_from_vdso(struct ftfb_uw_table_built *t, char *err,
+			    size_t errlen)
+{
+	const void *vdso = (const void *)getauxval(AT_SYSINFO_EHDR);
+	size_t size;
+
+	memset(t, 0, sizeof(*t));
+	elf_version(EV_CURRENT);
+	if (!vdso || !(size = vdso_size(vdso))) {
+		ftfb_seterr(err, errlen, "no vDSO in this process");
+		return -ENOENT;
+	}
+	return ftfb_uw_table_from_memory(vdso, size, t, err, errlen);
+}
+
+const char *ftfb_uw_stop_name(uint64_t ip)
+{
+	static const char *const names[FTFB_UW_NREASONS] = {
+		[FTFB_UW_NOT_LOADED] = "[unwind stopped: tables not loaded yet]",
+		[FTFB_UW_NO_MAPPING] = "[unwind stopped: address in no mapping]",
+		[FTFB_UW_NO_CFI] = "[unwind stopped: no CFI]",
+		[FTFB_UW_UNSUPPORTED] = "[unwind stopped: unsupported CFI rule]",
+		[FTFB_UW_UNREADABLE] = "[unwind stopped: stack not readable]",
+		[FTFB_UW_DEPTH] = "[unwind stopped: depth limit]",
+		[FTFB_UW_BAD_FRAME] = "[unwind stopped: bad frame]",
+		[FTFB_UW_SIGNAL] = "[unwind stopped: signal frame]",
+	};
+
+	if (ip < FTFB_UW_STOP_BASE || ip - FTFB_UW_STOP_BASE >= FTFB_UW_NREASONS)
+		return NULL;
+	return names[ip - FTFB_UW_STOP_BASE];
 }

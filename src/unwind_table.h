@@ -60,4 +60,12 @@ ftfb_uw_table_lookup(const struct ftfb_uw_table_built *t, uint64_t vaddr);
 int ftfb_uw_table_bias(const struct ftfb_uw_table_built *t, uint64_t start,
 		       uint64_t pgoff, uint64_t *bias);
 
+/* The table of this process's vDSO (the same image in every process). */
+int ftfb_uw_table_from_vdso(struct ftfb_uw_table_built *t, char *err,
+			    size_t errlen);
+
+/* The name of a stop frame's address (FTFB_UW_STOP_IP: why a user
+ * stack walk ended there), NULL if ip is not one. */
+const char *ftfb_uw_stop_name(uint64_t ip);
+
 #endif

@@ -64,7 +64,11 @@ def expected(cfa, rbp, ra, signal):
     if not m:  # "exp" (a PLT entry's expression, or another), or another register
         return [(PLT, 10, None, None), (PLT, 11, None, None), (UNSUPP, 0, SAME, 0)]
     c = (RSP if m[1] == "rsp" else RBP, int(m[2]))
+    if not -32768 <= c[1] <= 32767:  # more than a table row holds
+        return [(UNSUPP, 0, SAME, 0)]
     r = re.match(r"^c(-?\d+)$", rbp)
+    if r and (int(r[1]) % 8 or not -1024 <= int(r[1]) <= 1016):
+        return [c + (LOST, 0)]
     if r:
         return [c + (AT_CFA, int(r[1]))]
     if rbp == "u":  # readelf's "u": unset here (same value) or undefined

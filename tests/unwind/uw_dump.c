@@ -9,23 +9,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/auxv.h>
 
 #include "unwind_table.h"
-
-/* The vDSO's size: its ELF header's section table ends it (the vDSO
- * carries its section headers). */
-static size_t vdso_size(const void *image)
-{
-	const unsigned char *p = image;
-	uint64_t shoff;
-	uint16_t shentsize, shnum;
-
-	memcpy(&shoff, p + 0x28, 8);
-	memcpy(&shentsize, p + 0x3a, 2);
-	memcpy(&shnum, p + 0x3c, 2);
-	return shoff + (size_t)shentsize * shnum;
-}
 
 int main(int argc, char **argv)
 {
@@ -38,11 +23,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!strcmp(argv[1], "--vdso")) {
-		void *v = (void *)getauxval(AT_SYSINFO_EHDR);
-
-		rc = v ? ftfb_uw_table_from_memory(v, vdso_size(v), &t, err,
-						   sizeof(err))
-		       : -1;
+		rc = ftfb_uw_table_from_vdso(&t, err, sizeof(err));
 	} else {
 		rc = ftfb_uw_table_from_file(argv[1], &t, err, sizeof(err));
 	}
@@ -52,8 +33,8 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < t.n; i++)
 		printf("%" PRIx64 " %d %d %d %d\n", t.base + t.rows[i].pc,
-		       t.rows[i].cfa_type, t.rows[i].cfa_off,
-		       t.rows[i].rbp_type, t.rows[i].rbp_off);
+		       FTFB_UW_CFA_TYPE(&t.rows[i]), t.rows[i].cfa_off,
+		       FTFB_UW_RBP_TYPE(&t.rows[i]), t.rows[i].rbp_off8 * 8);
 	ftfb_uw_table_free(&t);
 	return 0;
 }
