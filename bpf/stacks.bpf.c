@@ -112,12 +112,13 @@ static __always_inline void take_stacks(void *ctx, struct stack_buf *s,
 	__u32 nu = 0, nk = 0, off;
 
 	if (ur)
-		ub = ftfb_uw_user_stack(ur, tgid, s->ips);
+		ub = ftfb_uw_user_stack(ur, tgid, s->ips, &s->ev.uhash);
 	if (ub > 0)
 		nu = (__u32)ub / 8;
 	if (nu > DEPTH)
 		nu = DEPTH;
-	s->ev.uhash = nu ? hash_ips(s->ips, nu, tgid) : 0;
+	if (!nu) /* (the walker gave the hash of the nu it found) */
+		s->ev.uhash = 0;
 	/* the kernel ips go after the user ones only if those are sent */
 	off = nu && !was_sent(s->ev.uhash) ? nu : 0;
 	s->ev.nu = off;

@@ -82,6 +82,7 @@ struct uw_walk {
 	__u32 tgid, n;
 	__u32 reason; /* FTFB_UW_* once the walk ends */
 	bool bp_known;
+	__u64 hash; /* of the frames so far (as stacks.bpf.c's hash_ips) */
 };
 
 struct uw_search {
@@ -274,6 +275,14 @@ static __always_inline __u32 uw_step_cfi(struct uw_buf *b,
 	return ra ? UW_GO_ON : FTFB_UW_COMPLETE;
 }
 
+/* One ip into a stack's hash: FNV-1a's step and a shift, the same as
+ * stacks.bpf.c's hash_ips. */
+static __always_inline __u64 uw_hash_step(__u64 h, __u64 ip)
+{
+	h = (h ^ ip) * 0x100000001b3ull;
+	return h ^ (h >> 29);
+}
+
 /* bpf_loop callback: records frame pc, then steps to its caller. 1 ends
  * the walk (w->reason says why). */
 static long uw_frame(__u32 idx, void *ctx)
@@ -294,6 +303,7 @@ static long uw_frame(__u32 idx, void *ctx)
 	}
 	b->ips[w->n & UW_MASK] = w->pc;
 	w->n++;
+	w->hash = uw_hash_step(w->hash, w->pc);
 	p = bpf_map_lookup_elem(&uw_procs, &tgid);
 	if (!p) {
 		uw_want(tgid);
@@ -317,9 +327,13 @@ static long uw_frame(__u32 idx, void *ctx)
 
 /* Walks the user stack from (pc, sp, bp) of process tgid into out (up to
  * UW_DEPTH ips, leaf first, a stop frame last when it did not end at the
- * outermost frame); returns its size in bytes, as bpf_get_stack does. */
+ * outermost frame); returns its size in bytes, as bpf_get_stack does,
+ * and its hash (seeded with tgid), never 0. The hash is made here, as
+ * the frames are found: a loop over the result in the caller would be
+ * verified once per possible size (350,000 instructions, not 12,000). */
 static __always_inline long ftfb_uw_user_stack(const struct ftfb_uw_regs *r,
-					       __u32 tgid, __u64 *out)
+					       __u32 tgid, __u64 *out,
+					       __u64 *hash)
 {
 	__u32 zero = 0, reason;
 	__u64 n;
@@ -334,11 +348,15 @@ static __always_inline long ftfb_uw_user_stack(const struct ftfb_uw_regs *r,
 	b->w.tgid = tgid;
 	b->w.n = 0;
 	b->w.reason = FTFB_UW_DEPTH;
+	b->w.hash = 0xcbf29ce484222325ull ^ tgid;
 	bpf_loop(UW_DEPTH, uw_frame, NULL, 0);
 	n = b->w.n;
 	reason = b->w.reason;
-	if (reason != FTFB_UW_COMPLETE && n < UW_DEPTH)
+	if (reason != FTFB_UW_COMPLETE && n < UW_DEPTH) {
 		b->ips[n++ & UW_MASK] = FTFB_UW_STOP_IP(reason);
+		b->w.hash = uw_hash_step(b->w.hash, FTFB_UW_STOP_IP(reason));
+	}
+	*hash = b->w.hash ? b->w.hash : 1;
 	uw_count(reason);
 	uw_count(FTFB_UW_STAT_STACKS);
 	n &= 0xff; /* (a bound the verifier sees) */
