@@ -56,7 +56,8 @@ struct {
 	__type(value, struct ftfb_uw_proc);
 } uw_procs SEC(".maps");
 
-/* tgid -> when it was found wanting (ns); userspace deletes it once
+/* tgid -> the address that found it wanting (0: none; userspace builds
+ * the table of that address's binary first); userspace deletes it once
  * answered */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -115,11 +116,9 @@ static __always_inline void uw_count(__u32 what)
 		*c += 1;
 }
 
-static __always_inline void uw_want(__u32 tgid)
+static __always_inline void uw_want(__u32 tgid, __u64 pc)
 {
-	__u64 now = bpf_ktime_get_ns();
-
-	bpf_map_update_elem(&uw_wanted, &tgid, &now, BPF_NOEXIST);
+	bpf_map_update_elem(&uw_wanted, &tgid, &pc, BPF_NOEXIST);
 }
 
 /* The mapping of pc in p, or NULL. The search has no branches (BPF has
@@ -306,13 +305,13 @@ static long uw_frame(__u32 idx, void *ctx)
 	w->hash = uw_hash_step(w->hash, w->pc);
 	p = bpf_map_lookup_elem(&uw_procs, &tgid);
 	if (!p) {
-		uw_want(tgid);
+		uw_want(tgid, w->pc);
 		w->reason = FTFB_UW_NOT_LOADED;
 		return 1;
 	}
 	m = uw_find_map(p, w->pc);
 	if (!m) {
-		uw_want(tgid); /* mapped since (dlopen)? */
+		uw_want(tgid, w->pc); /* mapped since (dlopen)? */
 		w->reason = FTFB_UW_NO_MAPPING;
 		return 1;
 	}
@@ -320,6 +319,8 @@ static long uw_frame(__u32 idx, void *ctx)
 		w->reason = uw_step_fp(w);
 	else if (m->table == FTFB_UW_TABLE_NONE)
 		w->reason = FTFB_UW_NO_CFI;
+	else if (m->table == FTFB_UW_TABLE_PENDING)
+		w->reason = FTFB_UW_NOT_LOADED, uw_want(tgid, w->pc);
 	else
 		w->reason = uw_step_cfi(b, m);
 	return w->reason != UW_GO_ON;
@@ -416,7 +417,7 @@ int BPF_PROG(ftfb_uw_exec, struct task_struct *p, pid_t old_pid,
 
 	bpf_map_delete_elem(&uw_procs, &tgid);
 	if (armed && (!filter_tgids || ftfb_traced(tgid)))
-		uw_want(tgid);
+		uw_want(tgid, 0);
 	return 0;
 }
 

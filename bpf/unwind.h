@@ -60,6 +60,7 @@ struct ftfb_uw_table {
 /* ftfb_uw_map.table, when it is not a table index */
 #define FTFB_UW_TABLE_NONE 0xffffffffu /* no usable CFI: stop there */
 #define FTFB_UW_TABLE_FP 0xfffffffeu   /* anonymous code (JIT): follow rbp */
+#define FTFB_UW_TABLE_PENDING 0xfffffffdu /* being built: "not loaded yet" */
 
 /* An executable mapping of a process: an address pc in [start, end) is
  * at row address pc - bias of its table. */

@@ -974,10 +974,8 @@ static int start_unwinder(struct ftfb_loader *l, char *errmsg, size_t errlen)
 	__u32 key, *prev = NULL;
 	int err = ftfb_uw_loader_new(&l->uw, &m, errmsg, errlen);
 
-	/* this process's own libraries first (libc, the vDSO): most
-	 * processes map them, and their tables are then ready */
-	if (!err)
-		ftfb_uw_load_process(l->uw, (__u32)getpid());
+	if (!err) /* (its build starts with the thread, below) */
+		ftfb_uw_prebuild_libc(l->uw);
 	for (size_t i = 0; !err && i < sizeof(progs) / sizeof(*progs); i++) {
 		err = attach_stack_link(l, bpf_program__attach(progs[i]));
 		if (err)

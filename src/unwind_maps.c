@@ -33,6 +33,14 @@ struct binary {
 	size_t nsegs;
 };
 
+/* A binary to build, and a process waiting for it. */
+struct pending {
+	uint64_t dev, ino;
+	char *path;
+	uint32_t tgid;		/* the first process that mapped it */
+	uint64_t start, end;	/* there */
+};
+
 struct ftfb_uw_loader {
 	int rows_fd, tables_fd, procs_fd, wanted_fd, stats_fd;
 	struct ftfb_uw_row *rows; /* mmap of uw_rows */
@@ -43,6 +51,10 @@ struct ftfb_uw_loader {
 	struct binary vdso;
 	bool vdso_tried;
 	struct ftfb_idtab rereads; /* tgid -> rereads + 1 of its image */
+	struct pending *pend;	   /* binaries mapped, not built yet */
+	size_t npend, pend_cap;
+	uint32_t *waiting;	   /* processes whose entries name them */
+	size_t nwaiting, waiting_cap;
 	struct ftfb_uw_stats st;
 	int ncpus;
 	pthread_t thread;
@@ -143,6 +155,10 @@ void ftfb_uw_loader_free(struct ftfb_uw_loader *u)
 	munmap(u->rows, (size_t)u->max_rows * sizeof(*u->rows));
 	ftfb_idtab_free(&u->by_file);
 	ftfb_idtab_free(&u->rereads);
+	for (size_t i = 0; i < u->npend; i++)
+		free(u->pend[i].path);
+	free(u->pend);
+	free(u->waiting);
 	free(u->bins);
 	free(u);
 }
@@ -177,22 +193,35 @@ static void install_table(struct ftfb_uw_loader *u,
 	u->st.rows = u->next_row;
 }
 
-/* The binary of the file mapped from path (dev, ino), built once. */
-static struct binary *binary_of(struct ftfb_uw_loader *u, const char *path,
-				uint64_t dev, uint64_t ino)
+static uint64_t file_key(uint64_t dev, uint64_t ino)
 {
-	uint64_t key = ftfb_mix64(dev ^ ftfb_mix64(ino));
-	uint32_t i = ftfb_idtab_get(&u->by_file, key);
+	return ftfb_mix64(dev ^ ftfb_mix64(ino));
+}
+
+/* The binary of file (dev, ino) if its table was built, else NULL. */
+static struct binary *binary_built(struct ftfb_uw_loader *u, uint64_t dev,
+				   uint64_t ino)
+{
+	uint32_t i = ftfb_idtab_get(&u->by_file, file_key(dev, ino));
+
+	return i ? &u->bins[i - 1] : NULL;
+}
+
+/* Builds the table of the file mapped from path (dev, ino), once. */
+static struct binary *build_binary(struct ftfb_uw_loader *u, const char *path,
+				   uint64_t dev, uint64_t ino)
+{
+	struct binary *b = binary_built(u, dev, ino);
 	struct ftfb_uw_table_built t;
 	uint64_t t0 = mono_ns();
 	char err[256];
-	struct binary *b;
 
-	if (i)
-		return &u->bins[i - 1];
+	if (b)
+		return b;
 	if (ftfb_grow_array((void **)&u->bins, &u->bins_cap, u->nbins + 1,
 			    sizeof(*u->bins)) ||
-	    ftfb_idtab_put(&u->by_file, key, (uint32_t)u->nbins + 1))
+	    ftfb_idtab_put(&u->by_file, file_key(dev, ino),
+			   (uint32_t)u->nbins + 1))
 		return NULL;
 	b = &u->bins[u->nbins++];
 	memset(b, 0, sizeof(*b));
@@ -205,6 +234,41 @@ static struct binary *binary_of(struct ftfb_uw_loader *u, const char *path,
 	}
 	u->st.build_ns += mono_ns() - t0;
 	return b;
+}
+
+/* Queues the build of (dev, ino) and notes that tgid waits for it:
+ * false when out of memory. */
+static bool queue_build(struct ftfb_uw_loader *u, const char *path,
+			uint64_t dev, uint64_t ino, uint32_t tgid,
+			uint64_t start, uint64_t end)
+{
+	bool queued = false, noted = false;
+
+	for (size_t i = 0; i < u->npend && !queued; i++)
+		queued = u->pend[i].dev == dev && u->pend[i].ino == ino;
+	for (size_t i = 0; i < u->nwaiting && !noted; i++)
+		noted = u->waiting[i] == tgid;
+	noted |= !tgid; /* a build ahead of need: nobody waits */
+	if (!noted) {
+		if (ftfb_grow_array((void **)&u->waiting, &u->waiting_cap,
+				    u->nwaiting + 1, sizeof(*u->waiting)))
+			return false;
+		u->waiting[u->nwaiting++] = tgid;
+	}
+	if (queued)
+		return true;
+	if (ftfb_grow_array((void **)&u->pend, &u->pend_cap, u->npend + 1,
+			    sizeof(*u->pend)))
+		return false;
+	u->pend[u->npend].dev = dev;
+	u->pend[u->npend].ino = ino;
+	u->pend[u->npend].tgid = tgid;
+	u->pend[u->npend].start = start;
+	u->pend[u->npend].end = end;
+	if (!(u->pend[u->npend].path = strdup(path)))
+		return false;
+	u->npend++;
+	return true;
 }
 
 static struct binary *vdso_binary(struct ftfb_uw_loader *u)
@@ -266,7 +330,16 @@ static bool map_of_line(struct ftfb_uw_loader *u, uint32_t tgid,
 		else
 			snprintf(path, sizeof(path), "/proc/%u/root%s", tgid,
 				 name);
-		b = binary_of(u, path, ((uint64_t)maj << 32) | min, ino);
+		uint64_t dv = ((uint64_t)maj << 32) | min;
+
+		b = binary_built(u, dv, ino);
+		if (!b) { /* stop there ("not loaded yet") until it is */
+			m->table = queue_build(u, path, dv, ino, tgid, start,
+					       end)
+					   ? FTFB_UW_TABLE_PENDING
+					   : FTFB_UW_TABLE_NONE;
+			return true;
+		}
 	}
 	if (!b)
 		return name[0] != '/';
@@ -278,6 +351,35 @@ static bool map_of_line(struct ftfb_uw_loader *u, uint32_t tgid,
 		m->table = FTFB_UW_TABLE_NONE; /* not a code segment */
 	m->bias = bias + b->base; /* rows are at vaddr - base */
 	return true;
+}
+
+int ftfb_uw_prebuild_libc(struct ftfb_uw_loader *u)
+{
+	char line[4400];
+	FILE *f = fopen("/proc/self/maps", "re");
+	int err = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (err && fgets(line, sizeof(line), f)) {
+		uint64_t start, end, pgoff;
+		unsigned maj, min;
+		unsigned long long ino;
+		char perms[8];
+		int at = 0;
+
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %llu %n",
+			   &start, &end, perms, &pgoff, &maj, &min, &ino, &at) < 7 ||
+		    perms[2] != 'x' || !strstr(line + at, "/libc.so"))
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		pthread_mutex_lock(&u->lock);
+		err = queue_build(u, line + at, ((uint64_t)maj << 32) | min,
+				  ino, 0, start, end) ? 0 : -ENOMEM;
+		pthread_mutex_unlock(&u->lock);
+	}
+	fclose(f);
+	return err;
 }
 
 int ftfb_uw_load_process(struct ftfb_uw_loader *u, uint32_t tgid)
@@ -313,12 +415,33 @@ int ftfb_uw_load_process(struct ftfb_uw_loader *u, uint32_t tgid)
 /* Answers one request: a process the walker has no entry for (new, or
  * exec'd: its count of rereads starts again) or an address outside its
  * mappings (reread a bounded number of times). */
-static void answer(struct ftfb_uw_loader *u, uint32_t tgid)
+/* The binary queued for pc of tgid goes first: true if there is one
+ * (the walker stopped at a binary whose table is on its way). */
+static bool hurry(struct ftfb_uw_loader *u, uint32_t tgid, uint64_t pc)
 {
-	struct ftfb_uw_proc *have = malloc(sizeof(*have));
-	bool loaded = have && !bpf_map_lookup_elem(u->procs_fd, &tgid, have);
-	uint32_t n = loaded ? ftfb_idtab_get(&u->rereads, tgid) : 0;
+	for (size_t i = 0; i < u->npend; i++) {
+		struct pending p = u->pend[i];
 
+		if (p.tgid != tgid || pc < p.start || pc >= p.end)
+			continue;
+		memmove(u->pend + 1, u->pend, i * sizeof(*u->pend));
+		u->pend[0] = p;
+		return true;
+	}
+	return false;
+}
+
+static void answer(struct ftfb_uw_loader *u, uint32_t tgid, uint64_t pc)
+{
+	struct ftfb_uw_proc *have;
+	bool loaded;
+	uint32_t n;
+
+	if (pc && hurry(u, tgid, pc))
+		return;
+	have = malloc(sizeof(*have));
+	loaded = have && !bpf_map_lookup_elem(u->procs_fd, &tgid, have);
+	n = loaded ? ftfb_idtab_get(&u->rereads, tgid) : 0;
 	free(have);
 	if (n > MAX_REREADS)
 		return;
@@ -326,9 +449,11 @@ static void answer(struct ftfb_uw_loader *u, uint32_t tgid)
 	ftfb_uw_load_process(u, tgid);
 }
 
-void ftfb_uw_service(struct ftfb_uw_loader *u)
+/* Answers the requests waiting in uw_wanted. */
+static void answer_wanted(struct ftfb_uw_loader *u)
 {
 	uint32_t keys[MAX_WANTED], key, n = 0;
+	uint64_t pc;
 	void *prev = NULL;
 
 	while (n < MAX_WANTED &&
@@ -336,10 +461,43 @@ void ftfb_uw_service(struct ftfb_uw_loader *u)
 		keys[n] = key;
 		prev = &keys[n++];
 	}
-	pthread_mutex_lock(&u->lock);
 	for (uint32_t i = 0; i < n; i++) {
-		answer(u, keys[i]);
+		if (bpf_map_lookup_elem(u->wanted_fd, &keys[i], &pc))
+			pc = 0;
 		bpf_map_delete_elem(u->wanted_fd, &keys[i]);
+		answer(u, keys[i], pc);
+	}
+}
+
+/* Builds the oldest binary waited for, then rewrites the entries of the
+ * processes that waited (they may wait for others still). */
+static void build_one(struct ftfb_uw_loader *u)
+{
+	struct pending p = u->pend[0];
+	uint32_t *w = u->waiting;
+	size_t nw = u->nwaiting;
+
+	memmove(u->pend, u->pend + 1, --u->npend * sizeof(*u->pend));
+	build_binary(u, p.path, p.dev, p.ino);
+	free(p.path);
+	u->waiting = NULL;
+	u->nwaiting = u->waiting_cap = 0;
+	for (size_t i = 0; i < nw; i++)
+		ftfb_uw_load_process(u, w[i]); /* (notes them again) */
+	free(w);
+}
+
+/* Requests first (a new process gets the tables built so far at once),
+ * then the builds they need, one binary at a time with the requests
+ * looked at again in between: a process mapping 30 libraries is walked
+ * through those that are ready, the others stop "not loaded yet". */
+void ftfb_uw_service(struct ftfb_uw_loader *u)
+{
+	pthread_mutex_lock(&u->lock);
+	answer_wanted(u);
+	while (u->npend && !__atomic_load_n(&u->stop, __ATOMIC_ACQUIRE)) {
+		build_one(u);
+		answer_wanted(u);
 	}
 	pthread_mutex_unlock(&u->lock);
 }

@@ -46,6 +46,9 @@ int ftfb_uw_loader_new(struct ftfb_uw_loader **out,
 		       size_t errlen);
 void ftfb_uw_loader_free(struct ftfb_uw_loader *u);
 
+/* Queues the build of libc's table (this process's: the system's),
+ * which nearly every process maps, before any process asks. */
+int ftfb_uw_prebuild_libc(struct ftfb_uw_loader *u);
 /* Loads (or reloads) the entry of process tgid; 0 or -errno (the
  * process is gone: -ENOENT). */
 int ftfb_uw_load_process(struct ftfb_uw_loader *u, uint32_t tgid);
