@@ -38,6 +38,7 @@
 #include "stacks.skel.h"
 #include "unwind_maps.h"
 #include <linux/perf_event.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #define BTF_PATH "/sys/kernel/btf/vmlinux"
@@ -957,6 +958,18 @@ static int attach_cpu_samplers(struct ftfb_loader *l, unsigned freq_hz,
 	return 0;
 }
 
+/* Process tgid runs this program: a command forked by ftf-bpf, waiting
+ * to exec (its tables would be of no use, and delay those it needs). */
+static bool runs_this_program(__u32 tgid)
+{
+	char path[64];
+	struct stat a, b;
+
+	snprintf(path, sizeof(path), "/proc/%u/exe", tgid);
+	return !stat(path, &a) && !stat("/proc/self/exe", &b) &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 /* The tables of the user stack walker: the loader of them, the
  * processes traced so far loaded at once (the others when the walker
  * first asks), and the programs that drop a process's table at exec and
@@ -986,7 +999,8 @@ static int start_unwinder(struct ftfb_loader *l, char *errmsg, size_t errlen)
 	while (!err && l->opts.filter_tgids &&
 	       !bpf_map_get_next_key(bpf_map__fd(s->maps.traced_tgids), prev,
 				     &key)) {
-		ftfb_uw_load_process(l->uw, key);
+		if (!runs_this_program(key)) /* (a command not exec'd yet) */
+			ftfb_uw_load_process(l->uw, key);
 		prev = &key;
 	}
 	if (!err && (err = ftfb_uw_start(l->uw)))
