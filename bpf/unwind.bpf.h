@@ -315,14 +315,16 @@ static long uw_frame(__u32 idx, void *ctx)
 		w->reason = FTFB_UW_NO_MAPPING;
 		return 1;
 	}
-	if (m->table == FTFB_UW_TABLE_FP)
+	if (m->table == FTFB_UW_TABLE_PENDING) {
+		uw_want(tgid, w->pc); /* (its binary is built first) */
+		w->reason = FTFB_UW_NOT_LOADED;
+	} else if (m->table == FTFB_UW_TABLE_FP) {
 		w->reason = uw_step_fp(w);
-	else if (m->table == FTFB_UW_TABLE_NONE)
+	} else if (m->table == FTFB_UW_TABLE_NONE) {
 		w->reason = FTFB_UW_NO_CFI;
-	else if (m->table == FTFB_UW_TABLE_PENDING)
-		w->reason = FTFB_UW_NOT_LOADED, uw_want(tgid, w->pc);
-	else
+	} else {
 		w->reason = uw_step_cfi(b, m);
+	}
 	return w->reason != UW_GO_ON;
 }
 

@@ -545,7 +545,7 @@ void ftfb_uw_print_summary(const struct ftfb_uw_stats *st, FILE *f)
 			100.0 * (double)st->ended[i] / (double)st->stacks);
 		first = false;
 	}
-	fprintf(f, "\n  unwind tables: %llu binaries, %llu of %llu rows, %llu processes loaded in %.0f ms",
+	fprintf(f, "\n  unwind tables: %llu binaries, %llu of %llu rows, %llu process entries written; %.0f ms building",
 		(unsigned long long)st->binaries, (unsigned long long)st->rows,
 		(unsigned long long)st->max_rows,
 		(unsigned long long)st->processes, (double)st->build_ns / 1e6);
