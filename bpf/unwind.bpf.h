@@ -26,7 +26,7 @@
 #include "unwind.h"
 
 #define UW_DEPTH FTFB_STACK_MAX_DEPTH /* 127 */
-#define UW_MASK 127 /* an index into ips[], as the verifier wants it */
+#define UW_MASK 127	/* an index into ips[], as the verifier wants it */
 #define UW_ROW_STEPS 24 /* binary search steps: up to 16M rows a table */
 #define UW_MAP_STEPS 9	/* and 256 mappings a process */
 #define UW_GO_ON FTFB_UW_NREASONS /* a step's result: not a reason to stop */
@@ -136,8 +136,10 @@ uw_find_map(const struct ftfb_uw_proc *p, __u64 pc)
 		return NULL;
 	for (int i = 0; i < UW_MAP_STEPS; i++) {
 		half = len / 2;
-		le = ((pc - p->m[(base + half) & (FTFB_UW_MAX_MAPS - 1)].start) >>
-		      63) ^ 1;
+		le = ((pc -
+		       p->m[(base + half) & (FTFB_UW_MAX_MAPS - 1)].start) >>
+		      63) ^
+		     1;
 		base += le * half;
 		len -= half;
 	}

@@ -22,15 +22,15 @@
 
 /* ftfb_uw_row.cfa_type */
 enum {
-	FTFB_UW_CFA_NONE = 0,	 /* no CFI covers this address */
-	FTFB_UW_CFA_RSP = 1,	 /* CFA = rsp + cfa_off */
-	FTFB_UW_CFA_RBP = 2,	 /* CFA = rbp + cfa_off */
-	FTFB_UW_CFA_PLT = 3,	 /* a PLT entry: CFA = rsp + 8, + 8 more
-				  * when (pc & 15) >= cfa_off */
-	FTFB_UW_CFA_END = 4,	 /* return address undefined: the outermost
-				  * frame (_start, clone's child) */
-	FTFB_UW_CFA_UNSUPP = 5,	 /* a rule the walker does not follow */
-	FTFB_UW_CFA_SIGNAL = 6,	 /* a signal trampoline's frame */
+	FTFB_UW_CFA_NONE = 0,	/* no CFI covers this address */
+	FTFB_UW_CFA_RSP = 1,	/* CFA = rsp + cfa_off */
+	FTFB_UW_CFA_RBP = 2,	/* CFA = rbp + cfa_off */
+	FTFB_UW_CFA_PLT = 3,	/* a PLT entry: CFA = rsp + 8, + 8 more
+				 * when (pc & 15) >= cfa_off */
+	FTFB_UW_CFA_END = 4,	/* return address undefined: the outermost
+				 * frame (_start, clone's child) */
+	FTFB_UW_CFA_UNSUPP = 5, /* a rule the walker does not follow */
+	FTFB_UW_CFA_SIGNAL = 6, /* a signal trampoline's frame */
 };
 
 /* ftfb_uw_row.rbp_type */
@@ -45,8 +45,8 @@ enum {
 struct ftfb_uw_row {
 	__u32 pc;
 	__s16 cfa_off;
-	__u8 type;	/* cfa_type | rbp_type << 4 */
-	__s8 rbp_off8;	/* the rbp offset / 8 */
+	__u8 type;     /* cfa_type | rbp_type << 4 */
+	__s8 rbp_off8; /* the rbp offset / 8 */
 };
 #define FTFB_UW_CFA_TYPE(r) ((r)->type & 15)
 #define FTFB_UW_RBP_TYPE(r) ((r)->type >> 4)
@@ -58,8 +58,8 @@ struct ftfb_uw_table {
 };
 
 /* ftfb_uw_map.table, when it is not a table index */
-#define FTFB_UW_TABLE_NONE 0xffffffffu /* no usable CFI: stop there */
-#define FTFB_UW_TABLE_FP 0xfffffffeu   /* anonymous code (JIT): follow rbp */
+#define FTFB_UW_TABLE_NONE 0xffffffffu	  /* no usable CFI: stop there */
+#define FTFB_UW_TABLE_FP 0xfffffffeu	  /* anonymous code (JIT): follow rbp */
 #define FTFB_UW_TABLE_PENDING 0xfffffffdu /* being built: "not loaded yet" */
 
 /* An executable mapping of a process: an address pc in [start, end) is
@@ -83,16 +83,16 @@ struct ftfb_uw_proc {
  * last user frame of a stack that did not reach its end is
  * FTFB_UW_STOP_IP(reason), which the symbolizer names). */
 enum {
-	FTFB_UW_COMPLETE = 0,	   /* reached the outermost frame */
-	FTFB_UW_NOT_LOADED = 1,	   /* the process's tables are not loaded yet */
-	FTFB_UW_NO_MAPPING = 2,	   /* an address in no known mapping */
-	FTFB_UW_NO_CFI = 3,	   /* no CFI for the address */
-	FTFB_UW_UNSUPPORTED = 4,   /* a CFI rule the walker does not follow */
-	FTFB_UW_UNREADABLE = 5,	   /* stack memory not readable */
-	FTFB_UW_DEPTH = 6,	   /* deeper than the depth limit */
-	FTFB_UW_BAD_FRAME = 7,	   /* a frame that cannot be right (the
-				    * stack pointer went down, rbp lost) */
-	FTFB_UW_SIGNAL = 8,	   /* a signal handler's frame */
+	FTFB_UW_COMPLETE = 0,	 /* reached the outermost frame */
+	FTFB_UW_NOT_LOADED = 1,	 /* the process's tables are not loaded yet */
+	FTFB_UW_NO_MAPPING = 2,	 /* an address in no known mapping */
+	FTFB_UW_NO_CFI = 3,	 /* no CFI for the address */
+	FTFB_UW_UNSUPPORTED = 4, /* a CFI rule the walker does not follow */
+	FTFB_UW_UNREADABLE = 5,	 /* stack memory not readable */
+	FTFB_UW_DEPTH = 6,	 /* deeper than the depth limit */
+	FTFB_UW_BAD_FRAME = 7,	 /* a frame that cannot be right (the
+				  * stack pointer went down, rbp lost) */
+	FTFB_UW_SIGNAL = 8,	 /* a signal handler's frame */
 	FTFB_UW_NREASONS = 9,
 };
 /* counters after the reasons in uw_stats */

@@ -37,8 +37,8 @@ struct binary {
 struct pending {
 	uint64_t dev, ino;
 	char *path;
-	uint32_t tgid;		/* the first process that mapped it */
-	uint64_t start, end;	/* there */
+	uint32_t tgid;	     /* the first process that mapped it */
+	uint64_t start, end; /* there */
 };
 
 struct ftfb_uw_loader {
@@ -53,13 +53,13 @@ struct ftfb_uw_loader {
 	struct ftfb_idtab rereads; /* tgid -> rereads + 1 of its image */
 	struct pending *pend;	   /* binaries mapped, not built yet */
 	size_t npend, pend_cap;
-	uint32_t *waiting;	   /* processes whose entries name them */
+	uint32_t *waiting; /* processes whose entries name them */
 	size_t nwaiting, waiting_cap;
 	struct ftfb_uw_stats st;
 	int ncpus;
 	pthread_t thread;
 	bool running;
-	volatile int stop; /* (read by the thread, set by ftfb_uw_stop) */
+	volatile int stop;    /* (read by the thread, set by ftfb_uw_stop) */
 	pthread_mutex_t lock; /* the thread's work against stats readers */
 };
 
@@ -100,9 +100,10 @@ int ftfb_uw_loader_new(struct ftfb_uw_loader **out,
 	if (u->rows == MAP_FAILED || u->ncpus <= 0) {
 		int e = u->ncpus <= 0 ? u->ncpus : -errno;
 
-		ftfb_seterr(err, errlen,
-			    "mapping the unwind table array (%zu bytes) failed: %s",
-			    len, strerror(-e));
+		ftfb_seterr(
+			err, errlen,
+			"mapping the unwind table array (%zu bytes) failed: %s",
+			len, strerror(-e));
 		free(u);
 		return e;
 	}
@@ -291,8 +292,8 @@ static struct binary *vdso_binary(struct ftfb_uw_loader *u)
 
 /* One executable mapping of /proc/PID/maps into m: false to skip it
  * (not executable, [vsyscall]). */
-static bool map_of_line(struct ftfb_uw_loader *u, uint32_t tgid,
-			char *line, struct ftfb_uw_map *m)
+static bool map_of_line(struct ftfb_uw_loader *u, uint32_t tgid, char *line,
+			struct ftfb_uw_map *m)
 {
 	uint64_t start, end, pgoff;
 	unsigned maj, min;
@@ -306,7 +307,8 @@ static bool map_of_line(struct ftfb_uw_loader *u, uint32_t tgid,
 	struct binary *b = NULL;
 	struct ftfb_uw_table_built segs = {0};
 
-	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %llu %n",
+	if (sscanf(line,
+		   "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %llu %n",
 		   &start, &end, perms, &pgoff, &maj, &min, &ino, &at) < 7 ||
 	    perms[2] != 'x')
 		return false;
@@ -334,10 +336,10 @@ static bool map_of_line(struct ftfb_uw_loader *u, uint32_t tgid,
 
 		b = binary_built(u, dv, ino);
 		if (!b) { /* stop there ("not loaded yet") until it is */
-			m->table = queue_build(u, path, dv, ino, tgid, start,
-					       end)
-					   ? FTFB_UW_TABLE_PENDING
-					   : FTFB_UW_TABLE_NONE;
+			m->table =
+				queue_build(u, path, dv, ino, tgid, start, end)
+					? FTFB_UW_TABLE_PENDING
+					: FTFB_UW_TABLE_NONE;
 			return true;
 		}
 	}
@@ -349,7 +351,7 @@ static bool map_of_line(struct ftfb_uw_loader *u, uint32_t tgid,
 	if (b->table != FTFB_UW_TABLE_NONE &&
 	    ftfb_uw_table_bias(&segs, start, pgoff, &bias))
 		m->table = FTFB_UW_TABLE_NONE; /* not a code segment */
-	m->bias = bias + b->base; /* rows are at vaddr - base */
+	m->bias = bias + b->base;	       /* rows are at vaddr - base */
 	return true;
 }
 
@@ -368,14 +370,19 @@ int ftfb_uw_prebuild_libc(struct ftfb_uw_loader *u)
 		char perms[8];
 		int at = 0;
 
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %llu %n",
-			   &start, &end, perms, &pgoff, &maj, &min, &ino, &at) < 7 ||
+		if (sscanf(line,
+			   "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64
+			   " %x:%x %llu %n",
+			   &start, &end, perms, &pgoff, &maj, &min, &ino,
+			   &at) < 7 ||
 		    perms[2] != 'x' || !strstr(line + at, "/libc.so"))
 			continue;
 		line[strcspn(line, "\n")] = '\0';
 		pthread_mutex_lock(&u->lock);
 		err = queue_build(u, line + at, ((uint64_t)maj << 32) | min,
-				  ino, 0, start, end) ? 0 : -ENOMEM;
+				  ino, 0, start, end)
+			      ? 0
+			      : -ENOMEM;
 		pthread_mutex_unlock(&u->lock);
 	}
 	fclose(f);
@@ -527,15 +534,22 @@ void ftfb_uw_get_stats(struct ftfb_uw_loader *u, struct ftfb_uw_stats *st)
 void ftfb_uw_print_summary(const struct ftfb_uw_stats *st, FILE *f)
 {
 	static const char *const why[FTFB_UW_NREASONS] = {
-		"complete", "tables not loaded yet", "address in no mapping",
-		"no CFI", "unsupported CFI rule", "stack not readable",
-		"depth limit", "bad frame", "signal frame",
+		"complete",
+		"tables not loaded yet",
+		"address in no mapping",
+		"no CFI",
+		"unsupported CFI rule",
+		"stack not readable",
+		"depth limit",
+		"bad frame",
+		"signal frame",
 	};
 	bool first = true;
 
 	if (!st->stacks)
 		return;
-	fprintf(f, "  user stacks: %llu walked:", (unsigned long long)st->stacks);
+	fprintf(f,
+		"  user stacks: %llu walked:", (unsigned long long)st->stacks);
 	for (int i = 0; i < FTFB_UW_NREASONS; i++) {
 		if (!st->ended[i])
 			continue;
@@ -545,7 +559,9 @@ void ftfb_uw_print_summary(const struct ftfb_uw_stats *st, FILE *f)
 			100.0 * (double)st->ended[i] / (double)st->stacks);
 		first = false;
 	}
-	fprintf(f, "\n  unwind tables: %llu binaries, %llu of %llu rows, %llu process entries written; %.0f ms building",
+	fprintf(f,
+		"\n  unwind tables: %llu binaries, %llu of %llu rows, %llu "
+		"process entries written; %.0f ms building",
 		(unsigned long long)st->binaries, (unsigned long long)st->rows,
 		(unsigned long long)st->max_rows,
 		(unsigned long long)st->processes, (double)st->build_ns / 1e6);

@@ -62,13 +62,13 @@ void ftfb_uw_stop(struct ftfb_uw_loader *u);
 void ftfb_uw_service(struct ftfb_uw_loader *u);
 
 struct ftfb_uw_stats {
-	uint64_t ended[FTFB_UW_NREASONS]; /* user stacks, by how they ended */
-	uint64_t stacks;		  /* user stacks walked */
+	uint64_t ended[FTFB_UW_NREASONS];  /* user stacks, by how they ended */
+	uint64_t stacks;		   /* user stacks walked */
 	uint64_t binaries, rows, max_rows; /* tables built, rows used */
-	uint64_t no_cfi_files;		  /* mapped files without usable CFI */
-	uint64_t table_space_full;	  /* binaries left without: no room */
-	uint64_t processes;		  /* process entries loaded */
-	uint64_t build_ns;		  /* time spent building tables */
+	uint64_t no_cfi_files;		   /* mapped files without usable CFI */
+	uint64_t table_space_full;	   /* binaries left without: no room */
+	uint64_t processes;		   /* process entries loaded */
+	uint64_t build_ns;		   /* time spent building tables */
 };
 void ftfb_uw_get_stats(struct ftfb_uw_loader *u, struct ftfb_uw_stats *st);
 /* The summary's lines about them (how the user stacks ended, the tables

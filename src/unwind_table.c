@@ -48,11 +48,21 @@ static bool read_encoded(const uint8_t **p, const uint8_t *end, uint8_t enc,
 	size_t len;
 
 	switch (enc & 0x0f) {
-	case DW_EH_PE_absptr: case DW_EH_PE_udata8: case DW_EH_PE_sdata8:
-		len = 8; break;
-	case DW_EH_PE_udata4: case DW_EH_PE_sdata4: len = 4; break;
-	case DW_EH_PE_udata2: case DW_EH_PE_sdata2: len = 2; break;
-	default: return false;
+	case DW_EH_PE_absptr:
+	case DW_EH_PE_udata8:
+	case DW_EH_PE_sdata8:
+		len = 8;
+		break;
+	case DW_EH_PE_udata4:
+	case DW_EH_PE_sdata4:
+		len = 4;
+		break;
+	case DW_EH_PE_udata2:
+	case DW_EH_PE_sdata2:
+		len = 2;
+		break;
+	default:
+		return false;
 	}
 	if ((size_t)(end - *p) < len)
 		return false;
@@ -62,19 +72,29 @@ static bool read_encoded(const uint8_t **p, const uint8_t *end, uint8_t enc,
 		uint32_t u;
 
 		memcpy(&u, *p, 4);
-		v = (enc & 0x0f) == DW_EH_PE_sdata4 ? (uint64_t)(int64_t)(int32_t)u : u;
+		v = (enc & 0x0f) == DW_EH_PE_sdata4
+			    ? (uint64_t)(int64_t)(int32_t)u
+			    : u;
 	} else {
 		uint16_t u;
 
 		memcpy(&u, *p, 2);
-		v = (enc & 0x0f) == DW_EH_PE_sdata2 ? (uint64_t)(int64_t)(int16_t)u : u;
+		v = (enc & 0x0f) == DW_EH_PE_sdata2
+			    ? (uint64_t)(int64_t)(int16_t)u
+			    : u;
 	}
 	*p += len;
 	switch (enc & 0x70) {
-	case 0: break;
-	case DW_EH_PE_pcrel: v += here; break;
-	case DW_EH_PE_datarel: v += hdr_vaddr; break;
-	default: return false;
+	case 0:
+		break;
+	case DW_EH_PE_pcrel:
+		v += here;
+		break;
+	case DW_EH_PE_datarel:
+		v += hdr_vaddr;
+		break;
+	default:
+		return false;
 	}
 	*out = v;
 	return true;
@@ -92,7 +112,8 @@ static int read_fde_starts(Elf *elf, struct builder *b)
 	if (elf_getphdrnum(elf, &nph))
 		return -ENOEXEC;
 	for (size_t i = 0; i < nph && !d; i++)
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_GNU_EH_FRAME)
+		if (gelf_getphdr(elf, (int)i, &ph) &&
+		    ph.p_type == PT_GNU_EH_FRAME)
 			d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset,
 						 ph.p_filesz, ELF_T_BYTE);
 	if (!d || d->d_size < 4)
@@ -403,7 +424,8 @@ int ftfb_uw_table_from_memory(const void *image, size_t size,
 	elf_version(EV_CURRENT);
 	elf = elf_memory((char *)image, size);
 	if (!elf) {
-		ftfb_seterr(err, errlen, "ELF image in memory: not an ELF file");
+		ftfb_seterr(err, errlen,
+			    "ELF image in memory: not an ELF file");
 		return -ENOEXEC;
 	}
 	rc = build(elf, t, err, errlen, "ELF image in memory");
@@ -485,17 +507,21 @@ int ftfb_uw_table_from_vdso(struct ftfb_uw_table_built *t, char *err,
 const char *ftfb_uw_stop_name(uint64_t ip)
 {
 	static const char *const names[FTFB_UW_NREASONS] = {
-		[FTFB_UW_NOT_LOADED] = "[unwind stopped: tables not loaded yet]",
-		[FTFB_UW_NO_MAPPING] = "[unwind stopped: address in no mapping]",
+		[FTFB_UW_NOT_LOADED] =
+			"[unwind stopped: tables not loaded yet]",
+		[FTFB_UW_NO_MAPPING] =
+			"[unwind stopped: address in no mapping]",
 		[FTFB_UW_NO_CFI] = "[unwind stopped: no CFI]",
-		[FTFB_UW_UNSUPPORTED] = "[unwind stopped: unsupported CFI rule]",
+		[FTFB_UW_UNSUPPORTED] =
+			"[unwind stopped: unsupported CFI rule]",
 		[FTFB_UW_UNREADABLE] = "[unwind stopped: stack not readable]",
 		[FTFB_UW_DEPTH] = "[unwind stopped: depth limit]",
 		[FTFB_UW_BAD_FRAME] = "[unwind stopped: bad frame]",
 		[FTFB_UW_SIGNAL] = "[unwind stopped: signal frame]",
 	};
 
-	if (ip < FTFB_UW_STOP_BASE || ip - FTFB_UW_STOP_BASE >= FTFB_UW_NREASONS)
+	if (ip < FTFB_UW_STOP_BASE ||
+	    ip - FTFB_UW_STOP_BASE >= FTFB_UW_NREASONS)
 		return NULL;
 	return names[ip - FTFB_UW_STOP_BASE];
 }

@@ -52,8 +52,10 @@ static void names_by_range(void **state)
 		  "7f0000002000 0 empty\n");
 	assert_int_equal(ftfb_perfmap_load(&pm, path), 0);
 	assert_int_equal(pm.n, 2); /* the garbage and the empty one skipped */
-	assert_string_equal(ftfb_perfmap_find(&pm, 0x7f0000000000), "py::f:/x.py");
-	assert_string_equal(ftfb_perfmap_find(&pm, 0x7f00000000ff), "py::f:/x.py");
+	assert_string_equal(ftfb_perfmap_find(&pm, 0x7f0000000000),
+			    "py::f:/x.py");
+	assert_string_equal(ftfb_perfmap_find(&pm, 0x7f00000000ff),
+			    "py::f:/x.py");
 	assert_null(ftfb_perfmap_find(&pm, 0x7f0000000100));
 	assert_string_equal(ftfb_perfmap_find(&pm, 0x7f000000103f),
 			    "LazyCompile:~main /app.js:1");
@@ -87,8 +89,10 @@ static void missing_file(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(names_by_range, setup, teardown),
-		cmocka_unit_test_setup_teardown(later_line_wins, setup, teardown),
+		cmocka_unit_test_setup_teardown(names_by_range, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(later_line_wins, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(missing_file, setup, teardown),
 	};
 
