@@ -18,9 +18,9 @@ pointer walk could not find their callers).
 usage: test_unwind.py MODE FTF_BPF FTF_DUMP NOFPWL UWLIB OUTDIR
 MODE: cmd (-- nofpwl) | pid (-p PID of a running nofpwl)
 
-With TRACE_PROCESSOR (Perfetto's trace_processor_shell) and FXT_DUMP
-(Fuchsia's reader) set in the environment, the trace is also read by
-them: Perfetto's perf_sample / stack_profile_callsite tables must show
+With Perfetto's trace_processor_shell (ftfcheck.trace_processor()) and
+FXT_DUMP (Fuchsia's reader) set in the environment, the trace is also
+read by them: Perfetto's perf_sample / stack_profile_callsite tables must show
 the spinner's chain, and fxt-dump must read the file without error.
 """
 import os
@@ -30,7 +30,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-from ftfcheck import Trace, Tracer, check, run_main, skip_unless_root  # noqa: E402
+from ftfcheck import Trace, Tracer, check, run_main, skip_unless_root, tp_query  # noqa: E402
 from test_stacks import decode_samples, read_ftf  # noqa: E402
 
 FREQ = 99
@@ -102,25 +102,23 @@ def run(mode, tool, wl, out):
 
 
 def perfetto_check(out, spin_tid):
-    tp = os.environ.get("TRACE_PROCESSOR")
-    if not tp or not os.access(tp, os.X_OK):
-        print("  (TRACE_PROCESSOR not set: Perfetto's reading not checked)")
+    """The spinner's samples as Perfetto reads them: each sample's leaf
+    frame and the names of its ancestors."""
+    rows = tp_query(out, f"select s.id, lf.name as leaf, group_concat(f.name, ';') as up "
+                         f"from perf_sample s join thread t using (utid) "
+                         f"join stack_profile_callsite lc on lc.id = s.callsite_id "
+                         f"join stack_profile_frame lf on lf.id = lc.frame_id "
+                         f"join experimental_ancestor_stack_profile_callsite(s.callsite_id) a "
+                         f"join stack_profile_frame f on f.id = a.frame_id "
+                         f"where t.tid = {spin_tid} group by s.id")
+    if rows is None:
         return
-    q = (f"select s.id, lf.name as leaf, group_concat(f.name, ';') as up from perf_sample s "
-         f"join thread t using (utid) join stack_profile_callsite lc on lc.id = s.callsite_id "
-         f"join stack_profile_frame lf on lf.id = lc.frame_id "
-         f"join experimental_ancestor_stack_profile_callsite(s.callsite_id) a "
-         f"join stack_profile_frame f on f.id = a.frame_id where t.tid = {spin_tid} group by s.id")
-    p = subprocess.run([tp, "-Q", q, out], capture_output=True, text=True, timeout=300)
-    rows = [line for line in p.stdout.splitlines() if line.startswith('"') or line[:1].isdigit()]
-    chained = sum(1 for r in rows if all(f in r for f in SPIN_CHAIN))
-    stats = subprocess.run([tp, "-Q", "select name, idx, value from stats where severity in "
-                            "('error', 'data_losses') and value > 0", out],
-                           capture_output=True, text=True, timeout=300).stdout
-    errors = [line for line in stats.splitlines()[1:] if line.strip()]
+    chained = sum(1 for r in rows if all(f in (r["up"] or "").split(";") + [r["leaf"]] for f in SPIN_CHAIN))
+    errors = tp_query(out, "select name, idx, value from stats where severity in ('error', 'data_losses') "
+                           "and value > 0")
     print(f"  Perfetto: {len(rows)} perf_sample rows of the spinner, {chained} with its whole chain; "
           f"error stats: {errors}")
-    check(p.returncode == 0 and rows and chained >= 0.9 * len(rows),
+    check(rows and chained >= 0.9 * len(rows),
           "Perfetto's perf_sample/stack_profile_callsite show the spinner's chain in at least 90%")
     check(not errors, "Perfetto reports no error or data-loss stats")
 
