@@ -20,6 +20,8 @@ const volatile __u32 self_tgid = 0; /* never the tracer's own */
 /* set by the loader once the programs are attached, cleared at stop */
 volatile __u32 armed = 0;
 
+#include "unwind.bpf.h"
+
 #define DEPTH FTFB_STACK_MAX_DEPTH
 #define STACK_BYTES (DEPTH * sizeof(__u64))
 
@@ -98,20 +100,25 @@ static __always_inline void mark_sent(const struct ftfb_stack *ev)
 }
 
 /* Fills s with current's stacks: hashes always, ips of the stacks not
- * sent yet (user ones first, then kernel ones). kskip: the innermost
- * kernel frames to leave out (those of the BPF call itself). */
+ * sent yet (user ones first, then kernel ones). ur: the user registers
+ * (NULL: no user stack); the user stack is walked by its CFI
+ * (unwind.bpf.h). kskip: the innermost kernel frames to leave out
+ * (those of the BPF call itself). */
 static __always_inline void take_stacks(void *ctx, struct stack_buf *s,
-					__u32 tgid, __u64 kskip)
+					__u32 tgid, __u64 kskip,
+					const struct ftfb_uw_regs *ur)
 {
-	long ub, kb;
+	long ub = 0, kb;
 	__u32 nu = 0, nk = 0, off;
 
-	ub = bpf_get_stack(ctx, s->ips, STACK_BYTES, BPF_F_USER_STACK);
+	if (ur)
+		ub = ftfb_uw_user_stack(ur, tgid, s->ips, &s->ev.uhash);
 	if (ub > 0)
 		nu = (__u32)ub / 8;
 	if (nu > DEPTH)
 		nu = DEPTH;
-	s->ev.uhash = nu ? hash_ips(s->ips, nu, tgid) : 0;
+	if (!nu) /* (the walker gave the hash of the nu it found) */
+		s->ev.uhash = 0;
 	/* the kernel ips go after the user ones only if those are sent */
 	off = nu && !was_sent(s->ev.uhash) ? nu : 0;
 	s->ev.nu = off;
@@ -161,6 +168,7 @@ int ftfb_cpu_sample(struct bpf_perf_event_data *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id, tgid = id >> 32, zero = 0;
 	__u32 cpu = bpf_get_smp_processor_id();
+	struct ftfb_uw_regs ur;
 	struct stack_buf *s;
 
 	if (!recorded(tid, tgid))
@@ -173,7 +181,8 @@ int ftfb_cpu_sample(struct bpf_perf_event_data *ctx)
 	s->ev.hdr.tid = tid;
 	s->ev.hdr.tgid = tgid;
 	s->ev.weight = 1;
-	take_stacks(ctx, s, tgid, 0);
+	take_stacks(ctx, s, tgid, 0,
+		    ftfb_uw_perf_regs(ctx, &ur) ? &ur : NULL);
 	send(s, FTFB_EV_STACK_ON, cpu);
 	return 0;
 }
@@ -211,6 +220,7 @@ int BPF_PROG(ftfb_offcpu_switch, bool preempt, struct task_struct *prev,
 	__u32 cpu = bpf_get_smp_processor_id(), zero = 0;
 	__u32 tid = prev->pid, tgid = prev->tgid;
 	__u64 now = bpf_ktime_get_ns();
+	struct ftfb_uw_regs ur;
 	struct stack_buf *s;
 	long err;
 
@@ -230,7 +240,8 @@ int BPF_PROG(ftfb_offcpu_switch, bool preempt, struct task_struct *prev,
 	s->ev.hdr.cpu = cpu;
 	s->ev.hdr.tid = tid;
 	s->ev.hdr.tgid = tgid;
-	take_stacks(ctx, s, tgid, TP_FRAMES);
+	take_stacks(ctx, s, tgid, TP_FRAMES,
+		    ftfb_uw_task_regs(prev, &ur) ? &ur : NULL);
 	/* in one map; out of the other, where a block whose switch back in
 	 * the kernel never reported (seen on this VM) would linger */
 	if (s->ev.nu + s->ev.nk) {

@@ -8,6 +8,7 @@
 #include "event_kinds.h"
 #include "report.h"
 #include "syscall_names.h"
+#include "unwind_maps.h"
 
 #define TOP_N 10
 
@@ -184,6 +185,7 @@ void report_stacks(FILE *f, const struct ftfb_stackprof *sp,
 		   const struct ftfb_report_ctx *ctx)
 {
 	const struct ftfb_stackprof_stats *st;
+	struct ftfb_uw_stats uw;
 	struct ftfb_prog_stats on, off;
 	uint64_t samples;
 
@@ -203,6 +205,8 @@ void report_stacks(FILE *f, const struct ftfb_stackprof *sp,
 		fprintf(f,
 			"  stacks: %llu samples name a stack whose frames were lost (written without them)\n",
 			(unsigned long long)st->unknown_stacks);
+	if (ctx->loader && !ftfb_loader_unwind_stats(ctx->loader, &uw))
+		ftfb_uw_print_summary(&uw, f);
 	if (ctx->loader && !ftfb_loader_stack_stats(ctx->loader, &on, &off) &&
 	    on.run_cnt)
 		fprintf(f,

@@ -36,7 +36,9 @@
 #include "syscalls.skel.h"
 #include "usdt.skel.h"
 #include "stacks.skel.h"
+#include "unwind_maps.h"
 #include <linux/perf_event.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #define BTF_PATH "/sys/kernel/btf/vmlinux"
@@ -62,6 +64,7 @@ struct ftfb_loader {
 	struct syscalls_bpf *sys; /* --syscalls */
 	struct usdt_bpf *usdt;    /* -u usdt:... */
 	struct stacks_bpf *stk;   /* --stacks */
+	struct ftfb_uw_loader *uw; /* --stacks: the user stack walker's tables */
 	bool up_multi_loaded; /* the uprobe.multi programs are loaded */
 	bool up_multi_used;   /* uprobes attached with uprobe_multi links */
 	int ring_fds[FTFB_MAX_RINGS];
@@ -988,6 +991,66 @@ static int attach_cpu_samplers(struct ftfb_loader *l, unsigned freq_hz,
 	return 0;
 }
 
+/* Process tgid runs this program: a command forked by ftf-bpf, waiting
+ * to exec (its tables would be of no use, and delay those it needs). */
+static bool runs_this_program(__u32 tgid)
+{
+	char path[64];
+	struct stat a, b;
+
+	snprintf(path, sizeof(path), "/proc/%u/exe", tgid);
+	return !stat(path, &a) && !stat("/proc/self/exe", &b) &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* The tables of the user stack walker: the loader of them, the
+ * processes traced so far loaded at once (the others when the walker
+ * first asks), and the programs that drop a process's table at exec and
+ * exit. */
+static int start_unwinder(struct ftfb_loader *l, char *errmsg, size_t errlen)
+{
+	struct stacks_bpf *s = l->stk;
+	struct ftfb_uw_bpf_maps m = {
+		.rows = s->maps.uw_rows, .tables = s->maps.uw_tables,
+		.procs = s->maps.uw_procs, .wanted = s->maps.uw_wanted,
+		.stats = s->maps.uw_stats,
+	};
+	struct bpf_program *progs[] = {s->progs.ftfb_uw_exec,
+				       s->progs.ftfb_uw_exit};
+	__u32 key, *prev = NULL;
+	int err = ftfb_uw_loader_new(&l->uw, &m, errmsg, errlen);
+
+	if (!err) /* (its build starts with the thread, below) */
+		ftfb_uw_prebuild_libc(l->uw);
+	for (size_t i = 0; !err && i < sizeof(progs) / sizeof(*progs); i++) {
+		err = attach_stack_link(l, bpf_program__attach(progs[i]));
+		if (err)
+			set_err(errmsg, errlen, "attaching %s failed: %s",
+				bpf_program__section_name(progs[i]),
+				errstr(err));
+	}
+	while (!err && l->opts.filter_tgids &&
+	       !bpf_map_get_next_key(bpf_map__fd(s->maps.traced_tgids), prev,
+				     &key)) {
+		if (!runs_this_program(key)) /* (a command not exec'd yet) */
+			ftfb_uw_load_process(l->uw, key);
+		prev = &key;
+	}
+	if (!err && (err = ftfb_uw_start(l->uw)))
+		set_err(errmsg, errlen,
+			"starting the unwind table thread failed: %s",
+			errstr(err));
+	return err;
+}
+
+int ftfb_loader_unwind_stats(struct ftfb_loader *l, struct ftfb_uw_stats *st)
+{
+	if (!l->uw)
+		return -ENOENT;
+	ftfb_uw_get_stats(l->uw, st);
+	return 0;
+}
+
 int ftfb_loader_attach_stacks(struct ftfb_loader *l, unsigned freq_hz,
 			      char *errmsg, size_t errlen)
 {
@@ -1006,6 +1069,8 @@ int ftfb_loader_attach_stacks(struct ftfb_loader *l, unsigned freq_hz,
 	SET_COMMON_RODATA(l, s);
 	err = share_maps(l, s->obj);
 	if (!err)
+		err = ftfb_uw_prepare(s->maps.uw_rows, FTFB_UW_ROWS_DEFAULT);
+	if (!err)
 		err = stacks_bpf__load(s);
 	if (err) {
 		set_err(errmsg, errlen, "loading the stack programs failed: %s%s",
@@ -1017,6 +1082,8 @@ int ftfb_loader_attach_stacks(struct ftfb_loader *l, unsigned freq_hz,
 	/* with --no-sched: the lifecycle programs still name the threads
 	 * (fork, exec, rename) and end processes (exit) */
 	err = start_flushers(l, errmsg, errlen);
+	if (!err)
+		err = start_unwinder(l, errmsg, errlen);
 	if (!err)
 		err = attach_cpu_samplers(l, freq_hz, errmsg, errlen);
 	if (!err) {
@@ -1158,6 +1225,7 @@ int ftfb_loader_drain(struct ftfb_loader *l, ftfb_event_fn fn, void *ctx)
 {
 	int err;
 
+	ftfb_uw_stop(l->uw); /* no more stacks to walk */
 	l->fn = fn;
 	l->fn_ctx = ctx;
 	l->stop = 0;
@@ -1375,6 +1443,7 @@ void ftfb_loader_close(struct ftfb_loader *l)
 	syscalls_bpf__destroy(l->sys);
 	usdt_bpf__destroy(l->usdt);
 	stacks_bpf__destroy(l->stk);
+	ftfb_uw_loader_free(l->uw);
 	ring_buffer__free(l->rb);
 	sched_bpf__destroy(l->sched);
 	for (int i = 0; i < FTFB_MAX_RINGS; i++)

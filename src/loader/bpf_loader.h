@@ -130,6 +130,11 @@ int ftfb_loader_uprobe_stats(struct ftfb_loader *l,
 			     struct ftfb_prog_stats *entry,
 			     struct ftfb_prog_stats *ret);
 
+/* --stacks: the user stack walker's statistics (unwind_maps.h); -ENOENT
+ * without --stacks. */
+struct ftfb_uw_stats;
+int ftfb_loader_unwind_stats(struct ftfb_loader *l, struct ftfb_uw_stats *st);
+
 /* The same for the --stacks programs: the on-CPU sampler, and the
  * off-CPU one (it runs at every context switch of the machine). */
 int ftfb_loader_stack_stats(struct ftfb_loader *l, struct ftfb_prog_stats *on,

@@ -11,7 +11,9 @@
 
 #include "buildid.h"
 #include "elfsym.h"
+#include "perfmap.h"
 #include "symbolize.h"
+#include "unwind_table.h"
 
 #define MAX_REREADS 8 /* of one process's maps, for addresses outside them */
 
@@ -41,6 +43,8 @@ struct process {
 	struct mapping *maps;
 	size_t nmaps;
 	int rereads;
+	struct ftfb_perfmap jit; /* /tmp/perf-PID.map, when it has one */
+	int jit_reads;
 };
 
 struct ftfb_symbolizer {
@@ -62,6 +66,8 @@ int ftfb_symbolizer_new(struct ftfb_symbolizer **out)
 
 static void free_maps(struct process *p)
 {
+	ftfb_perfmap_free(&p->jit);
+	p->jit_reads = 0;
 	for (size_t i = 0; i < p->nmaps; i++)
 		free(p->maps[i].path);
 	free(p->maps);
@@ -323,6 +329,25 @@ static const struct ftfb_sym *function_at(const struct ftfb_symlist *l,
 	return NULL;
 }
 
+/* An address in no file: JIT code, named by the process's perf map
+ * (read again, a few times, for code compiled since). */
+static void jit_frame(struct process *p, uint64_t ip, struct ftfb_frame_sym *out)
+{
+	char path[96];
+
+	out->function = ftfb_perfmap_find(&p->jit, ip);
+	while (!out->function && p->jit_reads < MAX_REREADS) {
+		p->jit_reads++;
+		snprintf(path, sizeof(path), "/proc/%u/root/tmp/perf-%u.map",
+			 p->tgid, p->tgid);
+		if (ftfb_perfmap_load(&p->jit, path) == -ENOENT)
+			p->jit_reads = MAX_REREADS; /* none: no JIT names */
+		out->function = ftfb_perfmap_find(&p->jit, ip);
+	}
+	if (out->function)
+		out->path = "[jit]";
+}
+
 void ftfb_symbolizer_forget(void *ctx, uint32_t tgid)
 {
 	struct ftfb_symbolizer *sy = ctx;
@@ -349,8 +374,15 @@ void ftfb_symbolize(void *ctx, uint32_t tgid, uint64_t ip, bool kernel,
 		kernel_frame(sy, ip, out);
 		return;
 	}
-	if (!(p = process_of(sy, tgid)) || !(m = mapping_of(p, ip)))
+	/* where the user stack walker stopped, and why */
+	if ((out->function = ftfb_uw_stop_name(ip)))
 		return;
+	if (!(p = process_of(sy, tgid)))
+		return;
+	if (!(m = mapping_of(p, ip))) {
+		jit_frame(p, ip, out);
+		return;
+	}
 	out->path = m->path;
 	out->start = m->start;
 	out->end = m->end;

@@ -167,7 +167,9 @@ def run_cmd(tool, wl, out, via_exec=False, extra=()):
     """ftf-bpf -g -- stackwl (or -- sh -c 'exec stackwl': the same
     process, another image); returns what stackwl printed."""
     args = ["-g", "--freq", str(FREQ), *extra, "-o", out, "--"]
-    args += ["sh", "-c", f"sleep 0.2; exec {wl}"] if via_exec else [wl]
+    # (stackwl's threads start after 1.5 s: the user stacks' unwind
+    # tables are built by then, even in a sanitizer build)
+    args += ["sh", "-c", f"sleep 0.2; exec {wl} 1.5"] if via_exec else [wl, "1.5"]
     print("  run:", tool, " ".join(args))
     p = subprocess.run([tool, *args], capture_output=True, text=True, timeout=120)
     print("  ftf-bpf said (exit %d):\n    %s" % (p.returncode, p.stderr.strip().replace("\n", "\n    ")))

@@ -1,0 +1,438 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * bpf/unwind.bpf.h - user stacks walked in BPF from unwind tables (the
+ * binaries' CFI, as rows built in userspace: bpf/unwind.h), so that code
+ * without frame pointers (Debian's libc and packages) unwinds whole.
+ *
+ * From the user registers of the sampled thread (pc, rsp, rbp), each
+ * frame: find the mapping of pc in the process's table (`uw_procs`), the
+ * row of pc in that binary's rows (binary search), compute the CFA from
+ * rsp or rbp, read the return address at CFA - 8 and the caller's rbp
+ * where the row says, and go on with pc = return address, rsp = CFA.
+ * Frames are walked with bpf_loop (one verified callback, any depth).
+ *
+ * A walk that cannot go on ends with a stop frame, FTFB_UW_STOP_IP(why),
+ * which userspace names ("[unwind stopped: no CFI]"), never with a guess.
+ * A process whose tables are not loaded yet (new, exec'd, an address in
+ * a mapping made since: dlopen) is put in `uw_wanted`, which userspace
+ * polls and answers by loading them; exec and exit drop a process's
+ * table here, in the kernel, so an old one is never used for a new image.
+ *
+ * Included by stacks.bpf.c after common.bpf.h; uses its `armed` flag.
+ */
+#ifndef FTFB_UNWIND_BPF_H
+#define FTFB_UNWIND_BPF_H
+
+#include "unwind.h"
+
+#define UW_DEPTH FTFB_STACK_MAX_DEPTH /* 127 */
+#define UW_MASK 127	/* an index into ips[], as the verifier wants it */
+#define UW_ROW_STEPS 24 /* binary search steps: up to 16M rows a table */
+#define UW_MAP_STEPS 9	/* and 256 mappings a process */
+#define UW_GO_ON FTFB_UW_NREASONS /* a step's result: not a reason to stop */
+
+/* all binaries' rows; max_entries set by the loader, which writes them
+ * through an mmap */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ftfb_uw_row);
+} uw_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, struct ftfb_uw_table);
+} uw_tables SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct ftfb_uw_proc);
+} uw_procs SEC(".maps");
+
+/* tgid -> the address that found it wanting (0: none; userspace builds
+ * the table of that address's binary first); userspace deletes it once
+ * answered */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u64);
+} uw_wanted SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, FTFB_UW_NSTATS);
+	__type(key, __u32);
+	__type(value, __u64);
+} uw_stats SEC(".maps");
+
+/* A thread's user registers, where its user stack walk starts. */
+struct ftfb_uw_regs {
+	__u64 pc, sp, bp;
+};
+
+struct uw_walk {
+	__u64 pc, sp, bp;
+	__u32 tgid, n;
+	__u32 reason; /* FTFB_UW_* once the walk ends */
+	bool bp_known;
+	__u64 hash; /* of the frames so far (as stacks.bpf.c's hash_ips) */
+};
+
+struct uw_search {
+	__u64 rel;
+	__u32 lo, hi;
+};
+
+/* The walk in progress, per cpu. Its state lives here, not on the BPF
+ * stack: the verifier follows a bpf_loop callback until the states it
+ * sees repeat, and a frame count on the stack would differ at each of
+ * the UW_DEPTH frames (a map value's contents are unknown to it). */
+struct uw_buf {
+	struct uw_walk w;
+	struct uw_search q;
+	__u64 ips[UW_MASK + 1];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct uw_buf);
+} uw_bufs SEC(".maps");
+
+static __always_inline void uw_count(__u32 what)
+{
+	__u64 *c = bpf_map_lookup_elem(&uw_stats, &what);
+
+	if (c)
+		*c += 1;
+}
+
+static __always_inline void uw_want(__u32 tgid, __u64 pc)
+{
+	bpf_map_update_elem(&uw_wanted, &tgid, &pc, BPF_NOEXIST);
+}
+
+/* The mapping of pc in p, or NULL. The search has no branches (BPF has
+ * no conditional move, and each step's two ways would multiply the
+ * states the verifier walks): the last mapping starting at or below pc,
+ * halving the range `len` from `base`; a step's "start <= pc" is the
+ * sign of pc - start, both user addresses (below 2^47). */
+static __always_inline const struct ftfb_uw_map *
+uw_find_map(const struct ftfb_uw_proc *p, __u64 pc)
+{
+	__u64 base = 0, len = p->n, half, le;
+	const struct ftfb_uw_map *m;
+
+	if (!len || len > FTFB_UW_MAX_MAPS)
+		return NULL;
+	for (int i = 0; i < UW_MAP_STEPS; i++) {
+		half = len / 2;
+		le = ((pc -
+		       p->m[(base + half) & (FTFB_UW_MAX_MAPS - 1)].start) >>
+		      63) ^
+		     1;
+		base += le * half;
+		len -= half;
+	}
+	m = &p->m[base & (FTFB_UW_MAX_MAPS - 1)];
+	return m->start <= pc && pc < m->end ? m : NULL;
+}
+
+/* A binary search, one step per bpf_loop call: the verifier checks the
+ * step once (unrolled, each step's two outcomes would multiply). */
+
+static long uw_search_step(__u32 idx, void *ctx)
+{
+	__u32 zero = 0, mid;
+	struct uw_buf *b = bpf_map_lookup_elem(&uw_bufs, &zero);
+	struct uw_search *q;
+	const struct ftfb_uw_row *r;
+
+	if (!b)
+		return 1;
+	q = &b->q;
+	if (q->lo >= q->hi)
+		return 1;
+	mid = q->lo + (q->hi - q->lo) / 2;
+	r = bpf_map_lookup_elem(&uw_rows, &mid);
+	if (!r) {
+		q->lo = 0; /* (cannot happen: the loader sizes tables) */
+		return 1;
+	}
+	if (r->pc <= q->rel)
+		q->lo = mid + 1;
+	else
+		q->hi = mid;
+	return 0;
+}
+
+/* The row of table t that covers address rel, or NULL. */
+static __always_inline const struct ftfb_uw_row *
+uw_find_row(struct uw_buf *b, const struct ftfb_uw_table *t, __u64 rel)
+{
+	__u32 found;
+
+	b->q.rel = rel;
+	b->q.lo = t->first;
+	b->q.hi = t->first + t->n;
+	bpf_loop(UW_ROW_STEPS, uw_search_step, NULL, 0);
+	if (b->q.lo <= t->first)
+		return NULL;
+	found = b->q.lo - 1;
+	return bpf_map_lookup_elem(&uw_rows, &found);
+}
+
+static __always_inline bool uw_read(__u64 *out, __u64 addr)
+{
+	return !bpf_probe_read_user(out, sizeof(*out), (const void *)addr);
+}
+
+/* One step through a frame of JIT code: through rbp (frame pointers). */
+static __always_inline __u32 uw_step_fp(struct uw_walk *w)
+{
+	__u64 ra, bp;
+
+	if (!w->bp_known || w->bp < w->sp)
+		return FTFB_UW_BAD_FRAME;
+	if (!uw_read(&ra, w->bp + 8) || !uw_read(&bp, w->bp))
+		return FTFB_UW_UNREADABLE;
+	w->sp = w->bp + 16;
+	w->bp = bp;
+	w->pc = ra;
+	return ra ? UW_GO_ON : FTFB_UW_COMPLETE;
+}
+
+/* The caller's CFA by row r, or 0 when it cannot be known. */
+static __always_inline __u64 uw_cfa(const struct uw_walk *w,
+				    const struct ftfb_uw_row *r, __u32 *why)
+{
+	switch (FTFB_UW_CFA_TYPE(r)) {
+	case FTFB_UW_CFA_RSP:
+		return w->sp + r->cfa_off;
+	case FTFB_UW_CFA_RBP:
+		if (w->bp_known)
+			return w->bp + r->cfa_off;
+		*why = FTFB_UW_BAD_FRAME;
+		return 0;
+	case FTFB_UW_CFA_PLT:
+		return w->sp + 8 + ((w->pc & 15) >= (__u64)r->cfa_off ? 8 : 0);
+	case FTFB_UW_CFA_END:
+		*why = FTFB_UW_COMPLETE;
+		return 0;
+	case FTFB_UW_CFA_SIGNAL:
+		*why = FTFB_UW_SIGNAL;
+		return 0;
+	case FTFB_UW_CFA_NONE:
+		*why = FTFB_UW_NO_CFI;
+		return 0;
+	default:
+		*why = FTFB_UW_UNSUPPORTED;
+		return 0;
+	}
+}
+
+/* One step by the row of pc (pc - 1 for a return address: the call
+ * may be the last instruction of its function). */
+static __always_inline __u32 uw_step_cfi(struct uw_buf *b,
+					 const struct ftfb_uw_map *m)
+{
+	struct uw_walk *w = &b->w;
+	__u32 tid = m->table, why = FTFB_UW_NO_CFI;
+	const struct ftfb_uw_table *t = bpf_map_lookup_elem(&uw_tables, &tid);
+	const struct ftfb_uw_row *r;
+	__u64 cfa, ra, bp;
+
+	if (!t)
+		return FTFB_UW_NO_CFI;
+	r = uw_find_row(b, t, w->pc - (w->n > 1 ? 1 : 0) - m->bias);
+	if (!r)
+		return FTFB_UW_NO_CFI;
+	cfa = uw_cfa(w, r, &why);
+	if (!cfa)
+		return why;
+	if (cfa <= w->sp)
+		return FTFB_UW_BAD_FRAME; /* the stack grows down */
+	if (!uw_read(&ra, cfa - 8))
+		return FTFB_UW_UNREADABLE;
+	if (FTFB_UW_RBP_TYPE(r) == FTFB_UW_RBP_AT_CFA) {
+		if (!uw_read(&bp, cfa + r->rbp_off8 * 8))
+			return FTFB_UW_UNREADABLE;
+		w->bp = bp;
+		w->bp_known = true;
+	} else if (FTFB_UW_RBP_TYPE(r) == FTFB_UW_RBP_LOST) {
+		w->bp_known = false;
+	}
+	w->sp = cfa;
+	w->pc = ra;
+	return ra ? UW_GO_ON : FTFB_UW_COMPLETE;
+}
+
+/* One ip into a stack's hash: FNV-1a's step and a shift, the same as
+ * stacks.bpf.c's hash_ips. */
+static __always_inline __u64 uw_hash_step(__u64 h, __u64 ip)
+{
+	h = (h ^ ip) * 0x100000001b3ull;
+	return h ^ (h >> 29);
+}
+
+/* bpf_loop callback: records frame pc, then steps to its caller. 1 ends
+ * the walk (w->reason says why). */
+static long uw_frame(__u32 idx, void *ctx)
+{
+	__u32 zero = 0, tgid;
+	const struct ftfb_uw_proc *p;
+	const struct ftfb_uw_map *m;
+	struct uw_buf *b = bpf_map_lookup_elem(&uw_bufs, &zero);
+	struct uw_walk *w;
+
+	if (!b)
+		return 1;
+	w = &b->w;
+	tgid = w->tgid;
+	if (w->n >= UW_DEPTH - 1) { /* the last slot: the stop frame */
+		w->reason = FTFB_UW_DEPTH;
+		return 1;
+	}
+	b->ips[w->n & UW_MASK] = w->pc;
+	w->n++;
+	w->hash = uw_hash_step(w->hash, w->pc);
+	p = bpf_map_lookup_elem(&uw_procs, &tgid);
+	if (!p) {
+		uw_want(tgid, w->pc);
+		w->reason = FTFB_UW_NOT_LOADED;
+		return 1;
+	}
+	m = uw_find_map(p, w->pc);
+	if (!m) {
+		uw_want(tgid, w->pc); /* mapped since (dlopen)? */
+		w->reason = FTFB_UW_NO_MAPPING;
+		return 1;
+	}
+	if (m->table == FTFB_UW_TABLE_PENDING) {
+		uw_want(tgid, w->pc); /* (its binary is built first) */
+		w->reason = FTFB_UW_NOT_LOADED;
+	} else if (m->table == FTFB_UW_TABLE_FP) {
+		w->reason = uw_step_fp(w);
+	} else if (m->table == FTFB_UW_TABLE_NONE) {
+		w->reason = FTFB_UW_NO_CFI;
+	} else {
+		w->reason = uw_step_cfi(b, m);
+	}
+	return w->reason != UW_GO_ON;
+}
+
+/* Walks the user stack from (pc, sp, bp) of process tgid into out (up to
+ * UW_DEPTH ips, leaf first, a stop frame last when it did not end at the
+ * outermost frame); returns its size in bytes, as bpf_get_stack does,
+ * and its hash (seeded with tgid), never 0. The hash is made here, as
+ * the frames are found: a loop over the result in the caller would be
+ * verified once per possible size (350,000 instructions, not 12,000). */
+static __always_inline long ftfb_uw_user_stack(const struct ftfb_uw_regs *r,
+					       __u32 tgid, __u64 *out,
+					       __u64 *hash)
+{
+	__u32 zero = 0, reason;
+	__u64 n;
+	struct uw_buf *b = bpf_map_lookup_elem(&uw_bufs, &zero);
+
+	if (!b || !r->pc || r->pc >= FTFB_UW_STOP_BASE)
+		return 0;
+	b->w.pc = r->pc;
+	b->w.sp = r->sp;
+	b->w.bp = r->bp;
+	b->w.bp_known = true;
+	b->w.tgid = tgid;
+	b->w.n = 0;
+	b->w.reason = FTFB_UW_DEPTH;
+	b->w.hash = 0xcbf29ce484222325ull ^ tgid;
+	bpf_loop(UW_DEPTH, uw_frame, NULL, 0);
+	n = b->w.n;
+	reason = b->w.reason;
+	if (reason != FTFB_UW_COMPLETE && n < UW_DEPTH) {
+		b->ips[n++ & UW_MASK] = FTFB_UW_STOP_IP(reason);
+		b->w.hash = uw_hash_step(b->w.hash, FTFB_UW_STOP_IP(reason));
+	}
+	*hash = b->w.hash ? b->w.hash : 1;
+	uw_count(reason);
+	uw_count(FTFB_UW_STAT_STACKS);
+	n &= 0xff; /* (a bound the verifier sees) */
+	if (!n || n > UW_DEPTH ||
+	    bpf_probe_read_kernel(out, n * sizeof(__u64), b->ips))
+		return 0;
+	return n * sizeof(__u64);
+}
+
+/* The user registers of a task in the kernel (blocked, or in a system
+ * call when sampled): those it entered the kernel with. false: a
+ * kernel thread (no user stack). */
+static __always_inline bool ftfb_uw_task_regs(struct task_struct *t,
+					      struct ftfb_uw_regs *out)
+{
+	struct pt_regs *r;
+
+	if (!t->mm)
+		return false;
+	r = (struct pt_regs *)bpf_task_pt_regs(t);
+	if (!r)
+		return false;
+	out->pc = r->ip;
+	out->sp = r->sp;
+	out->bp = r->bp;
+	return true;
+}
+
+/* The user registers at a perf event: the interrupted ones when it hit
+ * user code, else the current task's at its entry into the kernel. */
+static __always_inline bool ftfb_uw_perf_regs(struct bpf_perf_event_data *ctx,
+					      struct ftfb_uw_regs *out)
+{
+	/* (the context allows only direct 8-byte reads of the registers,
+	 * hence no cs: the interrupted ip tells user mode, below the
+	 * kernel's half; the barrier keeps clang from merging the loads) */
+	__u64 ip = ctx->regs.ip, sp = ctx->regs.sp, bp = ctx->regs.bp;
+
+	asm volatile("" : "+r"(ip), "+r"(sp), "+r"(bp));
+	if (ip < 0x800000000000ull) {
+		out->pc = ip;
+		out->sp = sp;
+		out->bp = bp;
+		return true;
+	}
+	return ftfb_uw_task_regs(bpf_get_current_task_btf(), out);
+}
+
+/* An exec'd process runs a new image: its old table must go (and the
+ * new one is wanted at once, if it is traced); so must an exited one's
+ * (its pid may come back as another process). */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(ftfb_uw_exec, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	__u32 tgid = p->tgid;
+
+	bpf_map_delete_elem(&uw_procs, &tgid);
+	if (armed && (!filter_tgids || ftfb_traced(tgid)))
+		uw_want(tgid, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(ftfb_uw_exit, struct task_struct *p)
+{
+	__u32 tgid = p->tgid;
+
+	if (p->pid == p->tgid)
+		bpf_map_delete_elem(&uw_procs, &tgid);
+	return 0;
+}
+
+#endif

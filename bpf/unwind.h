@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * bpf/unwind.h - the unwind tables the BPF stack walker (unwind.bpf.h)
+ * reads, shared with userspace, which builds them from the binaries'
+ * CFI (src/unwind_table.c) and loads them (src/unwind_maps.c).
+ *
+ * x86-64 only. A binary's table is a sorted run of rows in the shared
+ * array `uw_rows`; row i covers the addresses from its pc up to the next
+ * row's pc, in the binary's own (ELF virtual) addresses minus the table's
+ * base. Each row says how to find the caller's frame there: the CFA
+ * (canonical frame address: the caller's rsp) from rsp or rbp plus an
+ * offset, and where the caller's rbp was saved; the return address is
+ * always at CFA - 8 (the x86-64 ABI; rows where the CFI says otherwise
+ * are "unsupported").
+ */
+#ifndef FTFB_UNWIND_H
+#define FTFB_UNWIND_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+/* ftfb_uw_row.cfa_type */
+enum {
+	FTFB_UW_CFA_NONE = 0,	/* no CFI covers this address */
+	FTFB_UW_CFA_RSP = 1,	/* CFA = rsp + cfa_off */
+	FTFB_UW_CFA_RBP = 2,	/* CFA = rbp + cfa_off */
+	FTFB_UW_CFA_PLT = 3,	/* a PLT entry: CFA = rsp + 8, + 8 more
+				 * when (pc & 15) >= cfa_off */
+	FTFB_UW_CFA_END = 4,	/* return address undefined: the outermost
+				 * frame (_start, clone's child) */
+	FTFB_UW_CFA_UNSUPP = 5, /* a rule the walker does not follow */
+	FTFB_UW_CFA_SIGNAL = 6, /* a signal trampoline's frame */
+};
+
+/* ftfb_uw_row.rbp_type */
+enum {
+	FTFB_UW_RBP_SAME = 0,	/* the caller's rbp is this frame's */
+	FTFB_UW_RBP_AT_CFA = 1, /* saved at CFA + rbp_off */
+	FTFB_UW_RBP_LOST = 2,	/* unknown (undefined, or another rule) */
+};
+
+/* 8 bytes: an array map's elements are 8-byte aligned. An offset that
+ * does not fit makes the row "unsupported" (CFA) or "lost" (rbp). */
+struct ftfb_uw_row {
+	__u32 pc;
+	__s16 cfa_off;
+	__u8 type;     /* cfa_type | rbp_type << 4 */
+	__s8 rbp_off8; /* the rbp offset / 8 */
+};
+#define FTFB_UW_CFA_TYPE(r) ((r)->type & 15)
+#define FTFB_UW_RBP_TYPE(r) ((r)->type >> 4)
+
+/* One binary's rows: uw_rows[first .. first + n) */
+struct ftfb_uw_table {
+	__u32 first;
+	__u32 n;
+};
+
+/* ftfb_uw_map.table, when it is not a table index */
+#define FTFB_UW_TABLE_NONE 0xffffffffu	  /* no usable CFI: stop there */
+#define FTFB_UW_TABLE_FP 0xfffffffeu	  /* anonymous code (JIT): follow rbp */
+#define FTFB_UW_TABLE_PENDING 0xfffffffdu /* being built: "not loaded yet" */
+
+/* An executable mapping of a process: an address pc in [start, end) is
+ * at row address pc - bias of its table. */
+struct ftfb_uw_map {
+	__u64 start, end, bias;
+	__u32 table;
+	__u32 _pad;
+};
+
+#define FTFB_UW_MAX_MAPS 256
+/* The executable mappings of a process (map `uw_procs`), sorted by
+ * start. */
+struct ftfb_uw_proc {
+	__u32 n;
+	__u32 _pad;
+	struct ftfb_uw_map m[FTFB_UW_MAX_MAPS];
+};
+
+/* Why a user stack ended (map `uw_stats` counts them, per reason; the
+ * last user frame of a stack that did not reach its end is
+ * FTFB_UW_STOP_IP(reason), which the symbolizer names). */
+enum {
+	FTFB_UW_COMPLETE = 0,	 /* reached the outermost frame */
+	FTFB_UW_NOT_LOADED = 1,	 /* the process's tables are not loaded yet */
+	FTFB_UW_NO_MAPPING = 2,	 /* an address in no known mapping */
+	FTFB_UW_NO_CFI = 3,	 /* no CFI for the address */
+	FTFB_UW_UNSUPPORTED = 4, /* a CFI rule the walker does not follow */
+	FTFB_UW_UNREADABLE = 5,	 /* stack memory not readable */
+	FTFB_UW_DEPTH = 6,	 /* deeper than the depth limit */
+	FTFB_UW_BAD_FRAME = 7,	 /* a frame that cannot be right (the
+				  * stack pointer went down, rbp lost) */
+	FTFB_UW_SIGNAL = 8,	 /* a signal handler's frame */
+	FTFB_UW_NREASONS = 9,
+};
+/* counters after the reasons in uw_stats */
+#define FTFB_UW_STAT_STACKS FTFB_UW_NREASONS /* user stacks walked */
+#define FTFB_UW_STAT_FRAMES (FTFB_UW_NREASONS + 1)
+#define FTFB_UW_NSTATS (FTFB_UW_NREASONS + 2)
+
+/* A stop frame: in the kernel's half of the address space, so never a
+ * user address. */
+#define FTFB_UW_STOP_BASE 0xfffffffffffff000ull
+#define FTFB_UW_STOP_IP(reason) (FTFB_UW_STOP_BASE + (reason))
+
+#endif

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * unwind_table.h - the unwind table of one ELF binary, for the BPF stack
+ * walker (bpf/unwind.h has the row format).
+ *
+ * Built from the binary's .eh_frame: the FDEs are listed by its
+ * .eh_frame_hdr search table (PT_GNU_EH_FRAME, which linkers always
+ * write and `strip` keeps), and elfutils libdw interprets each FDE's CFI
+ * (dwarf_cfi_addrframe) into rows: the rules that hold from each row's
+ * address to the next one's. Addresses no FDE covers get a "no CFI" row,
+ * so the walker stops there rather than guess. Consecutive rows with the
+ * same rules are merged.
+ *
+ * Rows are in the binary's ELF virtual addresses minus `base` (its lowest
+ * covered address), so they fit 32 bits; the PT_LOAD segments are kept
+ * to place a mapping (file offset) at its virtual address.
+ */
+#ifndef FTFB_UNWIND_TABLE_H
+#define FTFB_UNWIND_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "unwind.h"
+
+#define FTFB_UW_MAX_SEGS 16
+
+struct ftfb_uw_seg {
+	uint64_t offset, vaddr, filesz;
+};
+
+struct ftfb_uw_table_built {
+	struct ftfb_uw_row *rows; /* sorted by pc */
+	size_t n;
+	uint64_t base; /* the virtual address of row pc 0 */
+	struct ftfb_uw_seg segs[FTFB_UW_MAX_SEGS]; /* PT_LOAD, executable */
+	size_t nsegs;
+};
+
+/* The table of the ELF file at path (0), or a negative errno and one
+ * line in err: -ENOENT etc. (cannot open), -ENOEXEC (not an ELF file),
+ * -ENODATA (no .eh_frame_hdr / .eh_frame: no CFI to build from),
+ * -ENOMEM. */
+int ftfb_uw_table_from_file(const char *path, struct ftfb_uw_table_built *t,
+			    char *err, size_t errlen);
+/* The same from an ELF image in memory (the vDSO). */
+int ftfb_uw_table_from_memory(const void *image, size_t size,
+			      struct ftfb_uw_table_built *t, char *err,
+			      size_t errlen);
+void ftfb_uw_table_free(struct ftfb_uw_table_built *t);
+
+/* The row that covers virtual address vaddr, NULL if it is below the
+ * table (above it, the last row: "no CFI"). */
+const struct ftfb_uw_row *
+ftfb_uw_table_lookup(const struct ftfb_uw_table_built *t, uint64_t vaddr);
+
+/* The bias of a mapping of file offset pgoff at address start: an
+ * address pc of it is at virtual address pc - bias. 0, or -ENOENT when
+ * no executable segment holds pgoff. */
+int ftfb_uw_table_bias(const struct ftfb_uw_table_built *t, uint64_t start,
+		       uint64_t pgoff, uint64_t *bias);
+
+/* The table of this process's vDSO (the same image in every process). */
+int ftfb_uw_table_from_vdso(struct ftfb_uw_table_built *t, char *err,
+			    size_t errlen);
+
+/* The name of a stop frame's address (FTFB_UW_STOP_IP: why a user
+ * stack walk ended there), NULL if ip is not one. */
+const char *ftfb_uw_stop_name(uint64_t ip);
+
+#endif

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The unwind tables ftf-bpf builds for the BPF stack walker, checked row
+by row against binutils' own reading of the same CFI (`readelf -wF`, the
+"interpreted" .eh_frame): for every row of every FDE, the table's row at
+that address must give the same CFA rule, the same place for the
+caller's rbp and the return address at CFA-8 (or "end of stack" where
+the CFI leaves it undefined); where an FDE ends and no other begins, the
+table must say "no CFI".
+
+usage: test_unwind_table.py UW_DUMP ELF_FILE...
+"""
+import bisect
+import re
+import subprocess
+import sys
+
+NONE, RSP, RBP, PLT, END, UNSUPP, SIGNAL = range(7)
+SAME, AT_CFA, LOST = range(3)
+
+
+def readelf_fdes(path):
+    """[(start, end, [(loc, cfa, rbp, ra)], signal)] from readelf -wF."""
+    out = subprocess.run(["readelf", "-wF", path], capture_output=True, text=True).stdout
+    # (readelf exits 1 over what it cannot follow, e.g. a separate debug
+    # file; the .eh_frame it prints is whole)
+    out = out.split("Contents of the .debug_frame")[0]
+    cies, fdes, cur, cols = {}, [], None, []
+    for line in out.splitlines():
+        m = re.match(r"^([0-9a-f]+) [0-9a-f]+ [0-9a-f]+ CIE \"([^\"]*)\"", line)
+        if m:
+            cur = cies.setdefault(int(m[1], 16), dict(rows=[], signal="S" in m[2]))
+            continue
+        m = re.match(r"^[0-9a-f]+ [0-9a-f]+ [0-9a-f]+ FDE cie=([0-9a-f]+) pc=([0-9a-f]+)\.\.([0-9a-f]+)", line)
+        if m:
+            cie = cies[int(m[1], 16)]
+            cur = dict(start=int(m[2], 16), end=int(m[3], 16), rows=[], cie=cie, signal=cie["signal"])
+            fdes.append(cur)
+            continue
+        if line.strip().startswith("LOC"):
+            cols = line.split()[1:]
+            continue
+        m = re.match(r"^([0-9a-f]{16}) (.*)$", line)
+        if m and cur is not None:
+            # (a value may be "r10 (r10)": one column)
+            vals = dict(zip(cols, re.findall(r"\S+(?: \(\S+\))?", m[2])))
+            cur["rows"].append((int(m[1], 16), vals["CFA"], vals.get("rbp", "u"), vals.get("ra", "u")))
+    for f in fdes:
+        if not f["rows"] and f["cie"]["rows"]:  # no instructions: the CIE's initial rules
+            _, cfa, rbp, ra = f["cie"]["rows"][0]
+            f["rows"] = [(f["start"], cfa, rbp, ra)]
+    return fdes
+
+
+def expected(cfa, rbp, ra, signal):
+    """The acceptable (cfa_type, cfa_off, rbp_type, rbp_off) for one readelf row."""
+    if signal:
+        return [(SIGNAL, 0, SAME, 0)]
+    if ra == "u":
+        return [(END, 0, SAME, 0)]
+    if ra != "c-8":
+        return [(UNSUPP, 0, SAME, 0)]
+    m = re.match(r"^(rsp|rbp)\+(-?\d+)$", cfa)
+    if not m:  # "exp" (a PLT entry's expression, or another), or another register
+        return [(PLT, 10, None, None), (PLT, 11, None, None), (UNSUPP, 0, SAME, 0)]
+    c = (RSP if m[1] == "rsp" else RBP, int(m[2]))
+    if not -32768 <= c[1] <= 32767:  # more than a table row holds
+        return [(UNSUPP, 0, SAME, 0)]
+    r = re.match(r"^c(-?\d+)$", rbp)
+    if r and (int(r[1]) % 8 or not -1024 <= int(r[1]) <= 1016):
+        return [c + (LOST, 0)]
+    if r:
+        return [c + (AT_CFA, int(r[1]))]
+    if rbp == "u":  # readelf's "u": unset here (same value) or undefined
+        return [c + (SAME, 0), c + (LOST, 0)]
+    return [c + (LOST, 0)]
+
+
+def check_file(dump, path):
+    out = subprocess.run([dump, path], capture_output=True, text=True)
+    if out.returncode:
+        print(f"FAIL {path}: uw_dump: {out.stderr.strip()}")
+        return False
+    rows = [tuple(int(x, 16) if i == 0 else int(x) for i, x in enumerate(line.split()))
+            for line in out.stdout.splitlines()]
+    pcs = [r[0] for r in rows]
+
+    def at(pc):
+        i = bisect.bisect_right(pcs, pc) - 1
+        return rows[i][1:] if i >= 0 else None
+
+    fdes = readelf_fdes(path)
+    starts = {f["start"] for f in fdes}
+    checked, bad = 0, []
+    for f in fdes:
+        for loc, cfa, rbp, ra in f["rows"]:
+            if not f["start"] <= loc < f["end"]:
+                continue
+            got, want = at(loc), expected(cfa, rbp, ra, f["signal"])
+            ok = got is not None and any(all(w is None or w == g for w, g in zip(x, got)) for x in want)
+            checked += 1
+            if not ok:
+                bad.append(f"  {loc:#x} readelf: CFA {cfa} rbp {rbp} ra {ra}; table: {got}")
+        if f["end"] not in starts and f["end"] > f["start"]:
+            got = at(f["end"])
+            checked += 1
+            if got is None or got[0] != NONE:
+                bad.append(f"  {f['end']:#x} (end of the FDE at {f['start']:#x}, none after): table: {got}")
+    print(f"{path}: {len(fdes)} FDEs, {len(rows)} table rows, {checked} addresses checked, "
+          f"{len(bad)} disagree with readelf -wF")
+    for b in bad[:20]:
+        print(b)
+    return checked > 0 and not bad
+
+
+def main():
+    dump, files = sys.argv[1], sys.argv[2:]
+    ok = all([check_file(dump, f) for f in files])
+    # the vDSO has no file to give readelf: its table must exist and end
+    out = subprocess.run([dump, "--vdso"], capture_output=True, text=True)
+    vrows = out.stdout.splitlines()
+    print(f"vDSO: {len(vrows)} rows (exit {out.returncode})")
+    ok = ok and out.returncode == 0 and len(vrows) >= 2 and vrows[-1].split()[1] == str(NONE)
+    print("PASS" if ok else "FAIL")
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
