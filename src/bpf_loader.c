@@ -955,6 +955,20 @@ static int attach_cpu_samplers(struct ftfb_loader *l, unsigned freq_hz,
 	return 0;
 }
 
+int ftfb_loader_set_python(void *ctx, uint32_t tgid,
+			   const struct ftfb_py_proc *p)
+{
+	struct ftfb_loader *l = ctx;
+	int fd;
+
+	if (!l->stk)
+		return -ENODEV;
+	fd = bpf_map__fd(l->stk->maps.py_procs);
+	if (!p)
+		return bpf_map_delete_elem(fd, &tgid) ? -errno : 0;
+	return bpf_map_update_elem(fd, &tgid, p, BPF_ANY) ? -errno : 0;
+}
+
 int ftfb_loader_attach_stacks(struct ftfb_loader *l, unsigned freq_hz,
 			      char *errmsg, size_t errlen)
 {
@@ -974,6 +988,7 @@ int ftfb_loader_attach_stacks(struct ftfb_loader *l, unsigned freq_hz,
 	s->rodata->nr_rings = l->nr_rings;
 	s->rodata->wakeup_bytes = l->opts.ring_bytes / 4;
 	s->rodata->self_tgid = l->opts.exclude_self ? (__u32)getpid() : 0;
+	s->rodata->py_enabled = l->opts.python_stacks;
 	err = reuse_shared_maps(l, s->maps.rings, s->maps.traced_tgids,
 				s->maps.fired, s->maps.drops, s->maps.ubufs);
 	if (!err)

@@ -33,6 +33,7 @@
 #include "events.h"
 #include "output.h"
 #include "probespec.h"
+#include "pystack_procs.h"
 #include "stackprof.h"
 #include "symbolize.h"
 #include "procfs.h"
@@ -592,6 +593,7 @@ struct session {
 	struct ftfb_symbolizer *sym;	      /* --stacks */
 	struct ftfb_stackprof_opts stack_opts;
 	struct ftfb_stackprof *stacks;	      /* (-F: one per snapshot) */
+	struct ftfb_pyprocs *pyprocs;	      /* -g: the CPython processes */
 	struct target_child child;
 	bool have_child;
 	bool writer_open;
@@ -606,6 +608,25 @@ struct session {
 	const char *stop_reason;
 };
 
+/* -g: a CPython process's samples show Python frames once it is found
+ * (pystack_procs.h); its exec or exit makes it look again. */
+static void pystack_note(struct ftfb_pyprocs *d, const void *data,
+			 size_t size)
+{
+	struct ftfb_hdr h;
+
+	if (size < sizeof(h))
+		return;
+	memcpy(&h, data, sizeof(h));
+	if (h.kind == FTFB_EV_STACK_ON || h.kind == FTFB_EV_STACK_OFF)
+		ftfb_pyprocs_seen(d, h.tgid, mono_ns());
+	else if (h.kind == FTFB_EV_EXEC)
+		ftfb_pyprocs_forget(d, h.tgid);
+	else if (h.kind == FTFB_EV_EXIT && size >= sizeof(struct ftfb_exit) &&
+		 ((const struct ftfb_exit *)data)->group_dead)
+		ftfb_pyprocs_forget(d, h.tgid);
+}
+
 static int on_event(void *ctx, const void *data, size_t size)
 {
 	struct session *s = ctx;
@@ -616,6 +637,8 @@ static int on_event(void *ctx, const void *data, size_t size)
 	 * within about two timeouts anyway (ftfb_loader_poll), and the drain
 	 * after the loop takes the rest. */
 	s->events++;
+	if (s->pyprocs)
+		pystack_note(s->pyprocs, data, size);
 	if (s->flight) {
 		r = ftfb_flight_event(s->flight, data, size);
 		if (r) {
@@ -716,6 +739,12 @@ static void print_stack_stats(const struct session *s)
 		(unsigned long long)st->packets,
 		st->samples[0] + st->samples[1] ?
 			(double)st->bytes / (double)(st->samples[0] + st->samples[1]) : 0.0);
+	if (st->python_samples)
+		fprintf(stderr,
+			"  stacks: %llu samples with Python frames (%llu among a whole native stack, the rest with the Python frames as their root)%s\n",
+			(unsigned long long)st->python_samples,
+			(unsigned long long)st->python_interleaved,
+			st->unknown_pycodes ? "; some Python functions unnamed (their strings were lost)" : "");
 	if (st->unknown_stacks)
 		fprintf(stderr,
 			"  stacks: %llu samples name a stack whose frames were lost (written without them)\n",
@@ -1095,6 +1124,10 @@ static int open_stacks(struct session *s)
 	s->stack_opts.symbolize_ctx = s->sym;
 	s->stack_opts.freq_hz = s->o->freq_hz;
 	s->stack_opts.forget = ftfb_symbolizer_forget;
+	if (!s->o->no_python_stacks &&
+	    (err = ftfb_pyprocs_new(&s->pyprocs, ftfb_loader_set_python,
+				    s->loader)))
+		return err;
 	if (s->o->flight_ns)
 		return 0;
 	return ftfb_stackprof_new(&s->stacks, &s->stack_opts);
@@ -1173,6 +1206,7 @@ static int run_trace(struct cli_opts *o)
 	lo.uprobe_nargs = o->nargs;
 	lo.verbose = o->verbose;
 	lo.exclude_self = true;
+	lo.python_stacks = o->stacks && !o->no_python_stacks;
 	lo.background_detach = true;
 	if (o->verbose)
 		fprintf(stderr, "ftf-bpf: loading BPF programs\n");
@@ -1438,6 +1472,7 @@ out:
 		ftfb_translator_free(s.tr);
 	free(s.tr);
 	ftfb_stackprof_free(s.stacks);
+	ftfb_pyprocs_free(s.pyprocs);
 	ftfb_symbolizer_free(s.sym);
 	ftfb_flight_close(s.flight);
 	free(s.trigger_ns);

@@ -35,6 +35,7 @@ static const char *const kind_names[FTFB_EV_KIND_MAX] = {
 	[FTFB_EV_USDT] = "usdt",
 	[FTFB_EV_STACK_ON] = "stack_on_cpu",
 	[FTFB_EV_STACK_OFF] = "stack_off_cpu",
+	[FTFB_EV_PYCODE] = "python_code",
 };
 
 static const size_t kind_size[FTFB_EV_KIND_MAX] = {
@@ -53,6 +54,7 @@ static const size_t kind_size[FTFB_EV_KIND_MAX] = {
 	[FTFB_EV_USDT] = offsetof(struct ftfb_usdt, str),
 	[FTFB_EV_STACK_ON] = sizeof(struct ftfb_stack),
 	[FTFB_EV_STACK_OFF] = sizeof(struct ftfb_stack),
+	[FTFB_EV_PYCODE] = sizeof(struct ftfb_pycode),
 };
 
 /* ---- helpers ---- */
@@ -1117,9 +1119,7 @@ static int on_stack(struct ftfb_translator *t, const void *data, size_t size)
 		return 0;
 	/* (the BPF side sends at most FTFB_STACK_MAX_DEPTH frames a kind;
 	 * anything else is not a stack event of ours) */
-	if ((size - sizeof(e)) / 8 < (size_t)e.nu + e.nk ||
-	    e.nu > FTFB_STACK_MAX_DEPTH || e.nk > FTFB_STACK_MAX_DEPTH ||
-	    ((uintptr_t)ips & 7)) {
+	if (!ftfb_stack_event_ok(&e, size, ips)) {
 		t->st.skipped++;
 		return 0;
 	}
@@ -1140,6 +1140,9 @@ static int on_stack(struct ftfb_translator *t, const void *data, size_t size)
 	s.nk = e.nk;
 	s.uips = e.nu ? ips : NULL;
 	s.kips = e.nk ? ips + e.nu : NULL;
+	s.phash = e.py.hash;
+	s.np = e.py.n;
+	s.pips = e.py.n ? ips + e.nu + e.nk : NULL;
 	return ftfb_stackprof_sample(t->o.stacks, &s);
 }
 
@@ -1250,6 +1253,12 @@ int ftfb_translator_event(struct ftfb_translator *t, const void *data,
 	case FTFB_EV_STACK_ON:
 	case FTFB_EV_STACK_OFF:
 		return on_stack(t, data, size);
+	case FTFB_EV_PYCODE: {
+		struct ftfb_pycode e;
+
+		memcpy(&e, data, sizeof(e));
+		return t->o.stacks ? ftfb_stackprof_pycode(t->o.stacks, &e) : 0;
+	}
 	}
 	return 0;
 }
