@@ -31,10 +31,13 @@ struct {
 	__type(value, struct ftfb_py_proc);
 } py_procs SEC(".maps");
 
-/* tid -> its PyThreadState (0: none found at checked_ns) */
+/* tid -> its PyThreadState (0: none found at checked_ns, the misses-th
+ * time in a row) */
 struct py_thread {
 	__u64 tstate;
 	__u64 checked_ns;
+	__u32 misses;
+	__u32 _pad;
 };
 
 struct {
@@ -59,8 +62,12 @@ struct {
 	__type(value, struct ftfb_pycode);
 } py_code_buf SEC(".maps");
 
-/* a thread without a thread state is looked for again after this */
-#define PY_RECHECK_NS 100000000ull
+/* A thread without a thread state is looked for again after 1 ms, then
+ * 2, 4 ... 256 ms: a new thread's state names it only once the thread
+ * runs (thread_id is set then), and a thread that never runs Python
+ * costs a walk every 256 ms at most. */
+#define PY_RECHECK_NS 1000000ull
+#define PY_RECHECK_MAX_SHIFT 8
 #define PY_MAX_INTERPS 4
 #define PY_MAX_THREADS 64
 /* frames walked: the Python ones and the 3.12+ shims between them */
@@ -117,6 +124,14 @@ static long py_thread_step(__u64 i, void *ctx)
 	return 0;
 }
 
+static __always_inline __s32 py_int(__u64 addr)
+{
+	__s32 v = 0;
+
+	bpf_probe_read_user(&v, sizeof(v), (const void *)addr);
+	return v;
+}
+
 /* The PyThreadState of the thread whose pthread_t is fsbase, by walking
  * every interpreter's list; 0 if none. */
 static __always_inline __u64 py_walk_threads(const struct ftfb_py_proc *p,
@@ -132,9 +147,12 @@ static __always_inline __u64 py_walk_threads(const struct ftfb_py_proc *p,
 	return w.found;
 }
 
-/* The thread's PyThreadState, from the cache when it still names it. */
+/* The thread's PyThreadState, from the cache when it still names it.
+ * blocking: the thread blocks (its one off-CPU stack): a miss of the
+ * last few ms is not trusted (a new thread is sampled on CPU before its
+ * thread state names it, and then blocks at once: time.sleep). */
 static __always_inline __u64 py_tstate(const struct ftfb_py_proc *p, __u32 tid,
-				       __u64 fsbase)
+				       __u64 fsbase, bool blocking)
 {
 	struct py_thread *c = bpf_map_lookup_elem(&py_threads, &tid);
 	struct py_thread n = {};
@@ -144,8 +162,13 @@ static __always_inline __u64 py_tstate(const struct ftfb_py_proc *p, __u32 tid,
 		if (c->tstate &&
 		    py_ptr(c->tstate + p->o.tstate_thread_id) == fsbase)
 			return c->tstate;
-		if (!c->tstate && now - c->checked_ns < PY_RECHECK_NS)
+		if (!c->tstate && !blocking &&
+		    now - c->checked_ns <
+			    PY_RECHECK_NS << (c->misses < PY_RECHECK_MAX_SHIFT
+						      ? c->misses
+						      : PY_RECHECK_MAX_SHIFT))
 			return 0;
+		n.misses = c->tstate ? 0 : c->misses + 1;
 	}
 	n.tstate = py_walk_threads(p, fsbase);
 	n.checked_ns = now;
@@ -209,7 +232,9 @@ static long py_frame_step(__u64 i, void *ctx)
 		return 1;
 	}
 	w->ips[(w->base + w->n) & PY_IPS_MASK] =
-		code | (flag ? FTFB_PY_EVAL_FIRST : 0);
+		code | (flag ? FTFB_PY_EVAL_FIRST : 0) |
+		((__u64)(__u16)py_int(code + o->code_firstlineno)
+		 << FTFB_PY_LINE_SHIFT);
 	w->n++;
 	return 0;
 }
@@ -247,11 +272,21 @@ static __always_inline void py_read_str(const struct ftfb_py_offsets *o,
 	}
 }
 
-/* Sends the strings of the code object at code; true if they went. */
-static __noinline bool py_send_code(const struct ftfb_py_proc *p, __u64 code,
-				    __u32 tid, __u32 tgid, __u32 cpu)
+/* The code objects of a new Python stack whose strings go first. */
+struct py_codes {
+	const struct ftfb_py_proc *p;
+	const __u64 *ips;
+	__u64 seed;
+	__u32 base, n, tid, tgid, cpu;
+};
+
+/* Sends the strings of the code object at code (its co_name or
+ * co_qualname, and co_filename objects given); true if they went. */
+static __noinline bool py_send_code(const struct py_codes *c, __u64 code,
+				    __u64 name, __u64 file)
 {
-	const struct ftfb_py_offsets *o = &p->o;
+	const struct ftfb_py_offsets *o = &c->p->o;
+	__u32 cpu = c->cpu;
 	struct ftfb_pycode *e;
 	__u32 zero = 0;
 	void *rb;
@@ -262,17 +297,14 @@ static __noinline bool py_send_code(const struct ftfb_py_proc *p, __u64 code,
 	e->hdr.ts = bpf_ktime_get_ns();
 	e->hdr.kind = FTFB_EV_PYCODE;
 	e->hdr.cpu = cpu;
-	e->hdr.tid = tid;
-	e->hdr.tgid = tgid;
+	e->hdr.tid = c->tid;
+	e->hdr.tgid = c->tgid;
 	e->hdr._pad = 0;
 	e->code = code;
-	e->firstlineno = 0;
+	e->firstlineno = py_int(code + o->code_firstlineno);
 	e->_pad = 0;
-	bpf_probe_read_user(&e->firstlineno, sizeof(e->firstlineno),
-			    (const void *)(code + o->code_firstlineno));
-	py_read_str(o, py_ptr(code + o->code_name), e->name, sizeof(e->name));
-	py_read_str(o, py_ptr(code + o->code_filename), e->file,
-		    sizeof(e->file));
+	py_read_str(o, name, e->name, sizeof(e->name));
+	py_read_str(o, file, e->file, sizeof(e->file));
 	ftfb_count(&fired, FTFB_EV_PYCODE);
 	rb = ftfb_ring_of(FTFB_EV_PYCODE, cpu);
 	if (!rb || bpf_ringbuf_output(rb, e, sizeof(*e), 0)) {
@@ -282,27 +314,24 @@ static __noinline bool py_send_code(const struct ftfb_py_proc *p, __u64 code,
 	return true;
 }
 
-/* The code objects of a new Python stack whose strings go first. */
-struct py_codes {
-	const struct ftfb_py_proc *p;
-	const __u64 *ips;
-	__u64 seed;
-	__u32 base, n, tid, tgid, cpu;
-};
-
 /* Entry i's code object: its strings sent unless sent for this image. */
 static long py_code_step(__u64 i, void *ctx)
 {
 	struct py_codes *c = ctx;
-	__u64 code, key;
+	__u64 entry, code, name, file, key;
 	__u8 one = 1;
 
 	if (i >= c->n)
 		return 1;
-	code = c->ips[(c->base + i) & PY_IPS_MASK] & FTFB_PY_CODE_MASK;
-	key = (code ^ c->seed) * 0x9e3779b97f4a7c15ull;
+	entry = c->ips[(c->base + i) & PY_IPS_MASK];
+	code = entry & FTFB_PY_CODE_MASK;
+	name = py_ptr(code + c->p->o.code_name);
+	file = py_ptr(code + c->p->o.code_filename);
+	/* the code object as it is now: its address, line and strings */
+	key = (((entry & FTFB_PY_KEY_MASK) ^ c->seed) * 0x9e3779b97f4a7c15ull) ^
+	      (name * 0xff51afd7ed558ccdull) ^ (file << 1);
 	if (!bpf_map_lookup_elem(&py_code_sent, &key) &&
-	    py_send_code(c->p, code, c->tid, c->tgid, c->cpu))
+	    py_send_code(c, code, name, file))
 		bpf_map_update_elem(&py_code_sent, &key, &one, BPF_ANY);
 	return 0;
 }
@@ -310,10 +339,11 @@ static long py_code_step(__u64 i, void *ctx)
 /* The Python frames of the current task (tid of tgid) into
  * ips[base...] and *part: their hash always, their count only when
  * userspace has not seen them (their code objects' strings sent first).
- * was_sent: the caller's table of the stacks userspace has. */
+ * was_sent: the caller's table of the stacks userspace has. blocking:
+ * the off-CPU stack of a thread that blocks. */
 static __always_inline void ftfb_py_take(struct ftfb_py_part *part, __u64 *ips,
 					 __u32 base, __u32 tid, __u32 tgid,
-					 __u32 cpu)
+					 bool blocking)
 {
 	const struct ftfb_py_proc *p;
 	struct task_struct *task;
@@ -332,7 +362,8 @@ static __always_inline void ftfb_py_take(struct ftfb_py_part *part, __u64 *ips,
 	if (!p)
 		return;
 	task = bpf_get_current_task_btf();
-	tstate = py_tstate(p, tid, BPF_CORE_READ(task, thread.fsbase));
+	tstate = py_tstate(p, tid, BPF_CORE_READ(task, thread.fsbase),
+			   blocking);
 	if (!tstate)
 		return;
 	w.p = p;
@@ -357,7 +388,7 @@ static __always_inline void ftfb_py_take(struct ftfb_py_part *part, __u64 *ips,
 	c.n = n;
 	c.tid = tid;
 	c.tgid = tgid;
-	c.cpu = cpu;
+	c.cpu = bpf_get_smp_processor_id();
 	bpf_loop(FTFB_PY_MAX_DEPTH, py_code_step, &c, 0);
 	part->n = n;
 }

@@ -66,11 +66,16 @@ struct ftfb_py_proc {
 /* Python frames a sample carries at most (the outermost ones beyond are
  * left out, and the sample is flagged FTFB_PY_TRUNCATED). */
 #define FTFB_PY_MAX_DEPTH 64
-/* An entry of the Python frames: the code object's address, or'ed with
- * FTFB_PY_EVAL_FIRST when the frame is the first (outermost) one an
- * interpreter call (_PyEval_EvalFrameDefault) ran. Leaf first. */
+/* An entry of the Python frames, leaf first: the code object's address
+ * (bits 3-47: x86-64 user space), the low 16 bits of its co_firstlineno
+ * in bits 48-63, and FTFB_PY_EVAL_FIRST when the frame is the first
+ * (outermost) one an interpreter call (_PyEval_EvalFrameDefault) ran.
+ * The line tells apart two code objects that one address held in turn
+ * (one freed, another made there: seen at start-up). */
 #define FTFB_PY_EVAL_FIRST 1ull
-#define FTFB_PY_CODE_MASK (~7ull)
+#define FTFB_PY_CODE_MASK 0x0000fffffffffff8ull
+#define FTFB_PY_LINE_SHIFT 48
+#define FTFB_PY_KEY_MASK (~7ull) /* the code object's identity */
 
 /* The Python part of a stack event (struct ftfb_stack.py): like the
  * native stacks, known by a hash (0: no Python frames), its entries sent

@@ -106,8 +106,9 @@ static __always_inline void mark_sent(const struct ftfb_stack *ev)
 #include "pystack.bpf.h"
 
 /* Fills s with current's stacks: hashes always, ips of the stacks not
- * sent yet (user ones first, then kernel ones). kskip: the innermost
- * kernel frames to leave out (those of the BPF call itself). */
+ * sent yet (user ones first, then kernel ones, then Python ones). kskip:
+ * the innermost kernel frames to leave out (those of the BPF call
+ * itself; only the off-CPU stack of a blocking thread skips any). */
 static __always_inline void take_stacks(void *ctx, struct stack_buf *s,
 					__u32 tgid, __u64 kskip)
 {
@@ -133,8 +134,7 @@ static __always_inline void take_stacks(void *ctx, struct stack_buf *s,
 	s->ev.nk = nk && !was_sent(s->ev.khash) ? nk : 0;
 	/* Python frames (a CPython thread): after the ips to send */
 	ftfb_py_take(&s->ev.py, s->ips, (off + s->ev.nk) & 255,
-		     (__u32)bpf_get_current_pid_tgid(), tgid,
-		     bpf_get_smp_processor_id());
+		     (__u32)bpf_get_current_pid_tgid(), tgid, kskip != 0);
 }
 
 /* Sends ev and the n ips that follow it to ring 0 (a verifier-friendly

@@ -22,9 +22,12 @@ int ftfb_pycodes_new(struct ftfb_pycodes **out)
 	return *out ? 0 : -ENOMEM;
 }
 
-static uint64_t key_of(uint32_t tgid, uint64_t code)
+/* (tgid, the code object's identity: address and line, as in the
+ * kernel's entries) */
+static uint64_t key_of(uint32_t tgid, uint64_t entry)
 {
-	return ftfb_mix64(code ^ ftfb_mix64((uint64_t)tgid + 0x9e37));
+	return ftfb_mix64((entry & FTFB_PY_KEY_MASK) ^
+			  ftfb_mix64((uint64_t)tgid + 0x9e37));
 }
 
 /* A copy of a fixed-size field the kernel NUL-terminated (or should). */
@@ -42,7 +45,9 @@ static char *copy_field(const char *s, size_t len)
 
 int ftfb_pycodes_add(struct ftfb_pycodes *c, const struct ftfb_pycode *e)
 {
-	uint64_t key = key_of(e->hdr.tgid, e->code);
+	uint64_t key = key_of(e->hdr.tgid,
+			      e->code | (uint64_t)(uint16_t)e->firstlineno
+						<< FTFB_PY_LINE_SHIFT);
 	uint32_t slot = ftfb_idtab_get(&c->index, key);
 	char *name = copy_field(e->name, sizeof(e->name));
 	char *file = copy_field(e->file, sizeof(e->file));
@@ -73,9 +78,9 @@ int ftfb_pycodes_add(struct ftfb_pycodes *c, const struct ftfb_pycode *e)
 }
 
 const struct ftfb_pycode_info *ftfb_pycodes_get(const struct ftfb_pycodes *c,
-						uint32_t tgid, uint64_t code)
+						uint32_t tgid, uint64_t entry)
 {
-	uint32_t slot = ftfb_idtab_get(&c->index, key_of(tgid, code));
+	uint32_t slot = ftfb_idtab_get(&c->index, key_of(tgid, entry));
 
 	return slot ? &c->v[slot - 1] : NULL;
 }

@@ -351,7 +351,7 @@ static int intern_pyframe(struct ftfb_stackprof *sp, struct seq *q,
 {
 	uint64_t code = entry & FTFB_PY_CODE_MASK;
 	const struct ftfb_pycode_info *ci =
-		ftfb_pycodes_get(sp->pycodes, tgid, code);
+		ftfb_pycodes_get(sp->pycodes, tgid, entry);
 	struct ftfb_frame_sym fs = {0};
 	const char *base;
 	char name[MAX_NAME + 1];
