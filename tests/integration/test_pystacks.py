@@ -9,7 +9,9 @@ usage: test_pystacks.py MODE FTF_BPF FTF_DUMP WORKLOAD OUTDIR
 MODE: debian (Debian's /usr/bin/python3.11) | 3.8 ... 3.13 (pyenv's
       CPython of that version; skipped when absent) | unsupported (pyenv's
       3.7: one warning line, native frames only) | off (--no-python-stacks:
-      native frames only) | flight (-F 30s: the stop's snapshot)
+      native frames only) | flight (-F 30s: the stop's snapshot) | shim
+      (--python -- a script that execs Python, as pyenv's shims: one line
+      saying which interpreter to give, exit 1, no trace)
 """
 import ast
 import glob
@@ -124,12 +126,35 @@ def check_native_only(samples, stderr, mode, script):
         check(not warn, "no warning")
 
 
+def test_shim(tool, outdir):
+    shim = os.path.join(outdir, "shims", "python3")
+    os.makedirs(os.path.dirname(shim), exist_ok=True)
+    with open(shim, "w") as f:
+        f.write('#!/bin/sh\nexec python3 "$@"\n')
+    os.chmod(shim, 0o755)
+    out = os.path.join(outdir, "pystacks-shim.fxt")
+    if os.path.exists(out):
+        os.unlink(out)
+    p = subprocess.run([tool, "--python", "-o", out, "--", shim, "-c", "pass"],
+                       capture_output=True, text=True, timeout=60)
+    print(f"  ftf-bpf --python -- {shim}: exit {p.returncode}, said: {p.stderr.strip()}")
+    lines = p.stderr.strip().splitlines()
+    check(p.returncode == 1, "exit 1")
+    check(len(lines) == 1 and shim in lines[0] and "is a script" in lines[0]
+          and "pyenv which python3" in lines[0], "one line naming the script and how to give the interpreter")
+    check("not an ELF file" not in p.stderr, "not the ELF reader's error")
+    check(not os.path.exists(out), "no trace written")
+
+
 def main():
     skip_unless_root()
     mode, tool, ftf_dump, script, outdir = sys.argv[1:6]
     script = os.path.abspath(script)
     os.makedirs(outdir, exist_ok=True)
     print(f"pystacks {mode}")
+    if mode == "shim":
+        test_shim(tool, outdir)
+        return
     py = interpreter(mode)
     if not py:
         print(f"  no interpreter for {mode} on this machine: skipped")
