@@ -147,6 +147,17 @@ static __always_inline __u64 py_walk_threads(const struct ftfb_py_proc *p,
 	return w.found;
 }
 
+/* The thread's pthread_t as glibc makes it: its thread pointer, on
+ * x86-64 the fs base (0 elsewhere for now: no Python frames). */
+static __always_inline __u64 py_thread_pointer(struct task_struct *task)
+{
+#if defined(__TARGET_ARCH_x86)
+	return BPF_CORE_READ(task, thread.fsbase);
+#else
+	return 0;
+#endif
+}
+
 /* The thread's PyThreadState, from the cache when it still names it.
  * blocking: the thread blocks (its one off-CPU stack): a miss of the
  * last few ms is not trusted (a new thread is sampled on CPU before its
@@ -349,7 +360,7 @@ static __always_inline void ftfb_py_take(struct ftfb_py_part *part, __u64 *ips,
 	struct task_struct *task;
 	struct py_walk w = {};
 	struct py_codes c;
-	__u64 tstate, seed;
+	__u64 tstate, seed, tp;
 	__u32 n;
 
 	part->hash = 0;
@@ -362,8 +373,10 @@ static __always_inline void ftfb_py_take(struct ftfb_py_part *part, __u64 *ips,
 	if (!p)
 		return;
 	task = bpf_get_current_task_btf();
-	tstate = py_tstate(p, tid, BPF_CORE_READ(task, thread.fsbase),
-			   blocking);
+	tp = py_thread_pointer(task);
+	if (!tp)
+		return;
+	tstate = py_tstate(p, tid, tp, blocking);
 	if (!tstate)
 		return;
 	w.p = p;

@@ -5,7 +5,7 @@ On the main thread, from module level: main > level1 > level2 > spin_a
 and spin_b, pure-Python loops that spin for CPU times in the ratio 2:1,
 each measuring its own CPU time with time.thread_time(). Then a thread
 "sleeper" blocks in time.sleep under sleepy > nap, and in a socket read
-under sleepy > wait_reply (another thread sends after 30 ms), each
+under sleepy > wait_reply (another thread sends every 60 ms), each
 measuring its time blocked with time.monotonic(). Prints what it
 measured: spin_a_ns, spin_b_ns, tid, nap_ns, naps, recv_ns, recvs.
 """
@@ -61,8 +61,10 @@ def wait_reply(sock, n):
 
 
 def sender(sock, n):
+    # (long enough that the reader is back in recv before the byte comes
+    # even on a loaded machine: a recv that finds its byte never blocks)
     for _ in range(n):
-        time.sleep(0.03)
+        time.sleep(0.06)
         sock.send(b"x")
 
 
@@ -71,9 +73,9 @@ def sleepy():
         else threading.get_native_id()
     nap(10)
     a, b = socket.socketpair()
-    t = threading.Thread(target=sender, args=(b, 10), name="sender")
+    t = threading.Thread(target=sender, args=(b, 6), name="sender")
     t.start()
-    wait_reply(a, 10)
+    wait_reply(a, 6)
     t.join()
 
 
