@@ -192,5 +192,5 @@ enum ftfb_py_found ftfb_py_find(uint32_t pid, struct ftfb_py_proc *out,
 			out->o = *o;
 			return FTFB_PY_SUPPORTED;
 		}
-	return FTFB_PY_NOT_PYTHON;
+	return n ? FTFB_PY_NOT_YET : FTFB_PY_NOT_PYTHON;
 }

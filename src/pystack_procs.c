@@ -18,7 +18,7 @@
 struct proc_state {
 	uint64_t last_ns;
 	uint8_t tries;
-	bool done; /* CPython found (supported or not) */
+	bool done; /* CPython found (supported or not), or none can come */
 };
 
 struct ftfb_pyprocs {
@@ -91,7 +91,10 @@ void ftfb_pyprocs_seen(struct ftfb_pyprocs *d, uint32_t tgid, uint64_t now_ns)
 		s->done = true;
 		warn_unsupported(d, minor);
 		break;
-	case FTFB_PY_NOT_PYTHON:
+	case FTFB_PY_NOT_PYTHON: /* looked at again after an exec only */
+		s->done = true;
+		break;
+	case FTFB_PY_NOT_YET:
 		break;
 	}
 }
@@ -103,7 +106,7 @@ void ftfb_pyprocs_forget(struct ftfb_pyprocs *d, uint32_t tgid)
 	if (!slot)
 		return;
 	if (d->st[slot - 1].done)
-		d->set(d->set_ctx, tgid, NULL);
+		d->set(d->set_ctx, tgid, NULL); /* (-ENOENT if none: fine) */
 	d->st[slot - 1] = (struct proc_state){0};
 }
 
