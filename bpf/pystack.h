@@ -19,14 +19,14 @@
 #include <linux/types.h>
 #endif
 
-/* How a version chains its frames (ftfb_py_offsets.frame_model). */
-#define FTFB_PY_FRAME_OBJECTS 0  /* 3.8-3.10: PyFrameObject.f_back; every
-				  * frame runs in an eval call of its own */
-#define FTFB_PY_FRAME_IS_ENTRY 1 /* 3.11: _PyInterpreterFrame; is_entry
-				  * marks an eval call's first frame */
-#define FTFB_PY_FRAME_OWNER 2    /* 3.12+: owner == FRAME_OWNED_BY_CSTACK
-				  * is the eval call's shim frame, below its
-				  * first frame (not a Python frame) */
+/* How a version chains its frames (ftfb_py_offsets.frame_model):
+ * 3.8-3.10: PyFrameObject.f_back, every frame runs in an eval call of
+ * its own; 3.11: _PyInterpreterFrame, is_entry marks an eval call's
+ * first frame; 3.12+: a frame whose owner is FRAME_OWNED_BY_CSTACK is
+ * the eval call's shim, below its first frame (not a Python frame). */
+#define FTFB_PY_FRAME_OBJECTS 0
+#define FTFB_PY_FRAME_IS_ENTRY 1
+#define FTFB_PY_FRAME_OWNER 2
 #define FTFB_PY_NO_OFFSET 0xffff
 
 /* Byte offsets into the interpreter's structures (all from its headers). */

@@ -45,9 +45,9 @@ static char *copy_field(const char *s, size_t len)
 
 int ftfb_pycodes_add(struct ftfb_pycodes *c, const struct ftfb_pycode *e)
 {
-	uint64_t key = key_of(e->hdr.tgid,
-			      e->code | (uint64_t)(uint16_t)e->firstlineno
-						<< FTFB_PY_LINE_SHIFT);
+	uint64_t key =
+		key_of(e->hdr.tgid, e->code | (uint64_t)(uint16_t)e->firstlineno
+						      << FTFB_PY_LINE_SHIFT);
 	uint32_t slot = ftfb_idtab_get(&c->index, key);
 	char *name = copy_field(e->name, sizeof(e->name));
 	char *file = copy_field(e->file, sizeof(e->file));

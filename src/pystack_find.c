@@ -31,8 +31,7 @@ void ftfb_py_versions(char *buf, size_t len)
 
 	buf[0] = 0;
 	for (unsigned i = 0; i < FTFB_PY_OFFSETS_COUNT && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s3.%u",
-				      n ? " " : "",
+		n += (size_t)snprintf(buf + n, len - n, "%s3.%u", n ? " " : "",
 				      ftfb_py_offsets_table[i].minor);
 }
 
@@ -43,8 +42,7 @@ struct py_syms {
 	bool base_found;
 };
 
-static void scan_symtab(Elf *e, Elf_Scn *scn, GElf_Shdr *sh,
-			struct py_syms *s)
+static void scan_symtab(Elf *e, Elf_Scn *scn, GElf_Shdr *sh, struct py_syms *s)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
 	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
@@ -144,12 +142,13 @@ static int python_maps(uint32_t pid, struct py_map *m, int max)
 		int minor;
 		bool lib;
 
-		if (sscanf(line, "%" SCNx64 "-%*x %*s %" SCNx64 " %*s %*s %511s",
+		if (sscanf(line,
+			   "%" SCNx64 "-%*x %*s %" SCNx64 " %*s %*s %511s",
 			   &start, &off, path) != 3 ||
 		    off != 0 || !python_name(path, &minor, &lib))
 			continue;
-		snprintf(m[n].path, sizeof(m[n].path), "/proc/%" PRIu32 "/root%s",
-			 pid, path);
+		snprintf(m[n].path, sizeof(m[n].path),
+			 "/proc/%" PRIu32 "/root%s", pid, path);
 		m[n].start = start;
 		m[n].minor = minor;
 		m[n].lib = lib;
@@ -188,7 +187,8 @@ enum ftfb_py_found ftfb_py_find(uint32_t pid, struct ftfb_py_proc *out,
 				return FTFB_PY_UNSUPPORTED;
 			memset(out, 0, sizeof(*out));
 			out->runtime = m[i].start - s.base_vaddr + s.runtime;
-			out->code_type = m[i].start - s.base_vaddr + s.code_type;
+			out->code_type =
+				m[i].start - s.base_vaddr + s.code_type;
 			out->o = *o;
 			return FTFB_PY_SUPPORTED;
 		}

@@ -19,8 +19,8 @@
 #include "events.h"
 
 enum ftfb_py_found {
-	FTFB_PY_NOT_PYTHON = 0, /* nothing named python in the maps */
-	FTFB_PY_SUPPORTED = 1,	/* *out filled */
+	FTFB_PY_NOT_PYTHON = 0,	 /* nothing named python in the maps */
+	FTFB_PY_SUPPORTED = 1,	 /* *out filled */
 	FTFB_PY_UNSUPPORTED = 2, /* CPython 3.minor, no offsets for it */
 	FTFB_PY_NOT_YET = 3	 /* a python3.X executable without
 				  * _PyRuntime: its libpython may come */

@@ -10,8 +10,14 @@
 enum ftfb_py_native ftfb_py_native_kind(const char *f)
 {
 	static const char *const roots[] = {
-		"_start", "__libc_start_main", "__libc_start_call_main",
-		"start_thread", "clone", "clone3", "__clone", "__clone3",
+		"_start",
+		"__libc_start_main",
+		"__libc_start_call_main",
+		"start_thread",
+		"clone",
+		"clone3",
+		"__clone",
+		"__clone3",
 	};
 
 	if (!f)
@@ -48,7 +54,8 @@ static uint32_t count_runs(const uint64_t *py, uint32_t np)
 static size_t interleave(const uint8_t *nk, uint32_t nn, const uint64_t *py,
 			 uint32_t np, struct ftfb_py_slot *out, size_t max)
 {
-	uint32_t next = np; /* py[next - 1]: the next Python frame, root first */
+	uint32_t next =
+		np; /* py[next - 1]: the next Python frame, root first */
 	size_t n = 0;
 
 	for (uint32_t i = 0; i < nn; i++) {

@@ -66,7 +66,8 @@ static void warn_unsupported(struct ftfb_pyprocs *d, int minor)
 	d->warned |= 1ull << minor;
 	ftfb_py_versions(known, sizeof(known));
 	fprintf(stderr,
-		"ftf-bpf: python 3.%d: Python frames not supported, native frames only (this build knows CPython %s)\n",
+		"ftf-bpf: python 3.%d: Python frames not supported, native "
+		"frames only (this build knows CPython %s)\n",
 		minor, known[0] ? known : "none");
 }
 

@@ -7,8 +7,9 @@
  * arrives, and again every 200 ms for its first 2 s while it runs a
  * python3.X executable without CPython's runtime (a shared build maps
  * libpython only after its exec, and a command's samples start right at
- * the exec); an exec or the exit of the process starts it over. A CPython version the build has no
- * offsets for is named in one warning line on stderr, once per version
+ * the exec); an exec or the exit of the process starts it over. A CPython
+ * version the build has no offsets for is named in one warning line on stderr,
+ * once per version
  * ("python 3.7: Python frames not supported, native frames only").
  */
 #ifndef FTFB_PYSTACK_PROCS_H
@@ -27,8 +28,7 @@ struct ftfb_pyprocs;
 int ftfb_pyprocs_new(struct ftfb_pyprocs **out, ftfb_py_set_fn set,
 		     void *set_ctx);
 /* A stack sample of tgid came at now_ns (CLOCK_MONOTONIC). */
-void ftfb_pyprocs_seen(struct ftfb_pyprocs *d, uint32_t tgid,
-		       uint64_t now_ns);
+void ftfb_pyprocs_seen(struct ftfb_pyprocs *d, uint32_t tgid, uint64_t now_ns);
 /* tgid exec'd or exited: what was found of it no longer holds. */
 void ftfb_pyprocs_forget(struct ftfb_pyprocs *d, uint32_t tgid);
 /* Processes where CPython frames are read. */

@@ -94,7 +94,8 @@ int main(void)
 	Elf *e;
 	int fd;
 
-	snprintf(pat, sizeof(pat), "%s/versions/3.13.*/lib/libpython3.13.so.1.0",
+	snprintf(pat, sizeof(pat),
+		 "%s/versions/3.13.*/lib/libpython3.13.so.1.0",
 		 root ? root : "/root/.pyenv");
 	if (!o || glob(pat, 0, NULL, &g) || !g.gl_pathc) {
 		printf("no CPython 3.13 (offsets %s, %s): skipped\n",
@@ -118,14 +119,12 @@ int main(void)
 	same("thread_state.next", word(b, W(21)), o->tstate_next);
 	same("thread_state.current_frame", word(b, W(23)), o->tstate_frame);
 	same("thread_state.thread_id", word(b, W(24)), o->tstate_thread_id);
-	same("interpreter_frame.previous", word(b, W(29)),
-	     o->frame_previous);
+	same("interpreter_frame.previous", word(b, W(29)), o->frame_previous);
 	same("interpreter_frame.executable", word(b, W(30)), o->frame_code);
 	same("interpreter_frame.owner", word(b, W(33)), o->frame_flag);
 	same("code_object.filename", word(b, W(35)), o->code_filename);
 	same("code_object.qualname", word(b, W(37)), o->code_name);
-	same("code_object.firstlineno", word(b, W(39)),
-	     o->code_firstlineno);
+	same("code_object.firstlineno", word(b, W(39)), o->code_firstlineno);
 	same("pyobject.ob_type", word(b, W(45)), o->object_type);
 	elf_end(e);
 	close(fd);

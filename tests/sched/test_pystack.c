@@ -43,12 +43,12 @@ static size_t merged(const uint8_t *nk, uint32_t nn, const uint64_t *py,
 static void merge_interleaves_runs(void **state)
 {
 	/* native, root first: _start, main, eval, ext_call, eval, memcpy */
-	const uint8_t nk[] = {FTFB_PYN_ROOT, FTFB_PYN_OTHER, FTFB_PYN_EVAL,
-			      FTFB_PYN_OTHER, FTFB_PYN_EVAL, FTFB_PYN_OTHER};
+	const uint8_t nk[] = {FTFB_PYN_ROOT,  FTFB_PYN_OTHER, FTFB_PYN_EVAL,
+			      FTFB_PYN_OTHER, FTFB_PYN_EVAL,  FTFB_PYN_OTHER};
 	/* Python, leaf first: d, c (first of the inner call), b, a (first) */
 	const uint64_t py[] = {0x40, 0x30 | F, 0x20, 0x10 | F};
-	const unsigned want[] = {N(0), N(1), P(3), P(2), N(3),
-				 P(1), P(0), N(5)};
+	const unsigned want[] = {N(0), N(1), P(3), P(2),
+				 N(3), P(1), P(0), N(5)};
 	unsigned got[64];
 	bool exact;
 	size_t n;
@@ -209,8 +209,8 @@ static void sym_partial(void *ctx, uint32_t tgid, uint64_t ip, bool kernel,
 	(void)kernel;
 	(void)leaf;
 	memset(out, 0, sizeof(*out));
-	out->function = ip == 0x1100 ? "_PyEval_EvalFrameDefault"
-				     : "clock_gettime";
+	out->function =
+		ip == 0x1100 ? "_PyEval_EvalFrameDefault" : "clock_gettime";
 	out->path = "/usr/bin/python3.11";
 	out->start = 0x1000;
 	out->end = 0x2000;
