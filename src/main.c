@@ -609,25 +609,6 @@ struct session {
 	const char *stop_reason;
 };
 
-/* -g: a CPython process's samples show Python frames once it is found
- * (pystack_procs.h); its exec or exit makes it look again. */
-static void pystack_note(struct ftfb_pyprocs *d, const void *data,
-			 size_t size)
-{
-	struct ftfb_hdr h;
-
-	if (size < sizeof(h))
-		return;
-	memcpy(&h, data, sizeof(h));
-	if (h.kind == FTFB_EV_STACK_ON || h.kind == FTFB_EV_STACK_OFF)
-		ftfb_pyprocs_seen(d, h.tgid, mono_ns());
-	else if (h.kind == FTFB_EV_EXEC)
-		ftfb_pyprocs_forget(d, h.tgid);
-	else if (h.kind == FTFB_EV_EXIT && size >= sizeof(struct ftfb_exit) &&
-		 ((const struct ftfb_exit *)data)->group_dead)
-		ftfb_pyprocs_forget(d, h.tgid);
-}
-
 static int on_event(void *ctx, const void *data, size_t size)
 {
 	struct session *s = ctx;
@@ -639,7 +620,7 @@ static int on_event(void *ctx, const void *data, size_t size)
 	 * after the loop takes the rest. */
 	s->events++;
 	if (s->pyprocs)
-		pystack_note(s->pyprocs, data, size);
+		ftfb_pyprocs_event(s->pyprocs, data, size, mono_ns());
 	if (s->flight) {
 		r = ftfb_flight_event(s->flight, data, size);
 		if (r) {

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "grow_array.h"
 #include "idtab.h"
@@ -28,7 +29,6 @@ struct ftfb_pyprocs {
 	struct proc_state *st;
 	size_t cap, n;
 	uint64_t warned; /* bit minor: that version was named */
-	unsigned found;
 };
 
 int ftfb_pyprocs_new(struct ftfb_pyprocs **out, ftfb_py_set_fn set,
@@ -85,8 +85,7 @@ void ftfb_pyprocs_seen(struct ftfb_pyprocs *d, uint32_t tgid, uint64_t now_ns)
 	switch (ftfb_py_find(tgid, &p, &minor)) {
 	case FTFB_PY_SUPPORTED:
 		s->done = true;
-		if (!d->set(d->set_ctx, tgid, &p))
-			d->found++;
+		d->set(d->set_ctx, tgid, &p); /* (a full map: native only) */
 		break;
 	case FTFB_PY_UNSUPPORTED:
 		s->done = true;
@@ -111,9 +110,24 @@ void ftfb_pyprocs_forget(struct ftfb_pyprocs *d, uint32_t tgid)
 	d->st[slot - 1] = (struct proc_state){0};
 }
 
-unsigned ftfb_pyprocs_found(const struct ftfb_pyprocs *d)
+void ftfb_pyprocs_event(struct ftfb_pyprocs *d, const void *data, size_t size,
+			uint64_t now_ns)
 {
-	return d->found;
+	struct ftfb_hdr h;
+	struct ftfb_exit x;
+
+	if (size < sizeof(h))
+		return;
+	memcpy(&h, data, sizeof(h));
+	if (h.kind == FTFB_EV_STACK_ON || h.kind == FTFB_EV_STACK_OFF) {
+		ftfb_pyprocs_seen(d, h.tgid, now_ns);
+	} else if (h.kind == FTFB_EV_EXEC) {
+		ftfb_pyprocs_forget(d, h.tgid);
+	} else if (h.kind == FTFB_EV_EXIT && size >= sizeof(x)) {
+		memcpy(&x, data, sizeof(x));
+		if (x.group_dead)
+			ftfb_pyprocs_forget(d, h.tgid);
+	}
 }
 
 void ftfb_pyprocs_free(struct ftfb_pyprocs *d)

@@ -15,6 +15,7 @@
 #ifndef FTFB_PYSTACK_PROCS_H
 #define FTFB_PYSTACK_PROCS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "pystack_find.h"
@@ -27,12 +28,15 @@ struct ftfb_pyprocs;
 
 int ftfb_pyprocs_new(struct ftfb_pyprocs **out, ftfb_py_set_fn set,
 		     void *set_ctx);
+/* An event from the kernel at now_ns (CLOCK_MONOTONIC): a stack sample
+ * may make its process looked at, an exec or a process's exit makes it
+ * looked at anew. */
+void ftfb_pyprocs_event(struct ftfb_pyprocs *d, const void *data, size_t size,
+			uint64_t now_ns);
 /* A stack sample of tgid came at now_ns (CLOCK_MONOTONIC). */
 void ftfb_pyprocs_seen(struct ftfb_pyprocs *d, uint32_t tgid, uint64_t now_ns);
 /* tgid exec'd or exited: what was found of it no longer holds. */
 void ftfb_pyprocs_forget(struct ftfb_pyprocs *d, uint32_t tgid);
-/* Processes where CPython frames are read. */
-unsigned ftfb_pyprocs_found(const struct ftfb_pyprocs *d);
 void ftfb_pyprocs_free(struct ftfb_pyprocs *d);
 
 #endif
