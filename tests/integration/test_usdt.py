@@ -23,7 +23,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ftfcheck import Trace, Tracer, check, ends_on_record_boundary, run_main, skip_unless_root  # noqa: E402
+from ftfcheck import Trace, Tracer, check, trace_processor, ends_on_record_boundary, run_main, skip_unless_root  # noqa: E402
 
 THREADS = ["uw-worker-0", "uw-worker-1"]
 
@@ -340,18 +340,15 @@ def mode_python_pid(tool, ftf_dump, wl, outdir):
     check_python_trace(Trace(ftf_dump, out), pid, res, "gc", True)
 
 
-TRACE_PROCESSOR = os.environ.get("FTF_TRACE_PROCESSOR",
-                                 "/work/shared/validators/bin/trace_processor_shell")
-
-
 def perfetto_counts(path):
     """{slice name: count} and the slice_drop_* stats trace_processor
     reports for path; None when there is no trace_processor_shell."""
-    if not os.access(TRACE_PROCESSOR, os.X_OK):
+    tp = trace_processor()
+    if tp is None:
         return None
     q = ("select 'n', name, count(*) from slice group by name union all "
          "select 's', name, value from stats where name like 'slice_drop%' and value > 0;")
-    p = subprocess.run([TRACE_PROCESSOR, "-q", "/dev/stdin", path], input=q,
+    p = subprocess.run([tp, "-q", "/dev/stdin", path], input=q,
                        capture_output=True, text=True, timeout=300)
     names, drops = {}, {}
     for line in p.stdout.splitlines():
@@ -415,7 +412,7 @@ def mode_crossing(tool, ftf_dump, wl, outdir):
     check(crossing == 0, f"no two complete slices of a thread cross ({crossing} do)")
     tp = perfetto_counts(out)
     if tp is None:
-        print(f"  (no {TRACE_PROCESSOR}: Perfetto's own count not checked)")
+        print("  (no trace_processor_shell: Perfetto's own count not checked)")
         return
     names, drops = tp
     print(f"  trace_processor: slices {names}, drop stats {drops}")
