@@ -21,7 +21,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ftfcheck import Trace, check, run_main, skip_unless_root  # noqa: E402
+from ftfcheck import Trace, check, run_main, skip_unless_root, tp_query  # noqa: E402
 from test_stacks import decode_samples, read_ftf  # noqa: E402
 
 FREQ = 999
@@ -114,6 +114,24 @@ def check_off(samples, tid, script, meas, version):
               f"off-CPU weights under sleepy > {fn} add up to the time measured, within 10%")
 
 
+def check_perfetto(out, script, version):
+    """What Perfetto reads: the Python frames by name, no error stats."""
+    lines = def_lines(script, version)
+    base = os.path.basename(script)
+    want = {f"{f} ({base}:{lines[f]})" for f in ("<module>", "main", "level1", "level2",
+                                                  "spin_a", "spin_b", "sleepy", "nap", "wait_reply")}
+    rows = tp_query(out, "select distinct name from stack_profile_frame")
+    if rows is None:
+        return
+    got = {r["name"] for r in rows}
+    print(f"  Perfetto's stack_profile_frame: {len(got)} names, of the script's functions: "
+          f"{sorted(want & got)}")
+    check(want <= got, f"stack_profile_frame names every Python function of the script (missing {want - got})")
+    rows = tp_query(out, "select name, idx, value from stats where value > 0 and severity in "
+                         "('error', 'data_loss')")
+    check(not rows, f"no error stats in trace_processor (got {rows})")
+
+
 def check_native_only(samples, stderr, mode, script):
     py = [s for s in samples if py_chain(s["frames"], script)]
     print(f"  {len(samples)} samples, {len(py)} with Python frames")
@@ -174,6 +192,7 @@ def main():
     version = version_of(py)
     check_cpu(samples, pid, script, meas, version)
     check_off(samples, meas["tid"], script, meas, version)
+    check_perfetto(out, script, version)
 
 
 if __name__ == "__main__":
