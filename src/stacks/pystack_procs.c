@@ -13,8 +13,10 @@
 #include "idtab.h"
 #include "pystack_procs.h"
 
-#define RETRY_NS 200000000ull
-#define MAX_TRIES 10
+/* (a shared build's libpython is mapped some ms after its exec: every
+ * 20 ms of missed samples lose the Python frames of 20 ms of samples) */
+#define RETRY_NS 20000000ull
+#define MAX_TRIES 100
 
 struct proc_state {
 	uint64_t last_ns;

@@ -4,7 +4,7 @@
  * Python frame reader as their samples come in.
  *
  * A process is looked at (pystack_find.h) when its first stack sample
- * arrives, and again every 200 ms for its first 2 s while it runs a
+ * arrives, and again every 20 ms for its first 2 s while it runs a
  * python3.X executable without CPython's runtime (a shared build maps
  * libpython only after its exec, and a command's samples start right at
  * the exec); an exec or the exit of the process starts it over. A CPython

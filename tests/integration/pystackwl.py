@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 
-UNIT = float(sys.argv[1]) if len(sys.argv) > 1 else 0.4
+UNIT = float(sys.argv[1]) if len(sys.argv) > 1 else 0.8
 out = {}
 
 
