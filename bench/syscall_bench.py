@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""System call benchmark: ftf-bpf --syscalls against perf trace and bpftrace.
+"""System call benchmark: ftf-bpf --syscalls against a do-nothing BPF
+floor, perf trace and bpftrace.
 
 usage: sudo bench/syscall_bench.py [--build build] [--calls 1000000] [--runs 5]
 
@@ -9,18 +10,30 @@ in a tight loop and prints the loop's own time. Configurations,
 interleaved, RUNS rounds:
 
   untraced                the loop alone (the baseline)
-  ftf-bpf --syscalls      every system call of the command, as slices
+  floor                   bpftrace with empty raw_syscalls programs
+                          (tracepoint:raw_syscalls:sys_enter {} and
+                          sys_exit {}): BPF that does nothing, on the same
+                          two tracepoints (bpftrace 0.17's rawtracepoint
+                          probes do not attach; a classic tracepoint
+                          program's run time, like a tp_btf one's, is the
+                          program alone)
+  ftf-bpf --syscalls      every system call of the loop, as slices (-p PID)
   ftf-bpf --syscalls=read the getppid calls are not in the list
   perf trace              perf trace -o FILE (its default event set)
   bpftrace                a timestamp per call: raw_syscalls sys_enter and
                           sys_exit, @s[tid] = nsecs / sum(nsecs - @s[tid])
 
+For the floor and ftf-bpf the tracer attaches to the waiting loop
+(getppid-loop --wait), and the BPF statistics (kernel.bpf_stats_enabled=1)
+are read just before and just after the loop, while it is still loaded:
+BPF ns per call = the programs' added run time / CALLS. The programs run
+for every system call of the machine (they return at once for other
+processes), so other work on the machine adds a little to both alike.
+
 For each: the median added cost per call ((time - untraced) / CALLS) with
-min..max, the BPF programs' run time per call (kernel.bpf_stats_enabled=1)
-for ftf-bpf, the output bytes per call and the events lost.
+min..max, BPF ns per call, output bytes per call and the events lost.
 """
 import argparse
-import json
 import os
 import re
 import shutil
@@ -28,8 +41,13 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import prog_ids, wait_line  # noqa: E402
 
 LOOP_RE = re.compile(r"(\d+) calls (\d+) ns")
+FTF_PROGS = {"ftfb_sys_enter", "ftfb_sys_exit"}
 
 
 def loop_ns(out):
@@ -39,11 +57,6 @@ def loop_ns(out):
     return int(m[2])
 
 
-def bpf_runtime(names):
-    out = subprocess.run(["bpftool", "-j", "prog", "show"], capture_output=True, text=True).stdout
-    return sum(p.get("run_time_ns", 0) for p in json.loads(out or "[]") if p.get("name") in names)
-
-
 def run(cmd):
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode:
@@ -51,58 +64,138 @@ def run(cmd):
     return p
 
 
+def run_time(before, names):
+    """Summed run_time_ns of the programs loaded since `before` (ids), by
+    name (None: any name)."""
+    return sum(p.get("run_time_ns", 0) for i, p in prog_ids().items()
+               if i not in before and (names is None or p.get("name") in names))
+
+
+def attached_run(a, tracer_cmd, marker, names):
+    """The loop under a tracer attached to it while it waits: its time, the
+    BPF run time its calls added, the tracer's stderr."""
+    loop = subprocess.Popen([a.loop, str(a.calls), "--wait"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    before = prog_ids()
+    tracer = subprocess.Popen([c.replace("PID", str(loop.pid)) for c in tracer_cmd],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_line(tracer.stdout if marker == "Attaching" else tracer.stderr, marker)
+        time.sleep(0.3)
+        t0 = run_time(before, names)
+        loop.stdin.write("go\n")
+        loop.stdin.flush()
+        t = loop_ns(loop.stdout.readline())
+        bpf = run_time(before, names) - t0
+        loop.stdin.write("end\n")
+        loop.stdin.flush()
+        loop.wait(timeout=60)
+    finally:
+        if loop.poll() is None:
+            loop.kill()
+        if tracer.poll() is None:
+            tracer.send_signal(2)
+        _, err = tracer.communicate(timeout=120)
+    return t, bpf / a.calls, err
+
+
+def cfg_floor(a, r):
+    prog = "tracepoint:raw_syscalls:sys_enter {} tracepoint:raw_syscalls:sys_exit {}"
+    t, bpf, _ = attached_run(a, ["bpftrace", "-e", prog], "Attaching", None)
+    r["time"].append(t)
+    r["bpf"].append(bpf)
+
+
+def cfg_ftf(a, r, which):
+    t, bpf, err = attached_run(a, [a.ftf, which, "--no-sched", "-o", a.out, "-p", "PID"],
+                               "Ctrl-C", FTF_PROGS)
+    r["time"].append(t)
+    r["bpf"].append(bpf)
+    r["size"] = os.path.getsize(a.out)
+    m = re.search(r"LOST: (\d+)", err)
+    r["lost"] = r.get("lost", 0) + (int(m[1]) if m else 0)
+
+
+def cfg_perf(a, r):
+    pt = os.path.join(a.tmp, "perf.trace")
+    r["time"].append(loop_ns(run(["perf", "trace", "-o", pt, "--", a.loop, str(a.calls)]).stdout))
+    r["size"] = os.path.getsize(pt)
+
+
+def cfg_bpftrace(a, r):
+    prog = ("tracepoint:raw_syscalls:sys_enter /pid == cpid/ { @s[tid] = nsecs; } "
+            "tracepoint:raw_syscalls:sys_exit /pid == cpid && @s[tid]/ { @d = sum(nsecs - @s[tid]); }")
+    r["time"].append(loop_ns(run(["bpftrace", "-e", prog, "-c", f"{a.loop} {a.calls}"]).stdout))
+
+
+def configs(a):
+    cf = [("untraced", lambda r: r["time"].append(loop_ns(run([a.loop, str(a.calls)]).stdout)))]
+    if shutil.which("bpftrace"):
+        cf.append(("floor (empty BPF)", lambda r: cfg_floor(a, r)))
+    cf += [("ftf-bpf --syscalls", lambda r: cfg_ftf(a, r, "--syscalls")),
+           ("ftf-bpf --syscalls=read", lambda r: cfg_ftf(a, r, "--syscalls=read")),
+           ("perf trace", lambda r: cfg_perf(a, r))]
+    if shutil.which("bpftrace"):
+        cf.append(("bpftrace", lambda r: cfg_bpftrace(a, r)))
+    return cf
+
+
+def report(a, res):
+    base = statistics.median(res["untraced"]["time"])
+    print(f"{a.calls} getppid() calls, {a.runs} interleaved runs, medians "
+          f"(untraced loop: {base / a.calls:.0f} ns per call):")
+    for k, r in res.items():
+        if k == "untraced":
+            continue
+        if not r["time"]:
+            print(f"  {k:26s} did not run: {r.get('error', '?')}")
+            continue
+        added = [(x - base) / a.calls for x in r["time"]]
+        extra = ""
+        if "size" in r:
+            extra += f"  {r['size'] / a.calls:.1f} bytes/call"
+        if "lost" in r:
+            extra += f"  lost {r['lost']}"
+        if r["bpf"]:
+            extra += f"  BPF {statistics.median(r['bpf']):.0f} ns/call"
+        print(f"  {k:26s} +{statistics.median(added):6.0f} ns/call "
+              f"(min {min(added):.0f} max {max(added):.0f}){extra}")
+    if not shutil.which("bpftrace"):
+        print("note: bpftrace not installed (apt-get install bpftrace): floor and bpftrace skipped")
+
+
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build")
     ap.add_argument("--calls", type=int, default=1000000)
     ap.add_argument("--runs", type=int, default=5)
     a = ap.parse_args()
-    tool = os.path.join(a.build, "src", "ftf-bpf")
-    loop = os.path.join(a.build, "bench", "getppid-loop")
-    n = str(a.calls)
+    if os.geteuid() != 0:
+        sys.exit("syscall_bench.py: needs root (BPF): run it with sudo")
+    a.ftf = os.path.join(a.build, "src", "ftf-bpf")
+    a.loop = os.path.abspath(os.path.join(a.build, "bench", "getppid-loop"))
+    for f in (a.ftf, a.loop):
+        if not os.path.exists(f):
+            sys.exit(f"syscall_bench.py: {f} not built: run meson setup {a.build} && ninja -C {a.build}")
+    old_stats = open("/proc/sys/kernel/bpf_stats_enabled").read().strip()
     subprocess.run(["sysctl", "-q", "kernel.bpf_stats_enabled=1"], check=True)
-    have_bpftrace = shutil.which("bpftrace")
-    res = {k: [] for k in ("untraced", "ftf-bpf --syscalls", "ftf-bpf --syscalls=read", "perf trace", "bpftrace")}
-    bpf_ns, size, lost = [], {}, {}
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "t.fxt")
-        for _ in range(a.runs):
-            res["untraced"].append(loop_ns(run([loop, n]).stdout))
-            before = bpf_runtime({"ftfb_sys_enter", "ftfb_sys_exit"})
-            p = run([tool, "--syscalls", "--no-sched", "-o", out, "--", loop, n])
-            res["ftf-bpf --syscalls"].append(loop_ns(p.stdout))
-            bpf_ns.append((bpf_runtime({"ftfb_sys_enter", "ftfb_sys_exit"}) - before) / a.calls)
-            size["ftf-bpf --syscalls"] = os.path.getsize(out)
-            m = re.search(r"LOST: (\d+)", p.stderr)
-            lost["ftf-bpf --syscalls"] = lost.get("ftf-bpf --syscalls", 0) + (int(m[1]) if m else 0)
-            p = run([tool, "--syscalls=read", "--no-sched", "-o", out, "--", loop, n])
-            res["ftf-bpf --syscalls=read"].append(loop_ns(p.stdout))
-            size["ftf-bpf --syscalls=read"] = os.path.getsize(out)
-            pt = os.path.join(tmp, "perf.trace")
-            p = run(["perf", "trace", "-o", pt, "--", loop, n])
-            res["perf trace"].append(loop_ns(p.stdout))
-            size["perf trace"] = os.path.getsize(pt)
-            if have_bpftrace:
-                prog = ("tracepoint:raw_syscalls:sys_enter /pid == cpid/ { @s[tid] = nsecs; } "
-                        "tracepoint:raw_syscalls:sys_exit /pid == cpid && @s[tid]/ { @d = sum(nsecs - @s[tid]); }")
-                p = run(["bpftrace", "-e", prog, "-c", f"{loop} {n}"])
-                res["bpftrace"].append(loop_ns(p.stdout))
-    base = statistics.median(res["untraced"])
-    print(f"{a.calls} getppid() calls, {a.runs} interleaved runs, medians "
-          f"(untraced loop: {base / a.calls:.0f} ns per call):")
-    for k, v in res.items():
-        if not v:
-            print(f"  {k:26s} not run (not installed)")
-            continue
-        added = [(x - base) / a.calls for x in v]
-        extra = ""
-        if k in size:
-            extra += f"  {size[k] / a.calls:.1f} bytes/call"
-        if k in lost:
-            extra += f"  lost {lost[k]}"
-        if k == "ftf-bpf --syscalls":
-            extra += f"  BPF {statistics.median(bpf_ns):.0f} ns/call"
-        print(f"  {k:26s} +{statistics.median(added):6.0f} ns/call (min {min(added):.0f} max {max(added):.0f}){extra}")
+    cf = configs(a)
+    res = {k: {"time": [], "bpf": []} for k, _ in cf}
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            a.tmp = tmp
+            a.out = os.path.join(tmp, "t.fxt")
+            for _ in range(a.runs):
+                for k, fn in cf:
+                    if "error" in res[k]:
+                        continue
+                    try:
+                        fn(res[k])
+                    except (RuntimeError, subprocess.SubprocessError, OSError) as e:
+                        res[k]["error"] = str(e)[-300:]
+    finally:
+        subprocess.run(["sysctl", "-q", f"kernel.bpf_stats_enabled={old_stats}"])
+    report(a, res)
 
 
 if __name__ == "__main__":

@@ -115,12 +115,12 @@ static __always_inline void enter_direct(struct pt_regs *regs, long nr,
 	e->hdr.tgid = id >> 32;
 	e->nr = nr;
 	e->nargs = nargs;
-	e->args[0] = BPF_CORE_READ(regs, di);
-	e->args[1] = BPF_CORE_READ(regs, si);
-	e->args[2] = BPF_CORE_READ(regs, dx);
-	e->args[3] = BPF_CORE_READ(regs, r10);
-	e->args[4] = BPF_CORE_READ(regs, r8);
-	e->args[5] = BPF_CORE_READ(regs, r9);
+	e->args[0] = regs->di;
+	e->args[1] = regs->si;
+	e->args[2] = regs->dx;
+	e->args[3] = regs->r10;
+	e->args[4] = regs->r8;
+	e->args[5] = regs->r9;
 	ftfb_submit(rb, e);
 }
 
@@ -151,17 +151,17 @@ int BPF_PROG(ftfb_sys_enter, struct pt_regs *regs, long nr)
 	v = (void *)(c + 1);
 	/* the x86-64 system call registers: the 4th is r10, not rcx */
 	if (nargs > 0)
-		v[0] = BPF_CORE_READ(regs, di);
+		v[0] = regs->di;
 	if (nargs > 1)
-		v[1] = BPF_CORE_READ(regs, si);
+		v[1] = regs->si;
 	if (nargs > 2)
-		v[2] = BPF_CORE_READ(regs, dx);
+		v[2] = regs->dx;
 	if (nargs > 3)
-		v[3] = BPF_CORE_READ(regs, r10);
+		v[3] = regs->r10;
 	if (nargs > 4)
-		v[4] = BPF_CORE_READ(regs, r8);
+		v[4] = regs->r8;
 	if (nargs > 5)
-		v[5] = BPF_CORE_READ(regs, r9);
+		v[5] = regs->r9;
 	b->batch.len = off + sizeof(*c) +
 		       8 * (nargs > FTFB_MAX_ARGS ? FTFB_MAX_ARGS : nargs);
 	b->n[FTFB_UBUF_SENTER]++;
@@ -182,11 +182,12 @@ int BPF_PROG(ftfb_sys_exit, struct pt_regs *regs, long ret)
 	void *rb;
 	long nr;
 
-	/* the task first: reading nr is a probe read, which every system
-	 * call of the machine would otherwise pay */
+	/* the task first: every system call of the machine would otherwise
+	 * read nr (regs is a BTF pointer of the tracepoint: plain loads, no
+	 * probe-read helper) */
 	if (!task_recorded(id))
 		return 0;
-	nr = BPF_CORE_READ(regs, orig_ax);
+	nr = regs->orig_ax;
 	if (trampoline_exited(nr))
 		return 0;
 	if (nr == -1)

@@ -5,7 +5,8 @@
  * probes' argument specs and hands semaphores to the kernel's uprobe
  * reference counter (so they are set while a probe is attached and back
  * to 0 when it goes, also when the tool is killed). Arguments are read
- * with libbpf's bpf_usdt_arg().
+ * from libbpf's spec of the probe, looked up once per hit
+ * (usdt_args.bpf.h).
  *
  * The usdt cookie: bits 0-31 the probe's index in userspace's table,
  * bits 32-43 the arguments to read as C strings (bounded, at most
@@ -17,7 +18,7 @@
  */
 #include "common.bpf.h"
 #include "ubuf.bpf.h"
-#include <bpf/usdt.bpf.h>
+#include "usdt_args.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -30,21 +31,21 @@ volatile __u32 armed = 0;
  * (at most FTFB_USDT_STR_BYTES are used). Returns the string bytes used;
  * *got: the arguments read as strings. An argument that is no readable
  * string is recorded as its value. */
-static __always_inline __u32 read_args(struct pt_regs *ctx, __u64 *args,
-				       char *base, __u32 soff, __u32 lim, int n,
-				       __u32 mask, __u32 *got)
+static __always_inline __u32 read_args(struct pt_regs *ctx,
+				       const struct __bpf_usdt_spec *spec,
+				       __u64 *args, char *base, __u32 soff,
+				       __u32 lim, int n, __u32 mask, __u32 *got)
 {
 	__u32 used = 0;
 
 	*got = 0;
 	for (int i = 0; i < FTFB_USDT_MAX_ARGS; i++) {
-		long v = 0;
 		__u32 at;
-		long r;
+		long r, v;
 
 		if (i >= n)
 			break;
-		bpf_usdt_arg(ctx, i, &v);
+		v = ftfb_usdt_arg(ctx, spec, i);
 		args[i] = v;
 		if (!(mask & (1u << i)) ||
 		    used > FTFB_USDT_STR_BYTES - FTFB_USDT_STR_LEN)
@@ -67,8 +68,10 @@ static __always_inline __u32 read_args(struct pt_regs *ctx, __u64 *args,
 
 /* The cpu's buffer is taken (a preempted append of another thread): one
  * ring record of its own. */
-static __always_inline void hit_direct(struct pt_regs *ctx, __u64 id, __u32 cpu,
-				       __u32 cookie, int n, __u32 mask)
+static __always_inline void hit_direct(struct pt_regs *ctx,
+				       const struct __bpf_usdt_spec *spec,
+				       __u64 id, __u32 cpu, __u32 cookie, int n,
+				       __u32 mask)
 {
 	struct ftfb_usdt *e;
 	__u32 got;
@@ -82,8 +85,8 @@ static __always_inline void hit_direct(struct pt_regs *ctx, __u64 id, __u32 cpu,
 	e->hdr.tgid = id >> 32;
 	e->cookie = cookie;
 	e->nargs = n;
-	e->strbytes = read_args(ctx, e->args, e->str, 0, FTFB_USDT_STR_BYTES, n,
-				mask, &got);
+	e->strbytes = read_args(ctx, spec, e->args, e->str, 0,
+				FTFB_USDT_STR_BYTES, n, mask, &got);
 	e->strmask = got;
 	e->_pad = 0;
 	ftfb_submit(rb, e);
@@ -94,6 +97,7 @@ int ftfb_usdt(struct pt_regs *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 cpu = bpf_get_smp_processor_id();
+	struct __bpf_usdt_spec *spec;
 	struct ftfb_ucompact *c;
 	struct ftfb_ubuf *b;
 	__u64 ck, *v;
@@ -102,16 +106,19 @@ int ftfb_usdt(struct pt_regs *ctx)
 
 	if (!ftfb_probe_recorded(id, armed, self_tgid))
 		return 0;
-	ck = bpf_usdt_cookie(ctx);
+	spec = ftfb_usdt_spec(ctx);
+	if (!spec)
+		return 0;
+	ck = spec->usdt_cookie;
 	mask = (ck >> 32) & 0xfff;
-	n = bpf_usdt_arg_cnt(ctx);
+	n = spec->arg_cnt;
 	if (n < 0)
 		n = 0;
 	if (n > FTFB_USDT_MAX_ARGS)
 		n = FTFB_USDT_MAX_ARGS;
 	b = ftfb_ubuf_claim(cpu);
 	if (!b) {
-		hit_direct(ctx, id, cpu, (__u32)ck, n, mask);
+		hit_direct(ctx, spec, id, cpu, (__u32)ck, n, mask);
 		return 0;
 	}
 	b->fired[FTFB_UBUF_USDT]++;
@@ -125,7 +132,7 @@ int ftfb_usdt(struct pt_regs *ctx)
 	sbytes = 0;
 	got = 0;
 	if (n)
-		sbytes = read_args(ctx, v, (char *)b->data, soff,
+		sbytes = read_args(ctx, spec, v, (char *)b->data, soff,
 				   FTFB_UBUF_BYTES, n, mask, &got);
 	if (sbytes > FTFB_USDT_STR_BYTES)
 		sbytes = FTFB_USDT_STR_BYTES;

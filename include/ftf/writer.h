@@ -479,6 +479,147 @@ static inline int ftf_write_from_header_and_get_tsc(struct ftf_writer *w,
 	return 0;
 }
 
+/*
+ * The checked event calls' fast path, inline: when the writer is open,
+ * owes nothing (no pending word or arguments), the arguments are in range
+ * and the record fits the buffer, the header and timestamp are stored
+ * here; anything else goes to the out-of-line ftf__write_event(), which
+ * checks and reports as before. ftf_write_instant, _duration_begin and
+ * _duration_end below are GNU "extern inline" definitions of the library
+ * functions of the same names: calls are inlined, their addresses and the
+ * library's symbols stay as they were (define FTF_WRITER_NO_INLINE before
+ * including this header to call the library instead). The same for the
+ * int32, int64, uint64 and koid arguments (ftf__arg_put).
+ */
+int ftf__write_event(struct ftf_writer *w, int event_type, int extra_words,
+		     ftf_arg_types arg_types, int thread, int category,
+		     int name, uint64_t ticks);
+/* The checks of a 1- or 2-word argument, out of line (its message). */
+int ftf__take_arg(struct ftf_writer *w, int name, int words);
+
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(FTF_WRITER_NO_INLINE)
+#define FTF__EXTERN_INLINE                                                     \
+	extern inline __attribute__((gnu_inline, always_inline))
+FTF__EXTERN_INLINE int
+ftf__write_event_fast(struct ftf_writer *w, int event_type,
+		      ftf_arg_types arg_types, int thread, int category,
+		      int name, uint64_t ticks)
+{
+	/* (no static helpers here: an extern inline function may not call
+	 * them) */
+	size_t need = (size_t)((arg_types & 0xFFF0) >> 1) + 16;
+	uint64_t h = 4 | (uint64_t)(arg_types + (2 << 4)) |
+		     ((uint64_t)event_type << 16) | ((uint64_t)thread << 24) |
+		     ((uint64_t)category << 32) | ((uint64_t)name << 48);
+	uint8_t *p;
+
+	if (__builtin_expect(
+		    w->closed | w->pending_word | (w->pending_args != 0) |
+			    (arg_types < 0) | ((arg_types & ~0xF0FFF0ll) != 0) |
+			    (((arg_types >> 4) & 0xfff) > 4093) | (thread < 1) |
+			    (thread > 255) | ((unsigned)category > 0x7fff) |
+			    ((unsigned)name > 0x7fff) | (w->cap - w->pos < need),
+		    0))
+		return ftf__write_event(w, event_type, 0, arg_types, thread,
+					category, name, ticks);
+	p = w->buf + w->pos;
+	w->record_start = w->pos;
+	w->pos += 16;
+	w->pending_args = arg_types;
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+	h = __builtin_bswap64(h);
+	ticks = __builtin_bswap64(ticks);
+#endif
+	__builtin_memcpy(p, &h, 8);
+	__builtin_memcpy(p + 8, &ticks, 8);
+	return 0;
+}
+
+FTF__EXTERN_INLINE int ftf_write_instant(struct ftf_writer *w,
+					 ftf_arg_types arg_types, int thread,
+					 int category, int name, uint64_t ticks)
+{
+	return ftf__write_event_fast(w, FTF_EVENT_INSTANT, arg_types, thread,
+				     category, name, ticks);
+}
+
+FTF__EXTERN_INLINE int ftf_write_duration_begin(struct ftf_writer *w,
+						ftf_arg_types arg_types,
+						int thread, int category,
+						int name, uint64_t ticks)
+{
+	return ftf__write_event_fast(w, FTF_EVENT_DURATION_BEGIN, arg_types,
+				     thread, category, name, ticks);
+}
+
+FTF__EXTERN_INLINE int ftf_write_duration_end(struct ftf_writer *w,
+					      ftf_arg_types arg_types,
+					      int thread, int category,
+					      int name, uint64_t ticks)
+{
+	return ftf__write_event_fast(w, FTF_EVENT_DURATION_END, arg_types,
+				     thread, category, name, ticks);
+}
+
+/* One argument of `words` (1 or 2) words w0, w1, taken from the pending
+ * template when it declares one; otherwise ftf__take_arg() says why. */
+FTF__EXTERN_INLINE int ftf__arg_put(struct ftf_writer *w, int name, int words,
+				    uint64_t w0, uint64_t w1)
+{
+	ftf_arg_types pa = w->pending_args;
+	uint8_t *p;
+
+	if (__builtin_expect(w->closed | ((pa >> 20) < 1) |
+				     (((pa >> 4) & 0xffff) < words) |
+				     ((unsigned)name > 0x7fff),
+			     0)) {
+		int err = ftf__take_arg(w, name, words);
+
+		if (err)
+			return err;
+	} else {
+		w->pending_args = pa - (((ftf_arg_types)words << 4) | (1ll << 20));
+	}
+	w0 |= ((uint64_t)words << 4) | ((uint64_t)(uint16_t)name << 16);
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+	w0 = __builtin_bswap64(w0);
+	w1 = __builtin_bswap64(w1);
+#endif
+	p = w->buf + w->pos;
+	w->pos += 8 * (size_t)words;
+	__builtin_memcpy(p, &w0, 8);
+	if (words == 2)
+		__builtin_memcpy(p + 8, &w1, 8);
+	return 0;
+}
+
+FTF__EXTERN_INLINE int ftf_arg_int32(struct ftf_writer *w, int name,
+				     int32_t value)
+{
+	return ftf__arg_put(w, name, 1, 1 | ((uint64_t)(uint32_t)value << 32),
+			    0);
+}
+
+FTF__EXTERN_INLINE int ftf_arg_int64(struct ftf_writer *w, int name,
+				     int64_t value)
+{
+	return ftf__arg_put(w, name, 2, 3, (uint64_t)value);
+}
+
+FTF__EXTERN_INLINE int ftf_arg_uint64(struct ftf_writer *w, int name,
+				      uint64_t value)
+{
+	return ftf__arg_put(w, name, 2, 4, value);
+}
+
+FTF__EXTERN_INLINE int ftf_arg_koid(struct ftf_writer *w, int name,
+				    uint64_t value)
+{
+	return ftf__arg_put(w, name, 2, 8, value);
+}
+#undef FTF__EXTERN_INLINE
+#endif
+
 /* Expert.write_async_id: 8 more bytes of the current record. */
 static inline void ftf_write_async_id(struct ftf_writer *w, uint64_t id)
 {

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* the out-of-line definitions of the inline fast paths are this file's */
+#define FTF_WRITER_NO_INLINE
 #include "ftf/writer.h"
 
 #define MAGIC_WORD 0x0016547846040010ull
@@ -733,8 +735,9 @@ static inline uint64_t event_header(ftf_arg_types counts, int event_type,
 }
 
 /* Validates, reserves the whole record, writes header and timestamp, and
- * leaves the arguments pending. */
-static int write_event(struct ftf_writer *w, int event_type, int extra_words,
+ * leaves the arguments pending. (Also the slow half of the header's inline
+ * ftf__write_event_fast.) */
+int ftf__write_event(struct ftf_writer *w, int event_type, int extra_words,
 		       ftf_arg_types arg_types, int thread, int category,
 		       int name, uint64_t ticks)
 {
@@ -777,7 +780,7 @@ static int write_event_word(struct ftf_writer *w, int event_type,
 			    ftf_arg_types arg_types, int thread, int category,
 			    int name, uint64_t ticks, uint64_t word)
 {
-	int err = write_event(w, event_type, 1, arg_types, thread, category,
+	int err = ftf__write_event(w, event_type, 1, arg_types, thread, category,
 			      name, ticks);
 
 	if (err)
@@ -790,7 +793,7 @@ static int write_event_word(struct ftf_writer *w, int event_type,
 int ftf_write_instant(struct ftf_writer *w, ftf_arg_types arg_types, int thread,
 		      int category, int name, uint64_t ticks)
 {
-	return write_event(w, FTF_EVENT_INSTANT, 0, arg_types, thread, category,
+	return ftf__write_event(w, FTF_EVENT_INSTANT, 0, arg_types, thread, category,
 			   name, ticks);
 }
 
@@ -805,14 +808,14 @@ int ftf_write_counter(struct ftf_writer *w, ftf_arg_types arg_types, int thread,
 int ftf_write_duration_begin(struct ftf_writer *w, ftf_arg_types arg_types,
 			     int thread, int category, int name, uint64_t ticks)
 {
-	return write_event(w, FTF_EVENT_DURATION_BEGIN, 0, arg_types, thread,
+	return ftf__write_event(w, FTF_EVENT_DURATION_BEGIN, 0, arg_types, thread,
 			   category, name, ticks);
 }
 
 int ftf_write_duration_end(struct ftf_writer *w, ftf_arg_types arg_types,
 			   int thread, int category, int name, uint64_t ticks)
 {
-	return write_event(w, FTF_EVENT_DURATION_END, 0, arg_types, thread,
+	return ftf__write_event(w, FTF_EVENT_DURATION_END, 0, arg_types, thread,
 			   category, name, ticks);
 }
 
@@ -858,7 +861,7 @@ int ftf_write_async_end(struct ftf_writer *w, ftf_arg_types arg_types,
 static int write_flow(struct ftf_writer *w, int event_type, int thread,
 		      uint64_t ticks, uint64_t flow_id)
 {
-	int err = write_event(w, event_type, 1, FTF_ARG_TYPES_NONE, thread,
+	int err = ftf__write_event(w, event_type, 1, FTF_ARG_TYPES_NONE, thread,
 			      FTF_STRING_EMPTY, FTF_STRING_EMPTY, ticks);
 
 	if (err)
@@ -1143,6 +1146,12 @@ static int take_arg(struct ftf_writer *w, int name, int words,
 
 #define ONE_WORD_ARG FTF_ARG_TYPES(0, 1, 0, 0, 0, 0)
 #define TWO_WORD_ARG FTF_ARG_TYPES(1, 0, 0, 0, 0, 0)
+
+/* The slow half of the header's inline ftf__arg_put. */
+int ftf__take_arg(struct ftf_writer *w, int name, int words)
+{
+	return take_arg(w, name, words, words == 1 ? ONE_WORD_ARG : TWO_WORD_ARG);
+}
 
 int ftf_arg_int32(struct ftf_writer *w, int name, int32_t value)
 {

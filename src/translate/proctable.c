@@ -167,35 +167,36 @@ struct ftfb_task *ftfb_pt_find(struct ftfb_proctable *pt, uint32_t tid)
 	size_t mask = pt->idx_cap - 1;
 
 	for (size_t i = hash_u32(tid) & mask;; i = (i + 1) & mask) {
-		struct ftfb_task *t = pt->idx[i];
+		const struct ftfb_pt_ent *e = &pt->idx[i];
 
-		if (!t)
+		if (e->tid == tid && e->task)
+			return e->task;
+		if (!e->task)
 			return NULL;
-		if (t->tid == tid)
-			return t;
 	}
 }
 
-static void idx_put(struct ftfb_task **idx, size_t cap, struct ftfb_task *t)
+static void idx_put(struct ftfb_pt_ent *idx, size_t cap, struct ftfb_task *t)
 {
 	size_t mask = cap - 1;
 	size_t i = hash_u32(t->tid) & mask;
 
-	while (idx[i])
+	while (idx[i].task)
 		i = (i + 1) & mask;
-	idx[i] = t;
+	idx[i].tid = t->tid;
+	idx[i].task = t;
 }
 
 static int idx_grow(struct ftfb_proctable *pt)
 {
 	size_t ncap = pt->idx_cap * 2;
-	struct ftfb_task **n = calloc(ncap, sizeof(*n));
+	struct ftfb_pt_ent *n = calloc(ncap, sizeof(*n));
 
 	if (!n)
 		return -ENOMEM;
 	for (size_t i = 0; i < pt->idx_cap; i++)
-		if (pt->idx[i])
-			idx_put(n, ncap, pt->idx[i]);
+		if (pt->idx[i].task)
+			idx_put(n, ncap, pt->idx[i].task);
 	free(pt->idx);
 	pt->idx = n;
 	pt->idx_cap = ncap;
@@ -283,15 +284,15 @@ void ftfb_pt_remove(struct ftfb_proctable *pt, uint32_t tid)
 	struct ftfb_task *t;
 
 	for (;; i = (i + 1) & mask) {
-		t = pt->idx[i];
+		t = pt->idx[i].task;
 		if (!t)
 			return;
-		if (t->tid == tid)
+		if (pt->idx[i].tid == tid)
 			break;
 	}
 	/* Backward-shift deletion keeps probe chains whole. */
-	for (size_t j = (i + 1) & mask; pt->idx[j]; j = (j + 1) & mask) {
-		size_t home = hash_u32(pt->idx[j]->tid) & mask;
+	for (size_t j = (i + 1) & mask; pt->idx[j].task; j = (j + 1) & mask) {
+		size_t home = hash_u32(pt->idx[j].tid) & mask;
 
 		/* Move idx[j] into the hole at i unless its home lies
 		 * cyclically in (i, j]. */
@@ -301,7 +302,8 @@ void ftfb_pt_remove(struct ftfb_proctable *pt, uint32_t tid)
 			i = j;
 		}
 	}
-	pt->idx[i] = NULL;
+	pt->idx[i].task = NULL;
+	pt->idx[i].tid = 0;
 	pt->count--;
 	ftfb_pt_slot_release(pt, t);
 	keep_stack(pt, t);
@@ -360,8 +362,8 @@ void ftfb_pt_for_each(struct ftfb_proctable *pt,
 		      void (*fn)(struct ftfb_task *t, void *ctx), void *ctx)
 {
 	for (size_t i = 0; i < pt->idx_cap; i++)
-		if (pt->idx[i])
-			fn(pt->idx[i], ctx);
+		if (pt->idx[i].task)
+			fn(pt->idx[i].task, ctx);
 }
 
 /* ---- string map ---- */

@@ -78,6 +78,11 @@ static int advance(struct ftfb_translator *t, uint64_t ns)
 	if (ns <= t->last_ts)
 		return 0;
 	t->last_ts = ns;
+	/* the refresh is due once a second: asked at most once per
+	 * millisecond of the stream, not for every event */
+	if (ns < t->refresh_check_ns && !t->ptree.count)
+		return 0;
+	t->refresh_check_ns = ns + 1000000;
 	err = ftf_refresh_buf_if_stale(t->w, ftfb_tr_ticks(t, ns));
 	/* the command lines of the tasks found at the start, timed at the
 	 * first event (see proctree.h) */

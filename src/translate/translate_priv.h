@@ -67,6 +67,7 @@ struct ftfb_translator {
 	struct ftfb_proctree ptree; /* command lines waiting to be written */
 	struct ftfb_cpu_on cpu_on[FTFB_TR_MAX_CPUS];
 	uint64_t last_ts; /* newest event timestamp seen (mono ns) */
+	uint64_t refresh_check_ns; /* the writer's refresh is asked from then */
 };
 
 /* In place (the tests' harness keeps one in a struct): 0 or a negative

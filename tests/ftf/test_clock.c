@@ -57,6 +57,36 @@ static void arithmetic_uses_128_bits(void **state)
 	assert_int_equal(tt.base_time_ns, 5 - 1000000000ll);
 }
 
+/* The mapping without a 128-bit division against the 128-bit quotient,
+ * worked out here, for deltas on both sides of the reference and rates
+ * from 1 Hz past the 18.4 GHz where its shortcut stops. */
+static void mono_to_ticks_matches_128_bit_quotient(void **state)
+{
+	static const uint64_t rates[] = {1, 999999999, 1000000001,
+					 2445678901ull, 3000000000ull,
+					 18000000000ull, 19000000000ull,
+					 1000000000000ull};
+	uint64_t x = 88172645463325252ull;
+	struct ftf_clock c;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+		hand_built(&c, rates[i]);
+		for (int k = 0; k < 2000; k++) {
+			int64_t d;
+			__int128 want;
+
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			d = (int64_t)(x >> (k % 40)) * (k % 2 ? -1 : 1);
+			want = (__int128)d * (__int128)rates[i] /
+			       1000000000;
+			assert_int_equal(ftf_clock_mono_to_ticks(
+						 &c, c.ref_mono_ns + (uint64_t)d),
+					 c.ref_ticks + (uint64_t)(int64_t)want);
+		}
+	}
+}
+
 static void fake_clock_hook(void **state)
 {
 	struct ftf_clock c;
@@ -159,6 +189,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(arithmetic_uses_128_bits),
+		cmocka_unit_test(mono_to_ticks_matches_128_bit_quotient),
 		cmocka_unit_test(fake_clock_hook),
 		cmocka_unit_test(monotonic_source),
 		cmocka_unit_test(tsc_calibration),
