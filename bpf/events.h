@@ -38,7 +38,8 @@ enum ftfb_kind {
 	FTFB_EV_STACK_ON = 14,  /* struct ftfb_stack: an on-CPU sample */
 	FTFB_EV_STACK_OFF = 15, /* struct ftfb_stack: a time off CPU */
 	FTFB_EV_USDT = 16,      /* struct ftfb_usdt */
-	FTFB_EV_KIND_MAX = 17,  /* (the drops counter lists the kinds that
+	FTFB_EV_PYCODE = 17,    /* struct ftfb_pycode (bpf/pystack.h) */
+	FTFB_EV_KIND_MAX = 18,  /* (the drops counter lists the kinds that
 				 * lost events, at most 14 of them) */
 };
 
@@ -52,6 +53,8 @@ struct ftfb_hdr {
 	__u32 tgid;
 	__u32 _pad;
 };
+
+#include "pystack.h"
 
 /* sched_switch. hdr.tid/tgid = prev. prev_state is FTFB_PREEMPTED when
  * the switch preempted prev, else prev's raw task state (tp_btf's
@@ -214,7 +217,9 @@ struct ftfb_batch {
  * tgid and the ips for a user stack, of the ips for a kernel one; 0: no
  * such stack); its ips follow the struct (nu user ones then nk kernel
  * ones, leaf first) only the first time the kernel sends that hash (or
- * again after its table of sent hashes evicted it). */
+ * again after its table of sent hashes evicted it). The Python frames
+ * of a CPython thread (bpf/pystack.h) are a third stack of the same kind,
+ * their py.n entries after the kernel ips. */
 #define FTFB_STACK_MAX_DEPTH 127
 struct ftfb_stack {
 	struct ftfb_hdr hdr;
@@ -224,7 +229,8 @@ struct ftfb_stack {
 	__u16 nu;
 	__u16 nk;
 	__u32 _pad;
-	/* then __u64 ips[nu + nk] */
+	struct ftfb_py_part py;
+	/* then __u64 ips[nu + nk + py.n] */
 };
 
 /* Linux task state bits (include/linux/sched.h) as they appear in

@@ -24,10 +24,14 @@ volatile __u32 armed = 0;
 
 #define DEPTH FTFB_STACK_MAX_DEPTH
 #define STACK_BYTES (DEPTH * sizeof(__u64))
+/* user, kernel and Python entries, rounded up to a power of 2 (the
+ * Python reader masks its indexes with it) */
+#define FTFB_STACK_BUF_IPS 512
+#define MAX_SENT (2 * DEPTH + FTFB_PY_MAX_DEPTH)
 
 struct stack_buf {
 	struct ftfb_stack ev;
-	__u64 ips[2 * DEPTH];
+	__u64 ips[FTFB_STACK_BUF_IPS];
 };
 
 /* the sample being built, per cpu (too large for the BPF stack) */
@@ -97,12 +101,16 @@ static __always_inline void mark_sent(const struct ftfb_stack *ev)
 		bpf_map_update_elem(&sent, &ev->uhash, &one, BPF_ANY);
 	if (ev->nk)
 		bpf_map_update_elem(&sent, &ev->khash, &one, BPF_ANY);
+	if (ev->py.n)
+		bpf_map_update_elem(&sent, &ev->py.hash, &one, BPF_ANY);
 }
 
+#include "pystack.bpf.h"
+
 /* Fills s with current's stacks: hashes always, ips of the stacks not
- * sent yet (user ones first, then kernel ones). ur: the user registers
- * (NULL: no user stack); the user stack is walked by its CFI
- * (unwind.bpf.h). kskip: the innermost kernel frames to leave out
+ * sent yet (user ones first, then kernel ones, then Python ones). ur:
+ * the user registers (NULL: no user stack); the user stack is walked by
+ * its CFI (unwind.bpf.h). kskip: the innermost kernel frames to leave out
  * (those of the BPF call itself). */
 static __always_inline void take_stacks(void *ctx, struct stack_buf *s,
 					__u32 tgid, __u64 kskip,
@@ -130,6 +138,9 @@ static __always_inline void take_stacks(void *ctx, struct stack_buf *s,
 		nk = DEPTH;
 	s->ev.khash = nk ? hash_ips(&s->ips[off & DEPTH], nk, 0) : 0;
 	s->ev.nk = nk && !was_sent(s->ev.khash) ? nk : 0;
+	/* Python frames (a CPython thread): after the ips to send */
+	ftfb_py_take(&s->ev.py, s->ips, (off + s->ev.nk) & 255,
+		     (__u32)bpf_get_current_pid_tgid(), tgid, kskip != 0);
 }
 
 /* Sends ev and the n ips that follow it to ring 0 (a verifier-friendly
@@ -155,10 +166,10 @@ static __always_inline void send_n(struct ftfb_stack *ev, __u32 n, __u32 kind,
 /* Sends s (its header, weight and ips filled) to ring 0. */
 static __always_inline void send(struct stack_buf *s, __u32 kind, __u32 cpu)
 {
-	__u32 n = s->ev.nu + s->ev.nk;
+	__u32 n = s->ev.nu + s->ev.nk + s->ev.py.n;
 
-	if (n > 2 * DEPTH)
-		n = 2 * DEPTH;
+	if (n > MAX_SENT)
+		n = MAX_SENT;
 	send_n(&s->ev, n, kind, cpu);
 }
 
@@ -244,7 +255,7 @@ int BPF_PROG(ftfb_offcpu_switch, bool preempt, struct task_struct *prev,
 		    ftfb_uw_task_regs(prev, &ur) ? &ur : NULL);
 	/* in one map; out of the other, where a block whose switch back in
 	 * the kernel never reported (seen on this VM) would linger */
-	if (s->ev.nu + s->ev.nk) {
+	if (s->ev.nu + s->ev.nk + s->ev.py.n) {
 		err = bpf_map_update_elem(&blocked, &tid, s, BPF_ANY);
 		bpf_map_delete_elem(&blocked_known, &tid);
 	} else {

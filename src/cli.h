@@ -49,6 +49,7 @@ struct cli_opts {
 	bool syscalls;            /* --syscalls[=LIST] */
 	const char *syscall_list; /* LIST, NULL: every call */
 	bool stacks;              /* -g, --stacks */
+	bool no_python_stacks;    /* --no-python-stacks */
 	unsigned freq_hz;         /* --freq HZ (on-CPU samples) */
 	/* flight recorder (-F DUR); 0: off */
 	uint64_t flight_ns;

@@ -201,6 +201,12 @@ void report_stacks(FILE *f, const struct ftfb_stackprof *sp,
 		(unsigned long long)ctx->drops[FTFB_EV_STACK_OFF],
 		(unsigned long long)st->packets,
 		samples ? (double)st->bytes / (double)samples : 0.0);
+	if (st->python_samples)
+		fprintf(f,
+			"  stacks: %llu samples with Python frames (%llu among a whole native stack, the rest with the Python frames as their root)%s\n",
+			(unsigned long long)st->python_samples,
+			(unsigned long long)st->python_interleaved,
+			st->unknown_pycodes ? "; some Python functions unnamed (their strings were lost)" : "");
 	if (st->unknown_stacks)
 		fprintf(f,
 			"  stacks: %llu samples name a stack whose frames were lost (written without them)\n",

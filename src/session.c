@@ -226,6 +226,7 @@ static int open_loader(struct session *s, char *err, size_t errlen)
 		.verbose = o->verbose,
 		.exclude_self = true,
 		.background_detach = true,
+		.python_stacks = o->stacks && !o->no_python_stacks,
 	};
 	int pids[2] = { o->pid, s->have_child ? s->child.pid : 0 };
 	int r;
@@ -266,6 +267,12 @@ static int start_sink(struct session *s, char *err, size_t errlen)
 		s->stack_opts.symbolize_ctx = s->sym;
 		s->stack_opts.freq_hz = s->o->freq_hz;
 		s->stack_opts.forget = ftfb_symbolizer_forget;
+		if (!s->o->no_python_stacks &&
+		    ftfb_pyprocs_new(&s->pyprocs, ftfb_loader_set_python,
+				     s->loader)) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
 	}
 	return s->sink->ops->start(s->sink, &to,
 				   s->o->stacks ? &s->stack_opts : NULL, err,
@@ -328,6 +335,8 @@ static int on_event(void *ctx, const void *data, size_t size)
 	 * within about two timeouts anyway (ftfb_loader_poll), and the drain
 	 * after the loop takes the rest. */
 	s->events++;
+	if (s->pyprocs) /* -g: which processes are CPython */
+		ftfb_pyprocs_event(s->pyprocs, data, size, ftfb_mono_ns());
 	return s->sink->ops->event(s->sink, data, size);
 }
 
@@ -586,6 +595,7 @@ int session_close(struct session *s)
 	if (s->sink)
 		s->sink->ops->free(s->sink);
 	ftfb_symbolizer_free(s->sym);
+	ftfb_pyprocs_free(s->pyprocs);
 	free(s->trigger_ns);
 	ftfb_uprobe_set_free(&s->probes);
 	ftfb_usdt_set_free(&s->usdt);

@@ -29,6 +29,7 @@
 #include "events.h"
 #include "ftf/clock.h"
 #include "sink.h"
+#include "pystack_procs.h"
 #include "stackprof.h"
 #include "syscall_names.h"
 #include "target.h"
@@ -48,6 +49,7 @@ struct session {
 	uint8_t sys_wanted[FTFB_NR_SYSCALLS]; /* --syscalls=LIST */
 	uint64_t *trigger_ns;	       /* -F --trigger: per cookie */
 	struct ftfb_symbolizer *sym;   /* -g */
+	struct ftfb_pyprocs *pyprocs;  /* -g: the CPython processes */
 	struct ftfb_stackprof_opts stack_opts;
 	struct ftfb_sink *sink;	       /* the file or the flight recorder */
 	struct ftfb_loader *loader;

@@ -78,6 +78,21 @@ int target_tgid(int pid)
 	return tgid > 0 ? tgid : pid;
 }
 
+bool target_is_script(const char *path, char *interp, size_t len)
+{
+	char line[256] = "";
+	FILE *f = fopen(path, "re");
+	bool script;
+
+	if (!f)
+		return false;
+	script = fgets(line, sizeof(line), f) && !strncmp(line, "#!", 2);
+	fclose(f);
+	line[strcspn(line, "\n")] = 0;
+	snprintf(interp, len, "%s", script ? line + 2 : "");
+	return script;
+}
+
 int target_resolve_cmd(const char *cmd, char *out, size_t outlen, char *err,
 		       size_t errlen)
 {

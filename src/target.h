@@ -18,6 +18,10 @@ int target_check_pid(int pid, char *err, size_t errlen);
  * cannot be read. */
 int target_tgid(int pid);
 
+/* Whether the file at path is a script ("#!" first): its interpreter
+ * line (without "#!", cut to fit) in interp. */
+bool target_is_script(const char *path, char *interp, size_t len);
+
 /* Resolves CMD like execvp() would (PATH search). Returns 0 and the path
  * in out, or -errno and one line in err. */
 int target_resolve_cmd(const char *cmd, char *out, size_t outlen, char *err,

@@ -53,6 +53,7 @@ struct ftfb_flight {
 	/* -g: every stack the kernel sent, as it came: a window's samples
 	 * may name a stack whose ips came before the window */
 	struct ftfb_stackstore *stack_store;
+	struct ftfb_pycodes *pycodes; /* -g: Python code objects' strings */
 	uint64_t drops[FTFB_EV_KIND_MAX];
 	uint64_t by_kind[FTFB_EV_KIND_MAX];
 	uint64_t events;
@@ -161,7 +162,8 @@ int ftfb_flight_open(struct ftfb_flight **out,
 		return -ENOMEM;
 	}
 	f->tracker_ok = true;
-	if (o->stacks && ftfb_stackstore_new(&f->stack_store)) {
+	if (o->stacks && (ftfb_stackstore_new(&f->stack_store) ||
+			  ftfb_pycodes_new(&f->pycodes))) {
 		snprintf(err, errlen, "out of memory");
 		ftfb_flight_close(f);
 		return -ENOMEM;
@@ -185,6 +187,7 @@ void ftfb_flight_close(struct ftfb_flight *f)
 	ftf_writer_close(&f->tw);
 	ftfb_triggers_free(f->trig);
 	ftfb_stackstore_free(f->stack_store);
+	ftfb_pycodes_free(f->pycodes);
 	free(f->snaps);
 	free(f);
 }
@@ -254,14 +257,15 @@ static int keep_stacks(struct ftfb_flight *f, const void *data, size_t size)
 	if (size < sizeof(e))
 		return 0;
 	memcpy(&e, data, sizeof(e));
-	if ((size - sizeof(e)) / 8 < (size_t)e.nu + e.nk ||
-	    e.nu > FTFB_STACK_MAX_DEPTH || e.nk > FTFB_STACK_MAX_DEPTH ||
-	    ((uintptr_t)ips & 7))
+	if (!ftfb_stack_event_ok(&e, size, ips))
 		return 0;
 	err = ftfb_stackstore_add(f->stack_store, e.uhash, ips, e.nu);
 	if (!err)
 		err = ftfb_stackstore_add(f->stack_store, e.khash, ips + e.nu,
 					  e.nk);
+	if (!err && e.py.n)
+		err = ftfb_stackstore_add(f->stack_store, e.py.hash,
+					  ips + e.nu + e.nk, e.py.n);
 	/* Symbols are looked up when a snapshot is written, when the
 	 * process may be gone (the snapshot at the stop of a command that
 	 * exited): read its maps and files now, with its first stacks. */
@@ -283,6 +287,15 @@ int ftfb_flight_event(struct ftfb_flight *f, const void *data, size_t size)
 	f->events++;
 	if (h->kind < FTFB_EV_KIND_MAX)
 		f->by_kind[h->kind]++;
+	/* a code object's strings are sent once: kept for every window */
+	if (f->pycodes && h->kind == FTFB_EV_PYCODE &&
+	    size >= sizeof(struct ftfb_pycode)) {
+		struct ftfb_pycode pc;
+
+		memcpy(&pc, data, sizeof(pc));
+		if ((err = ftfb_pycodes_add(f->pycodes, &pc)))
+			return err;
+	}
 	if (f->stack_store && (h->kind == FTFB_EV_STACK_ON ||
 			       h->kind == FTFB_EV_STACK_OFF) &&
 	    (err = keep_stacks(f, data, size)))
@@ -448,6 +461,7 @@ static int write_window(struct ftfb_flight *f, struct ftf_writer *w,
 
 		so.w = w;
 		so.store = f->stack_store;
+		so.pycodes = f->pycodes;
 		so.forget = NULL; /* the maps were read while recording */
 		if ((err = ftfb_stackprof_new(&to.stacks, &so)))
 			return err;

@@ -1051,6 +1051,20 @@ int ftfb_loader_unwind_stats(struct ftfb_loader *l, struct ftfb_uw_stats *st)
 	return 0;
 }
 
+int ftfb_loader_set_python(void *ctx, uint32_t tgid,
+			   const struct ftfb_py_proc *p)
+{
+	struct ftfb_loader *l = ctx;
+	int fd;
+
+	if (!l->stk)
+		return -ENODEV;
+	fd = bpf_map__fd(l->stk->maps.py_procs);
+	if (!p)
+		return bpf_map_delete_elem(fd, &tgid) ? -errno : 0;
+	return bpf_map_update_elem(fd, &tgid, p, BPF_ANY) ? -errno : 0;
+}
+
 int ftfb_loader_attach_stacks(struct ftfb_loader *l, unsigned freq_hz,
 			      char *errmsg, size_t errlen)
 {
@@ -1067,6 +1081,7 @@ int ftfb_loader_attach_stacks(struct ftfb_loader *l, unsigned freq_hz,
 		return err;
 	}
 	SET_COMMON_RODATA(l, s);
+	s->rodata->py_enabled = l->opts.python_stacks;
 	err = share_maps(l, s->obj);
 	if (!err)
 		err = ftfb_uw_prepare(s->maps.uw_rows, FTFB_UW_ROWS_DEFAULT);

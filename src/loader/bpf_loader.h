@@ -35,6 +35,8 @@ struct ftfb_loader_opts {
 	bool background_detach;  /* close: the links' last copies are closed
 				  * by a helper process (detach.h), so the
 				  * caller never waits for the kernel */
+	bool python_stacks;      /* --stacks: read CPython processes' Python
+				  * frames (bpf/pystack.bpf.h) */
 };
 
 struct ftfb_loader; /* opaque */
@@ -134,6 +136,11 @@ int ftfb_loader_uprobe_stats(struct ftfb_loader *l,
  * without --stacks. */
 struct ftfb_uw_stats;
 int ftfb_loader_unwind_stats(struct ftfb_loader *l, struct ftfb_uw_stats *st);
+
+/* --stacks with python_stacks: process tgid is CPython (p), or no
+ * longer (NULL): an ftfb_py_set_fn (pystack_procs.h) with l as ctx. */
+int ftfb_loader_set_python(void *l, uint32_t tgid,
+			   const struct ftfb_py_proc *p);
 
 /* The same for the --stacks programs: the on-CPU sampler, and the
  * off-CPU one (it runs at every context switch of the machine). */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "elfsym.h"
+#include "target.h"
 #include "usdt_set.h"
 
 /* --python: Python's span probes (Include/pydtrace.d of CPython). */
@@ -134,6 +135,21 @@ static int add_python(struct ftfb_usdt_set *s, int *pair,
 {
 	/* the target's main binary, or python3 on PATH (-a) */
 	const char *bin = o->pid > 0 || o->main_binary ? "" : "python3:";
+	char interp[200];
+
+	/* a command that is a script (a pyenv shim, a venv's wrapper):
+	 * its probes are in the interpreter it execs, which only running
+	 * it would tell */
+	if (o->main_binary && target_is_script(o->main_binary, interp,
+					       sizeof(interp))) {
+		ftfb_seterr(err, errlen,
+			    "--python: %s is a script (#!%s), not a Python executable: give the interpreter it runs%s",
+			    o->main_binary, interp,
+			    strstr(o->main_binary, "/shims/")
+				    ? " (for a pyenv shim: -- $(pyenv which python3) ...)"
+				    : ", e.g. -- /usr/bin/python3.11 ...");
+		return -ENOEXEC;
+	}
 
 	for (size_t p = 0; p < sizeof(python_pairs) / sizeof(*python_pairs);
 	     p++) {

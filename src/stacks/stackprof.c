@@ -8,6 +8,7 @@
  * profile_packet.proto, common/perf_events.proto).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@
 #include "pbwrite.h"
 #include "stackprof.h"
 #include "grow_array.h"
+#include "pystack_merge.h"
 
 /* Trace.packet */
 #define F_TRACE_PACKET 1
@@ -68,7 +70,7 @@
 #define CPU_MODE_USER 2
 
 #define MAX_NAME 255		 /* names and paths are cut here */
-#define MAX_FRAMES 256		 /* user + kernel frames of one sample */
+#define MAX_FRAMES 320 /* user, Python and kernel frames of one sample */
 #define SCRATCH_BYTES (1u << 18) /* a packet with every entry new fits */
 #define KERNEL_TGID 0xffffffffu
 
@@ -84,6 +86,7 @@ struct seq {
 	/* per frame iid: its function name iid (0: none); per name iid:
 	 * the name and the weight of samples whose top frame it is */
 	uint32_t *frame_name;
+	uint8_t *frame_pykind; /* per frame iid: enum ftfb_py_native */
 	size_t frame_cap;
 	char **name_str;
 	uint64_t *name_weight;
@@ -96,6 +99,8 @@ struct ftfb_stackprof {
 	struct seq seq[2];
 	struct ftfb_stackstore *store;
 	bool own_store;
+	struct ftfb_pycodes *pycodes;
+	bool own_pycodes;
 	struct ftfb_idtab gens; /* tgid -> its generation (exec, exit) */
 	struct ftfb_stackprof_stats st;
 	int blob_name;
@@ -268,6 +273,42 @@ static int intern_mapping(struct ftfb_stackprof *sp, struct seq *q,
 	return ftfb_idtab_put(&q->maps, key, *iid);
 }
 
+/* A Frame to the packet's InternedData (kind 0: none written). */
+static void emit_frame(struct ftfb_stackprof *sp, uint32_t iid,
+		       uint32_t name_iid, uint32_t map_iid, uint64_t rel_pc,
+		       uint32_t kind)
+{
+	size_t m = ftfb_pb_begin(&sp->ib, F_FRAMES);
+
+	ftfb_pb_varint(&sp->ib, F_IID, iid);
+	if (name_iid)
+		ftfb_pb_varint(&sp->ib, F_FRAME_NAME, name_iid);
+	ftfb_pb_varint(&sp->ib, F_FRAME_MAPPING, map_iid);
+	ftfb_pb_varint(&sp->ib, F_FRAME_REL_PC, rel_pc);
+	if (kind)
+		ftfb_pb_varint(&sp->ib, F_FRAME_KIND, kind);
+	ftfb_pb_end(&sp->ib, m);
+}
+
+/* A new frame's name iid and, for the Python merge, its function's kind. */
+static int note_frame(struct seq *q, uint32_t iid, uint32_t name_iid,
+		      uint8_t pykind)
+{
+	size_t cap = q->frame_cap;
+
+	if (ftfb_grow_array((void **)&q->frame_name, &cap, iid + 1,
+			    sizeof(*q->frame_name)))
+		return -ENOMEM;
+	cap = q->frame_cap;
+	if (ftfb_grow_array((void **)&q->frame_pykind, &cap, iid + 1,
+			    sizeof(*q->frame_pykind)))
+		return -ENOMEM;
+	q->frame_cap = cap;
+	q->frame_name[iid] = name_iid;
+	q->frame_pykind[iid] = pykind;
+	return 0;
+}
+
 /* The frame of ip in process tgid (KERNEL_TGID: a kernel address). */
 static int intern_frame(struct ftfb_stackprof *sp, struct seq *q, uint32_t tgid,
 			uint64_t ip, bool leaf, uint32_t *iid)
@@ -278,7 +319,6 @@ static int intern_frame(struct ftfb_stackprof *sp, struct seq *q, uint32_t tgid,
 		ip ^ ftfb_mix64(((uint64_t)tgid << 1) | leaf | gen << 33));
 	struct ftfb_frame_sym fs = {0};
 	uint32_t map_iid, name_iid = 0;
-	size_t m, cap = q->frame_cap;
 	int err;
 
 	*iid = ftfb_idtab_get(&q->frames, key);
@@ -296,48 +336,129 @@ static int intern_frame(struct ftfb_stackprof *sp, struct seq *q, uint32_t tgid,
 	     (err = note_name(q, name_iid, fs.function))))
 		return err;
 	*iid = ++q->next_frame;
-	m = ftfb_pb_begin(&sp->ib, F_FRAMES);
-	ftfb_pb_varint(&sp->ib, F_IID, *iid);
-	if (name_iid)
-		ftfb_pb_varint(&sp->ib, F_FRAME_NAME, name_iid);
-	ftfb_pb_varint(&sp->ib, F_FRAME_MAPPING, map_iid);
-	ftfb_pb_varint(&sp->ib, F_FRAME_REL_PC, fs.rel_pc);
-	ftfb_pb_varint(&sp->ib, F_FRAME_KIND, tgid == KERNEL_TGID ? 2 : 1);
-	ftfb_pb_end(&sp->ib, m);
-	if (ftfb_grow_array((void **)&q->frame_name, &cap, *iid + 1,
-		 sizeof(*q->frame_name)))
-		return -ENOMEM;
-	q->frame_cap = cap;
-	q->frame_name[*iid] = name_iid;
+	emit_frame(sp, *iid, name_iid, map_iid, fs.rel_pc,
+		   tgid == KERNEL_TGID ? 2 : 1);
+	if ((err = note_frame(q, *iid, name_iid,
+			      ftfb_py_native_kind(fs.function))))
+		return err;
 	return ftfb_idtab_put(&q->frames, key, *iid);
 }
 
-/* The callstack of a sample, root first: user frames outermost first,
- * then kernel frames, the kernel's leaf last. *top: the frame whose
- * function the summary counts. */
+/* The frame of a Python code object, named "qualname (file:line)" (the
+ * def's line), its mapping the file and its rel_pc the line. */
+static int intern_pyframe(struct ftfb_stackprof *sp, struct seq *q,
+			  uint32_t tgid, uint64_t entry, uint32_t *iid)
+{
+	uint64_t code = entry & FTFB_PY_CODE_MASK;
+	const struct ftfb_pycode_info *ci =
+		ftfb_pycodes_get(sp->pycodes, tgid, entry);
+	struct ftfb_frame_sym fs = {0};
+	const char *base;
+	char name[MAX_NAME + 1];
+	uint32_t map_iid, name_iid;
+	uint64_t key;
+	int err;
+
+	if (ci) {
+		base = strrchr(ci->file, '/');
+		snprintf(name, sizeof(name), "%s (%s:%d)", ci->name,
+			 base ? base + 1 : ci->file, ci->line);
+		fs.path = ci->file;
+		fs.rel_pc = ci->line > 0 ? (uint64_t)ci->line : 0;
+	} else {
+		snprintf(name, sizeof(name), "[Python code %#llx]",
+			 (unsigned long long)code);
+		fs.path = "[python]";
+	}
+	key = ftfb_mix64(ftfb_hash_str(name) ^
+			 ftfb_mix64(ftfb_hash_str(fs.path) ^ 0x7079746866ull));
+	*iid = ftfb_idtab_get(&q->frames, key);
+	if (*iid)
+		return 0;
+	if (!ci)
+		sp->st.unknown_pycodes++;
+	if ((err = intern_mapping(sp, q, &fs, &map_iid)) ||
+	    (err = intern_str(sp, &q->names, &q->next_name, F_FUNCTION_NAMES,
+			      name, &name_iid)) ||
+	    (err = note_name(q, name_iid, name)))
+		return err;
+	*iid = ++q->next_frame;
+	emit_frame(sp, *iid, name_iid, map_iid, fs.rel_pc, 0);
+	if ((err = note_frame(q, *iid, name_iid, FTFB_PYN_OTHER)))
+		return err;
+	return ftfb_idtab_put(&q->frames, key, *iid);
+}
+
+/* The user frames of a sample, root first, into frames[*n...]: the
+ * native ones, with the Python frames in place of the interpreter's
+ * (pystack_merge.h) when the sample has some. */
+static int user_frames(struct ftfb_stackprof *sp, struct seq *q,
+		       const struct ftfb_stack_sample *s,
+		       const uint64_t *uips, uint32_t nu, bool leaf,
+		       const uint64_t *pips, uint32_t np, uint32_t *frames,
+		       uint32_t *n)
+{
+	uint32_t native[MAX_FRAMES / 2];
+	uint8_t kinds[MAX_FRAMES / 2];
+	struct ftfb_py_slot slots[MAX_FRAMES / 2 + FTFB_PY_MAX_DEPTH];
+	uint32_t k = 0;
+	size_t m;
+	bool exact;
+	int err;
+
+	for (uint32_t i = nu; i-- > 0 && k < MAX_FRAMES / 2; k++) {
+		if ((err = intern_frame(sp, q, s->tgid, uips[i], i == 0 && leaf,
+					&native[k])))
+			return err;
+		kinds[k] = q->frame_pykind[native[k]];
+	}
+	if (!np) {
+		memcpy(frames + *n, native, k * sizeof(*native));
+		*n += k;
+		return 0;
+	}
+	m = ftfb_py_merge(kinds, k, pips, np, slots,
+			  sizeof(slots) / sizeof(slots[0]), &exact);
+	sp->st.python_samples++;
+	sp->st.python_interleaved += exact;
+	for (size_t i = 0; i < m; i++, ++*n) {
+		if (!slots[i].python)
+			frames[*n] = native[slots[i].index];
+		else if ((err = intern_pyframe(sp, q, s->tgid,
+					       pips[slots[i].index],
+					       &frames[*n])))
+			return err;
+	}
+	return 0;
+}
+
+/* The callstack of a sample, root first: user frames outermost first
+ * (Python ones among them), then kernel frames, the kernel's leaf last.
+ * *top: the frame whose function the summary counts. */
 static int intern_callstack(struct ftfb_stackprof *sp, struct seq *q,
 			    const struct ftfb_stack_sample *s,
 			    const uint64_t *uips, uint32_t nu,
-			    const uint64_t *kips, uint32_t nk, uint32_t *iid,
+			    const uint64_t *kips, uint32_t nk,
+			    const uint64_t *pips, uint32_t np, uint32_t *iid,
 			    uint32_t *top)
 {
 	uint64_t gen = ftfb_idtab_get(&sp->gens, s->tgid);
-	uint64_t key = ftfb_mix64(s->uhash ^
-				  ftfb_mix64(s->khash ^ 0x5bd1e995ull ^ gen));
+	uint64_t key = ftfb_mix64(
+		s->uhash ^ ftfb_mix64(s->khash ^ 0x5bd1e995ull ^ gen) ^
+		ftfb_mix64(s->phash ^ 0x9e3779b97f4a7c15ull));
 	uint32_t frames[MAX_FRAMES];
-	uint32_t n = 0;
+	uint32_t n = 0, nuser;
 	size_t m;
 	int err;
 
-	for (uint32_t i = nu; i-- > 0 && n < MAX_FRAMES; n++)
-		if ((err = intern_frame(sp, q, s->tgid, uips[i], i == 0 && !nk,
-					&frames[n])))
-			return err;
+	if ((err = user_frames(sp, q, s, uips, nu, !nk, pips, np, frames, &n)))
+		return err;
+	nuser = n;
 	for (uint32_t i = nk; i-- > 0 && n < MAX_FRAMES; n++)
 		if ((err = intern_frame(sp, q, KERNEL_TGID, kips[i], i == 0,
 					&frames[n])))
 			return err;
-	*top = n ? (nu ? frames[nu - 1] : frames[n - 1]) : 0;
+	*top = n ? (nuser ? frames[nuser - 1] : frames[n - 1]) : 0;
 	*iid = ftfb_idtab_get(&q->stacks, key);
 	if (*iid)
 		return 0;
@@ -351,6 +472,17 @@ static int intern_callstack(struct ftfb_stackprof *sp, struct seq *q,
 }
 
 /* ---- samples -------------------------------------------------------- */
+
+bool ftfb_stack_event_ok(const struct ftfb_stack *e, size_t size,
+			 const uint64_t *ips)
+{
+	/* (the BPF side sends at most FTFB_STACK_MAX_DEPTH frames a native
+	 * kind, FTFB_PY_MAX_DEPTH Python ones) */
+	return size >= sizeof(*e) &&
+	       (size - sizeof(*e)) / 8 >= (size_t)e->nu + e->nk + e->py.n &&
+	       e->nu <= FTFB_STACK_MAX_DEPTH && e->nk <= FTFB_STACK_MAX_DEPTH &&
+	       e->py.n <= FTFB_PY_MAX_DEPTH && !((uintptr_t)ips & 7);
+}
 
 /* Keeps a stack's addresses the first time they come (ips != NULL). */
 static int keep_stack(struct ftfb_stackprof *sp, uint64_t hash,
@@ -382,22 +514,27 @@ int ftfb_stackprof_sample(struct ftfb_stackprof *sp,
 			  const struct ftfb_stack_sample *s)
 {
 	struct seq *q = &sp->seq[s->kind == FTFB_STACK_OFF_CPU];
-	const uint64_t *uips, *kips;
-	uint32_t nu, nk, cs, top;
+	const uint64_t *uips, *kips, *pips;
+	uint32_t nu, nk, np, cs, top;
 	struct ftfb_pb pb;
 	size_t pk, ps;
 	int err = 0;
 
-	/* both kept before either is looked up: an add may move the store */
+	/* all kept before any is looked up: an add may move the store */
 	if ((err = keep_stack(sp, s->uhash, s->uips, s->nu)) ||
-	    (err = keep_stack(sp, s->khash, s->kips, s->nk)))
+	    (err = keep_stack(sp, s->khash, s->kips, s->nk)) ||
+	    (err = keep_stack(sp, s->phash, s->pips, s->np)))
 		return err;
 	uips = stack_of(sp, s->uhash, &nu);
 	kips = stack_of(sp, s->khash, &nk);
+	pips = stack_of(sp, s->phash, &np);
+	if (np > FTFB_PY_MAX_DEPTH)
+		np = FTFB_PY_MAX_DEPTH;
 	if (!q->started && (err = start_seq(sp, q, s->ts_ns)))
 		return err;
 	ftfb_pb_init(&sp->ib, sp->interned, SCRATCH_BYTES);
-	err = intern_callstack(sp, q, s, uips, nu, kips, nk, &cs, &top);
+	err = intern_callstack(sp, q, s, uips, nu, kips, nk, pips, np, &cs,
+			       &top);
 	if (err)
 		return err;
 	ftfb_pb_init(&pb, sp->packet, SCRATCH_BYTES);
@@ -431,6 +568,12 @@ int ftfb_stackprof_sample(struct ftfb_stackprof *sp,
 	return emit(sp, &pb);
 }
 
+int ftfb_stackprof_pycode(struct ftfb_stackprof *sp,
+			  const struct ftfb_pycode *e)
+{
+	return sp->own_pycodes ? ftfb_pycodes_add(sp->pycodes, e) : 0;
+}
+
 void ftfb_stackprof_forget(struct ftfb_stackprof *sp, uint32_t tgid)
 {
 	/* (out of memory: the old frames stay, at worst misnamed) */
@@ -457,6 +600,14 @@ int ftfb_stackprof_new(struct ftfb_stackprof **out,
 			return -ENOMEM;
 		}
 		sp->own_store = true;
+	}
+	sp->pycodes = o->pycodes;
+	if (!sp->pycodes) {
+		if (ftfb_pycodes_new(&sp->pycodes)) {
+			ftfb_stackprof_free(sp);
+			return -ENOMEM;
+		}
+		sp->own_pycodes = true;
 	}
 	sp->seq[0].id = 1;
 	sp->seq[1].id = 2;
@@ -488,6 +639,7 @@ void ftfb_stackprof_free(struct ftfb_stackprof *sp)
 		ftfb_idtab_free(&q->stacks);
 		ftfb_idtab_free(&q->build_ids);
 		free(q->frame_name);
+		free(q->frame_pykind);
 		for (size_t i = 0; i < q->name_cap; i++)
 			free(q->name_str[i]);
 		free(q->name_str);
@@ -496,6 +648,8 @@ void ftfb_stackprof_free(struct ftfb_stackprof *sp)
 	ftfb_idtab_free(&sp->gens);
 	if (sp->own_store)
 		ftfb_stackstore_free(sp->store);
+	if (sp->own_pycodes)
+		ftfb_pycodes_free(sp->pycodes);
 	free(sp->stream);
 	free(sp->packet);
 	free(sp->interned);

@@ -31,6 +31,8 @@
 #include <stdint.h>
 
 #include "ftf/writer.h"
+#include "pystack_codes.h"
+#include "events.h"
 
 enum ftfb_stack_kind { FTFB_STACK_ON_CPU = 0, FTFB_STACK_OFF_CPU = 1 };
 
@@ -71,6 +73,7 @@ struct ftfb_stackprof_opts {
 	unsigned freq_hz; /* the on-CPU timebase's frequency */
 	void (*forget)(void *symbolize_ctx, uint32_t tgid); /* may be NULL */
 	struct ftfb_stackstore *store; /* NULL: the stackprof's own */
+	struct ftfb_pycodes *pycodes;  /* NULL: the stackprof's own */
 };
 
 /* One sample. Stack ips leaf first (as bpf_get_stack gives them); ips is
@@ -84,7 +87,18 @@ struct ftfb_stack_sample {
 	uint64_t uhash, khash;
 	const uint64_t *uips, *kips;
 	uint32_t nu, nk;
+	/* Python frames (bpf/pystack.h entries, leaf first), as a stack
+	 * of their own: hash 0 none, pips NULL when sent before; they take
+	 * the place of the interpreter's frames (pystack_merge.h) */
+	uint64_t phash;
+	const uint64_t *pips;
+	uint32_t np;
 };
+
+/* Whether a stack event of size bytes, its ips at ips, is one the BPF
+ * side can send: its counts within bounds and its ips all there. */
+bool ftfb_stack_event_ok(const struct ftfb_stack *e, size_t size,
+			 const uint64_t *ips);
 
 struct ftfb_stackprof;
 
@@ -95,6 +109,9 @@ int ftfb_stackprof_new(struct ftfb_stackprof **out,
  * the stack it has. */
 int ftfb_stackprof_sample(struct ftfb_stackprof *sp,
 			  const struct ftfb_stack_sample *s);
+/* The strings of a Python code object (FTFB_EV_PYCODE); 0 or -ENOMEM. */
+int ftfb_stackprof_pycode(struct ftfb_stackprof *sp,
+			  const struct ftfb_pycode *e);
 /* Process tgid exec'd or exited: its addresses mean other code from now
  * on (a new image, or a new process under a reused pid), so its frames
  * and callstacks are interned anew, and the symbolizer's forget callback
@@ -107,6 +124,9 @@ void ftfb_stackprof_free(struct ftfb_stackprof *sp);
 struct ftfb_stackprof_stats {
 	uint64_t samples[2], weight[2];
 	uint64_t unknown_stacks; /* a hash whose ips never came */
+	uint64_t python_samples; /* with Python frames */
+	uint64_t python_interleaved; /* ... among complete native stacks */
+	uint64_t unknown_pycodes; /* Python frames whose strings never came */
 	uint64_t packets, bytes;
 };
 const struct ftfb_stackprof_stats *

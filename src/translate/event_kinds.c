@@ -42,6 +42,8 @@ const struct ftfb_kind_info ftfb_kinds[FTFB_EV_KIND_MAX] = {
 	     "on-CPU stack samples", ftfb_tr_ev_stack),
 	KIND(FTFB_EV_STACK_OFF, sizeof(struct ftfb_stack), "stack_off_cpu",
 	     "off-CPU stacks", ftfb_tr_ev_stack),
+	KIND(FTFB_EV_PYCODE, sizeof(struct ftfb_pycode), "python_code",
+	     "Python functions named", ftfb_tr_ev_pycode),
 };
 
 const struct ftfb_kind_info *ftfb_kind(unsigned kind)

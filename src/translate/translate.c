@@ -1203,9 +1203,7 @@ static int on_stack(struct ftfb_translator *t, const void *data, size_t size)
 		return 0;
 	/* (the BPF side sends at most FTFB_STACK_MAX_DEPTH frames a kind;
 	 * anything else is not a stack event of ours) */
-	if ((size - sizeof(e)) / 8 < (size_t)e.nu + e.nk ||
-	    e.nu > FTFB_STACK_MAX_DEPTH || e.nk > FTFB_STACK_MAX_DEPTH ||
-	    ((uintptr_t)ips & 7)) {
+	if (!ftfb_stack_event_ok(&e, size, ips)) {
 		t->st.skipped++;
 		return 0;
 	}
@@ -1226,6 +1224,9 @@ static int on_stack(struct ftfb_translator *t, const void *data, size_t size)
 	s.nk = e.nk;
 	s.uips = e.nu ? ips : NULL;
 	s.kips = e.nk ? ips + e.nu : NULL;
+	s.phash = e.py.hash;
+	s.np = e.py.n;
+	s.pips = e.py.n ? ips + e.nu + e.nk : NULL;
 	return ftfb_stackprof_sample(t->o.stacks, &s);
 }
 
@@ -1331,6 +1332,17 @@ int ftfb_tr_ev_usdt(struct ftfb_translator *t, const void *data, size_t size)
 int ftfb_tr_ev_stack(struct ftfb_translator *t, const void *data, size_t size)
 {
 	return on_stack(t, data, size);
+}
+
+/* -g: a Python code object's strings, kept for the Python frames */
+int ftfb_tr_ev_pycode(struct ftfb_translator *t, const void *data,
+		      size_t size)
+{
+	struct ftfb_pycode e;
+
+	(void)size;
+	memcpy(&e, data, sizeof(e));
+	return t->o.stacks ? ftfb_stackprof_pycode(t->o.stacks, &e) : 0;
 }
 
 int ftfb_translator_event(struct ftfb_translator *t, const void *data,

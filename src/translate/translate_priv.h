@@ -115,5 +115,7 @@ int ftfb_tr_ev_senter(struct ftfb_translator *t, const void *data, size_t size);
 int ftfb_tr_ev_sexit(struct ftfb_translator *t, const void *data, size_t size);
 int ftfb_tr_ev_usdt(struct ftfb_translator *t, const void *data, size_t size);
 int ftfb_tr_ev_stack(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_pycode(struct ftfb_translator *t, const void *data,
+		      size_t size);
 
 #endif
