@@ -36,6 +36,9 @@
 #include "syscalls.skel.h"
 #include "usdt.skel.h"
 #include "stacks.skel.h"
+#include "blockio.skel.h"
+#include "irq.skel.h"
+#include "mem.skel.h"
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
 
@@ -62,6 +65,12 @@ struct ftfb_loader {
 	struct syscalls_bpf *sys; /* --syscalls */
 	struct usdt_bpf *usdt;    /* -u usdt:... */
 	struct stacks_bpf *stk;   /* --stacks */
+	struct blockio_bpf *blk;  /* --events=io */
+	struct irq_bpf *irq;      /* --events=irq */
+	struct mem_bpf *mem;      /* --events=mem */
+	/* the `armed` flags of the --events sources attached */
+	volatile __u32 *src_armed[3];
+	int nsrc;
 	bool up_multi_loaded; /* the uprobe.multi programs are loaded */
 	bool up_multi_used;   /* uprobes attached with uprobe_multi links */
 	int ring_fds[FTFB_MAX_RINGS];
@@ -1004,6 +1013,119 @@ int ftfb_loader_attach_stacks(struct ftfb_loader *l, unsigned freq_hz,
 	return err;
 }
 
+/* ---- --events sources: one object each, opened by its caller with
+ * its rodata set (the common ones by SOURCE_RODATA) ---- */
+
+#define SOURCE_RODATA(l, s)                                                    \
+	do {                                                                   \
+		(s)->rodata->filter_tgids = (l)->opts.filter_tgids;            \
+		(s)->rodata->nr_rings = (l)->nr_rings;                         \
+		(s)->rodata->wakeup_bytes = (l)->opts.ring_bytes / 4;          \
+		(s)->rodata->self_tgid =                                       \
+			(l)->opts.exclude_self ? (__u32)getpid() : 0;          \
+	} while (0)
+
+/* obj's copies of the shared maps are the sched object's */
+static int reuse_maps_of(struct ftfb_loader *l, struct bpf_object *obj)
+{
+	return reuse_shared_maps(l, bpf_object__find_map_by_name(obj, "rings"),
+				 bpf_object__find_map_by_name(obj, "traced_tgids"),
+				 bpf_object__find_map_by_name(obj, "fired"),
+				 bpf_object__find_map_by_name(obj, "drops"),
+				 bpf_object__find_map_by_name(obj, "ubufs"));
+}
+
+/* Loads the source's object (its shared maps the sched object's;
+ * through its skeleton, whose .bss then maps the kernel's) and attaches
+ * every program. */
+static int start_source(struct ftfb_loader *l, struct bpf_object_skeleton *sk,
+			struct bpf_object *obj, const char *what, char *errmsg,
+			size_t errlen)
+{
+	struct bpf_program *prog;
+	int err = reuse_maps_of(l, obj);
+
+	if (!err)
+		err = bpf_object__load_skeleton(sk);
+	if (err) {
+		set_err(errmsg, errlen, "loading the %s programs failed: %s%s",
+			what, errstr(err), load_hint(err));
+		return err;
+	}
+	bpf_object__for_each_program(prog, obj) {
+		err = attach_stack_link(l, bpf_program__attach(prog));
+		if (err) {
+			set_err(errmsg, errlen,
+				"attaching %s failed: %s%s (--events=%s needs this tracepoint)",
+				bpf_program__section_name(prog), errstr(err),
+				load_hint(err), what);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* The source records from now on (and stops with the others). */
+static int arm_source(struct ftfb_loader *l, volatile __u32 *armed)
+{
+	l->src_armed[l->nsrc++] = armed;
+	__atomic_store_n(armed, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int open_failed(const char *what, char *errmsg, size_t errlen)
+{
+	int err = -errno;
+
+	set_err(errmsg, errlen, "opening the %s programs failed: %s", what,
+		errstr(err));
+	return err;
+}
+
+int ftfb_loader_attach_blockio(struct ftfb_loader *l, char *errmsg,
+			       size_t errlen)
+{
+	int err;
+
+	if (l->blk)
+		return 0;
+	if (!(l->blk = blockio_bpf__open()))
+		return open_failed("io", errmsg, errlen);
+	SOURCE_RODATA(l, l->blk);
+	err = start_source(l, l->blk->skeleton, l->blk->obj, "io", errmsg,
+			   errlen);
+	return err ? err : arm_source(l, &l->blk->bss->armed);
+}
+
+int ftfb_loader_attach_irq(struct ftfb_loader *l, char *errmsg, size_t errlen)
+{
+	int err;
+
+	if (l->irq)
+		return 0;
+	if (!(l->irq = irq_bpf__open()))
+		return open_failed("irq", errmsg, errlen);
+	SOURCE_RODATA(l, l->irq);
+	err = start_source(l, l->irq->skeleton, l->irq->obj, "irq", errmsg,
+			   errlen);
+	return err ? err : arm_source(l, &l->irq->bss->armed);
+}
+
+int ftfb_loader_attach_mem(struct ftfb_loader *l, char *errmsg, size_t errlen)
+{
+	int err;
+
+	if (l->mem)
+		return 0;
+	if (!(l->mem = mem_bpf__open()))
+		return open_failed("mem", errmsg, errlen);
+	SOURCE_RODATA(l, l->mem);
+	l->mem->rodata->nr_cpus = (__u32)l->ncpus;
+	err = start_source(l, l->mem->skeleton, l->mem->obj, "mem", errmsg,
+			   errlen);
+	return err ? err : arm_source(l, &l->mem->bss->armed);
+}
+
 bool ftfb_loader_uprobe_multi(const struct ftfb_loader *l)
 {
 	return l->up_multi_used;
@@ -1090,6 +1212,8 @@ void ftfb_loader_stop_recording(struct ftfb_loader *l)
 		__atomic_store_n(&l->sys->bss->armed, 0, __ATOMIC_RELEASE);
 	if (l->stk)
 		__atomic_store_n(&l->stk->bss->armed, 0, __ATOMIC_RELEASE);
+	for (int i = 0; i < l->nsrc; i++)
+		__atomic_store_n(l->src_armed[i], 0, __ATOMIC_RELEASE);
 	if (l->sched)
 		__atomic_store_n(&l->sched->bss->stopped, 1, __ATOMIC_RELEASE);
 }
@@ -1300,6 +1424,12 @@ int ftfb_loader_prog_ids(struct ftfb_loader *l, uint32_t *ids, size_t max)
 		add_prog_ids(l->usdt->obj, ids, max, &n);
 	if (l->stk)
 		add_prog_ids(l->stk->obj, ids, max, &n);
+	if (l->blk)
+		add_prog_ids(l->blk->obj, ids, max, &n);
+	if (l->irq)
+		add_prog_ids(l->irq->obj, ids, max, &n);
+	if (l->mem)
+		add_prog_ids(l->mem->obj, ids, max, &n);
 	return n;
 }
 
@@ -1354,6 +1484,9 @@ void ftfb_loader_close(struct ftfb_loader *l)
 	syscalls_bpf__destroy(l->sys);
 	usdt_bpf__destroy(l->usdt);
 	stacks_bpf__destroy(l->stk);
+	blockio_bpf__destroy(l->blk);
+	irq_bpf__destroy(l->irq);
+	mem_bpf__destroy(l->mem);
 	ring_buffer__free(l->rb);
 	sched_bpf__destroy(l->sched);
 	for (int i = 0; i < FTFB_MAX_RINGS; i++)

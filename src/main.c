@@ -807,6 +807,11 @@ static const char *kind_name(int k)
 	case FTFB_EV_USDT: return "USDT hits";
 	case FTFB_EV_STACK_ON: return "on-CPU stack samples";
 	case FTFB_EV_STACK_OFF: return "off-CPU stacks";
+	case FTFB_EV_BLOCK_IO: return "block requests";
+	case FTFB_EV_IRQ: return "interrupts";
+	case FTFB_EV_RSS: return "memory counter changes";
+	case FTFB_EV_FAULT: return "blocking page faults";
+	case FTFB_EV_STACK_WAKER: return "waker stacks";
 	default: return "other";
 	}
 }
@@ -1082,6 +1087,19 @@ static int open_flight(struct session *s, const struct ftfb_translator_opts *to,
 	return ftfb_flight_open(&s->flight, &fo, err, errlen);
 }
 
+/* --events=LIST: each source asked for (waker goes with the stacks). */
+static int attach_event_sources(struct ftfb_loader *l, unsigned events,
+				char *err, size_t errlen)
+{
+	if ((events & CLI_EV_IO) && ftfb_loader_attach_blockio(l, err, errlen))
+		return -1;
+	if ((events & CLI_EV_IRQ) && ftfb_loader_attach_irq(l, err, errlen))
+		return -1;
+	if ((events & CLI_EV_MEM) && ftfb_loader_attach_mem(l, err, errlen))
+		return -1;
+	return 0;
+}
+
 /* --stacks: the Perfetto packets of the samples, into the trace (with
  * -F, into each snapshot: the recorder makes them). */
 static int open_stacks(struct session *s)
@@ -1217,7 +1235,8 @@ static int run_trace(struct cli_opts *o)
 					 syscall_only_tgid(&s), err,
 					 sizeof(err))) ||
 	    (o->stacks && ftfb_loader_attach_stacks(s.loader, o->freq_hz, err,
-						    sizeof(err)))) {
+						    sizeof(err))) ||
+	    attach_event_sources(s.loader, o->events, err, sizeof(err))) {
 		die_line(err);
 		rc = 1;
 		goto out;

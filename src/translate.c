@@ -35,6 +35,11 @@ static const char *const kind_names[FTFB_EV_KIND_MAX] = {
 	[FTFB_EV_USDT] = "usdt",
 	[FTFB_EV_STACK_ON] = "stack_on_cpu",
 	[FTFB_EV_STACK_OFF] = "stack_off_cpu",
+	[FTFB_EV_BLOCK_IO] = "block_io",
+	[FTFB_EV_IRQ] = "irq",
+	[FTFB_EV_RSS] = "rss",
+	[FTFB_EV_FAULT] = "page_fault",
+	[FTFB_EV_STACK_WAKER] = "stack_waker",
 };
 
 static const size_t kind_size[FTFB_EV_KIND_MAX] = {
@@ -53,6 +58,11 @@ static const size_t kind_size[FTFB_EV_KIND_MAX] = {
 	[FTFB_EV_USDT] = offsetof(struct ftfb_usdt, str),
 	[FTFB_EV_STACK_ON] = sizeof(struct ftfb_stack),
 	[FTFB_EV_STACK_OFF] = sizeof(struct ftfb_stack),
+	[FTFB_EV_BLOCK_IO] = sizeof(struct ftfb_block_io),
+	[FTFB_EV_IRQ] = sizeof(struct ftfb_irq),
+	[FTFB_EV_RSS] = sizeof(struct ftfb_rss),
+	[FTFB_EV_FAULT] = sizeof(struct ftfb_fault),
+	[FTFB_EV_STACK_WAKER] = sizeof(struct ftfb_stack),
 };
 
 /* ---- helpers ---- */
@@ -142,6 +152,19 @@ int ftfb_tr_str_id(struct ftfb_translator *t, const char *s, size_t len,
 	t->temp_next = (t->temp_next + 1) % n;
 	if (id > 0)
 		t->st.records++;
+	return id;
+}
+
+int ftfb_tr_cached_id(struct ftfb_translator *t, int *cache, const char *s)
+{
+	bool temp;
+	int id;
+
+	if (*cache > 0)
+		return *cache;
+	id = ftfb_tr_str_id(t, s, strlen(s), &temp);
+	if (id > 0 && !temp)
+		*cache = id;
 	return id;
 }
 
@@ -297,6 +320,22 @@ int ftfb_tr_ensure_task(struct ftfb_translator *t, uint32_t tid,
 		ti.tgid = tid;
 	if (found)
 		return add_found_task(t, &ti, out);
+	return new_task(t, &ti, out);
+}
+
+int ftfb_tr_pseudo_task(struct ftfb_translator *t, uint32_t tid,
+			uint32_t tgid, const char *name,
+			struct ftfb_task **out)
+{
+	struct ftfb_task_info ti;
+
+	*out = ftfb_pt_find(&t->pt, tid);
+	if (*out)
+		return 0;
+	memset(&ti, 0, sizeof(ti));
+	ti.tid = tid;
+	ti.tgid = tgid;
+	set_comm(ti.comm, name);
 	return new_task(t, &ti, out);
 }
 
@@ -1250,6 +1289,30 @@ int ftfb_translator_event(struct ftfb_translator *t, const void *data,
 	case FTFB_EV_STACK_ON:
 	case FTFB_EV_STACK_OFF:
 		return on_stack(t, data, size);
+	case FTFB_EV_BLOCK_IO: {
+		struct ftfb_block_io e;
+
+		memcpy(&e, data, sizeof(e));
+		return ftfb_tr_block_io(t, &e);
+	}
+	case FTFB_EV_IRQ: {
+		struct ftfb_irq e;
+
+		memcpy(&e, data, sizeof(e));
+		return ftfb_tr_irq(t, &e);
+	}
+	case FTFB_EV_RSS: {
+		struct ftfb_rss e;
+
+		memcpy(&e, data, sizeof(e));
+		return ftfb_tr_rss(t, &e);
+	}
+	case FTFB_EV_FAULT: {
+		struct ftfb_fault e;
+
+		memcpy(&e, data, sizeof(e));
+		return ftfb_tr_fault(t, &e);
+	}
 	}
 	return 0;
 }

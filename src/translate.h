@@ -166,6 +166,35 @@ struct ftfb_func_stats {
 	uint64_t total_ns;
 };
 
+/* --events=io: argument names (0: not interned yet), requests seen,
+ * the lanes of requests in flight together (see translate_blockio.c) */
+#define FTFB_IO_MAX_LANES 1024
+struct ftfb_io_lane {
+	uint32_t tgid, tid; /* the process (or disk), the lane's pseudo tid */
+	uint64_t last_end;  /* the end of its last request */
+};
+
+struct ftfb_tr_blockio {
+	int s_cat, s_sector, s_bytes, s_queue_ns, s_device_ns, s_flags,
+		s_error, s_tid;
+	uint64_t requests;
+	uint64_t lanes_full; /* requests not written: no lane left */
+	uint32_t nlanes;
+	struct ftfb_io_lane lanes[FTFB_IO_MAX_LANES];
+};
+
+/* --events=mem: names (0: not yet) and the page size */
+struct ftfb_tr_mem {
+	int s_mm, s_rss, s_fault, s_addr, s_blocked, s_write;
+	int s_member[FTFB_RSS_MEMBERS];
+	uint64_t page_size;
+};
+
+/* --events=irq: names (0: not yet) */
+struct ftfb_tr_irq {
+	int s_irq, s_softirq, s_nr, s_tid;
+};
+
 struct ftfb_translator {
 	struct ftfb_translator_opts o;
 	struct ftf_writer *w;
@@ -192,6 +221,9 @@ struct ftfb_translator {
 	int s_uarg[FTFB_USDT_MAX_ARGS], s_end_arg[FTFB_USDT_MAX_ARGS];
 	struct ftfb_uslice *uslices;
 	uint32_t uslice_free; /* index + 1, 0: none */
+	struct ftfb_tr_blockio blk;
+	struct ftfb_tr_mem mem;
+	struct ftfb_tr_irq irq;
 	bool drops_written;
 	uint64_t last_ts; /* newest event timestamp seen (mono ns) */
 };
@@ -243,6 +275,8 @@ size_t ftfb_translator_top_syscalls(const struct ftfb_translator *t,
 				    bool by_time, size_t *out, size_t n);
 
 /* Helpers, exposed for tests and the summary. */
+const char *ftfb_blk_op_name(unsigned op);   /* REQ_OP_*: "read", ... */
+const char *ftfb_softirq_name(unsigned vec); /* "TIMER", "NET_RX", ... */
 enum ftf_thread_state ftfb_state_of(uint32_t prev_state);
 int32_t ftfb_weight_of(uint32_t tid, int prio);
 

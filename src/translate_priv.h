@@ -20,6 +20,26 @@ int ftfb_tr_ensure_task(struct ftfb_translator *t, uint32_t tid,
 /* its thread ref, a slot assigned if needed */
 int ftfb_tr_thread_ref(struct ftfb_translator *t, struct ftfb_task *k);
 
+/* a string id kept in *cache once interned for good (a temporary one is
+ * returned, not kept); 0 in *cache: not yet */
+int ftfb_tr_cached_id(struct ftfb_translator *t, int *cache, const char *s);
+/* a task of no process of Linux (a disk, a cpu's interrupts), named
+ * `name`, created (process and thread records) on first use; pseudo ids
+ * are above any pid (pid_max is at most 2^22) */
+#define FTFB_PSEUDO_IRQ_PID 0x7b000000u  /* + 1 + cpu: its threads */
+#define FTFB_PSEUDO_MAX_CPUS 4096
+#define FTFB_PSEUDO_DISK_PID 0x7c000000u /* + major:minor in 22 bits */
+#define FTFB_PSEUDO_LANE_TID 0x7d000000u /* + n: block I/O lanes */
+int ftfb_tr_pseudo_task(struct ftfb_translator *t, uint32_t tid,
+			uint32_t tgid, const char *name,
+			struct ftfb_task **out);
+
+/* translate_blockio.c, translate_irq.c, translate_mem.c: --events */
+int ftfb_tr_block_io(struct ftfb_translator *t, const struct ftfb_block_io *e);
+int ftfb_tr_irq(struct ftfb_translator *t, const struct ftfb_irq *e);
+int ftfb_tr_rss(struct ftfb_translator *t, const struct ftfb_rss *e);
+int ftfb_tr_fault(struct ftfb_translator *t, const struct ftfb_fault *e);
+
 /* translate_usdt.c */
 int ftfb_tr_usdt_init(struct ftfb_translator *t);
 void ftfb_tr_usdt_free(struct ftfb_translator *t);
