@@ -16,8 +16,8 @@
  * No kprobes here, and no tracepoint at a fault's end: a fault costs its
  * thread time when it sleeps in it, so page_fault_user notes the fault
  * (task storage), a switch out in a sleep with the user registers of
- * that fault still on the kernel stack (same ip, sp and error code: the
- * thread never left the fault) marks it blocked, and the thread's next
+ * that fault still on the kernel stack (same ip and sp, and orig_ax -1:
+ * in an exception, not a system call) marks it blocked, and the thread's next
  * switch in sends it (struct ftfb_fault).
  */
 #include "common.bpf.h"
@@ -220,8 +220,10 @@ static __always_inline void maybe_blocked(struct task_struct *prev, __u64 now)
 	if (!n || !n->start_ns || n->blocked_ns)
 		return;
 	regs = (struct pt_regs *)bpf_task_pt_regs(prev);
+	/* (x86-64's exception entry sets orig_ax to -1: never a system
+	 * call, whose number it holds) */
 	if (regs && regs->ip == n->ip && regs->sp == n->sp &&
-	    regs->orig_ax == n->error)
+	    (long)regs->orig_ax == -1)
 		n->blocked_ns = now;
 	else
 		n->start_ns = 0;

@@ -175,7 +175,7 @@ struct ftfb_io_lane {
 };
 
 struct ftfb_tr_blockio {
-	int s_cat, s_sector, s_bytes, s_queue_ns, s_device_ns, s_flags,
+	int s_cat, s_disk, s_sector, s_bytes, s_queue_ns, s_device_ns, s_flags,
 		s_error, s_tid;
 	uint64_t requests;
 	uint64_t lanes_full; /* requests not written: no lane left */

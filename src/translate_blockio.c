@@ -91,7 +91,7 @@ static int lane_for(struct ftfb_translator *t, uint32_t tgid, uint64_t begin,
 
 /* The argument ids of a request (interned once, see ftfb_tr_cached_id). */
 struct blk_ids {
-	int name, cat, disk, sector, bytes, queue_ns, device_ns, flags, error,
+	int name, cat, disk, disk_arg, sector, bytes, queue_ns, device_ns, flags, error,
 		tid;
 };
 
@@ -105,6 +105,7 @@ static int blk_ids(struct ftfb_translator *t, const struct ftfb_block_io *e,
 	d->disk = ftfb_tr_str_id(t, e->disk, strnlen(e->disk, sizeof(e->disk)),
 				 NULL);
 	d->cat = ftfb_tr_cached_id(t, &b->s_cat, "block");
+	d->disk_arg = ftfb_tr_cached_id(t, &b->s_disk, "disk");
 	d->sector = ftfb_tr_cached_id(t, &b->s_sector, "sector");
 	d->bytes = ftfb_tr_cached_id(t, &b->s_bytes, "bytes");
 	d->queue_ns = ftfb_tr_cached_id(t, &b->s_queue_ns, "queue_ns");
@@ -114,7 +115,7 @@ static int blk_ids(struct ftfb_translator *t, const struct ftfb_block_io *e,
 	d->tid = ftfb_tr_cached_id(t, &b->s_tid, "tid");
 	if (d->name < 0 || d->disk < 0 || d->cat < 0 || d->sector < 0 ||
 	    d->bytes < 0 || d->queue_ns < 0 || d->device_ns < 0 ||
-	    d->flags < 0 || d->error < 0 || d->tid < 0)
+	    d->flags < 0 || d->error < 0 || d->tid < 0 || d->disk_arg < 0)
 		return -ENOMEM;
 	return 0;
 }
@@ -139,7 +140,7 @@ static int write_request(struct ftfb_translator *t, struct ftfb_task *k,
 			d.name, ftfb_tr_ticks(t, begin),
 			ftfb_tr_ticks(t, e->hdr.ts));
 	if (!err)
-		err = ftf_arg_string(t->w, d.disk, d.disk);
+		err = ftf_arg_string(t->w, d.disk_arg, d.disk);
 	if (!err)
 		err = ftf_arg_uint64(t->w, d.sector, e->sector);
 	if (!err)
