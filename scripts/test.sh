@@ -5,7 +5,8 @@
 #      the fault suite (these need root: run with sudo)
 #   3. build-asan/ (AddressSanitizer + UndefinedBehaviorSanitizer): the same
 #   4. build-fuzz/ (clang, libFuzzer): short fixed fuzz runs of the trace
-#      reader and the ELF symbol reader (suite 'fuzz')
+#      reader, the stream reader, ftf-merge's core and the ELF readers
+#      (suite 'fuzz')
 # and ends with one line "N passed, N failed, N skipped" summed over all.
 set -uo pipefail
 why="the BPF tests need root"

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "buildid.h"
+#include "elfsym.h"
 
 /* The NT_GNU_BUILD_ID note of one SHT_NOTE section, or -ENOENT. */
 static int note_build_id(Elf_Scn *scn, uint8_t *id, size_t cap)
@@ -36,9 +37,9 @@ int ftfb_elf_build_id(const char *path, uint8_t *id, size_t cap)
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = ftfb_open_regular(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	/* ELF_C_READ: a file shrinking under us cannot SIGBUS the tracer */
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {

@@ -35,6 +35,25 @@ void ftfb_seterr(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+int ftfb_open_regular(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return S_ISDIR(st.st_mode) ? -EISDIR : -ENOEXEC;
+	}
+	return fd;
+}
+
 char *ftfb_demangle(const char *name)
 {
 #ifdef FTFB_HAVE_LIBIBERTY
@@ -361,20 +380,17 @@ int ftfb_elf_functions(const char *path, struct ftfb_symlist *out,
 		ftfb_seterr(errmsg, errlen, "libelf: %s", elf_errmsg(-1));
 		return -EINVAL;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = ftfb_open_regular(path);
 	if (fd < 0) {
-		err = -errno;
-		ftfb_seterr(errmsg, errlen, "%s: %s", path, strerror(errno));
-		return err;
+		ftfb_seterr(errmsg, errlen, "%s: %s", path,
+			    fd == -ENOEXEC || fd == -EISDIR
+				    ? "not a regular file (give an ELF binary or library)"
+				    : strerror(-fd));
+		return fd;
 	}
 	if (fstat(fd, &st) != 0) {
 		err = -errno;
 		ftfb_seterr(errmsg, errlen, "%s: %s", path, strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		err = S_ISDIR(st.st_mode) ? -EISDIR : -ENOEXEC;
-		ftfb_seterr(errmsg, errlen, "%s: not a regular file", path);
 		goto out;
 	}
 	/* ELF_C_READ (not _MMAP): a file shrinking under us must not be

@@ -47,6 +47,12 @@ struct ftfb_symlist {
 void ftfb_seterr(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Opens @path read-only for an ELF reader: a regular file's fd, or
+ * -errno (-EISDIR a directory, -ENOEXEC any other file that is not a
+ * regular one). A FIFO or a device is never waited on (O_NONBLOCK): a
+ * FIFO with no writer would block the open, and the read after it. */
+int ftfb_open_regular(const char *path);
+
 int ftfb_elf_functions(const char *path, struct ftfb_symlist *out,
 		       char *errmsg, size_t errlen);
 

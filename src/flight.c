@@ -474,6 +474,13 @@ static int write_window(struct ftfb_flight *f, struct ftf_writer *w,
 	return err;
 }
 
+/* Seconds from the trace's start to t, signed: a window that has not
+ * filled yet reaches back before the start. */
+static double since(uint64_t t, uint64_t start)
+{
+	return (double)(int64_t)(t - start) / 1e9;
+}
+
 /* Writes snapshot sn of the window ending at end; 0 or -errno with one
  * line printed. */
 static int write_snapshot(struct ftfb_flight *f, struct snapshot *sn,
@@ -503,11 +510,16 @@ static int write_snapshot(struct ftfb_flight *f, struct snapshot *sn,
 			sn->path, ftf_writer_error(&w));
 		r = -EIO;
 	}
+	if (!r && ftfb_output_commit(&out, err, sizeof(err))) {
+		fprintf(stderr, "ftf-bpf: snapshot: %s\n", err);
+		r = -EIO;
+	}
+	ftfb_output_discard(&out); /* (a snapshot that failed) */
 	if (!r && !f->o.quiet)
 		fprintf(stderr,
 			"ftf-bpf: snapshot %s: %.3f s to %.3f s of the trace (%.3f s): %s\n",
-			sn->path, (double)(sn->t0 - f->o.start_ns) / 1e9,
-			(double)(sn->t1 - f->o.start_ns) / 1e9,
+			sn->path, since(sn->t0, f->o.start_ns),
+			since(sn->t1, f->o.start_ns),
 			(double)(sn->t1 - sn->t0) / 1e9, sn->why);
 	return r;
 }
@@ -605,12 +617,14 @@ int ftfb_flight_finish(struct ftfb_flight *f, uint64_t now_ns,
 		snprintf(reason, sizeof(reason), "stop (%.160s)", why);
 	}
 	sn = next_snapshot(f, now_ns, reason);
-	if (!sn) {
+	if (!sn)
 		f->not_written++;
-		return 0;
-	}
-	sn->ok = write_snapshot(f, sn, now_ns) == 0;
-	return sn->ok ? 0 : -EIO;
+	else
+		sn->ok = write_snapshot(f, sn, now_ns) == 0;
+	for (unsigned i = 0; i < f->taken; i++)
+		if (!f->snaps[i].ok) /* (an earlier one, refused or failed) */
+			return -EIO;
+	return 0;
 }
 
 const uint64_t *ftfb_flight_by_kind(const struct ftfb_flight *f)

@@ -80,8 +80,8 @@ void ftfb_flight_request(struct ftfb_flight *f, const char *why);
 void ftfb_flight_tick(struct ftfb_flight *f, uint64_t now_ns);
 
 /* At the stop: waits for the snapshots being written, then writes the
- * last window (why: the stop's reason). 0, or -errno if it failed (one
- * line printed). */
+ * last window (why: the stop's reason). 0, or -errno if it or any earlier
+ * snapshot failed (a line was printed for each). */
 int ftfb_flight_finish(struct ftfb_flight *f, uint64_t now_ns,
 		       const char *why);
 

@@ -50,6 +50,7 @@
 
 #define STATUS_INTERVAL_NS 1000000000ull
 #define POLL_MS 100
+#define STOP_COMMAND_WAIT_MS 5000 /* for a command still running at the stop */
 
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t snapshot_signals; /* SIGUSR1s received */
@@ -948,8 +949,9 @@ static void print_clock(const struct ftf_clock *c)
 			c->fallback_reason, c->fallback_reason[0] ? ")" : "");
 }
 
-/* The trace file: created (an existing one kept as .old), the writer's
- * header written. 0, or -1 with one line in err. */
+/* The trace file: created under a temporary name (put in place, an
+ * existing one kept as .old, once the trace starts), the writer's header
+ * written. 0, or -1 with one line in err. */
 static int open_file_output(struct session *s, char *err, size_t errlen)
 {
 	struct ftf_writer_options wo;
@@ -965,6 +967,7 @@ static int open_file_output(struct session *s, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot write %s: %s", s->o->output,
 			 ftf_writer_error(&s->w));
 		ftf_writer_close(&s->w);
+		ftfb_output_discard(&s->out);
 		return -1;
 	}
 	s->writer_open = true;
@@ -1041,6 +1044,25 @@ static int resolve_triggers(struct session *s, const char *mb, char *err,
 		}
 	}
 	return 0;
+}
+
+/* The trace stopped (-d, a signal) with the command still running: it
+ * is not left behind, reparented to init. As perf record does, it gets
+ * SIGTERM and is waited for (a few seconds). False if it still runs. */
+static bool stop_command(struct session *s)
+{
+	if (target_child_exited(&s->child))
+		return true;
+	if (!s->o->quiet)
+		fprintf(stderr, "ftf-bpf: stopping '%s' (pid %d) with SIGTERM\n",
+			s->o->cmd[0], s->child.pid);
+	if (target_stop(&s->child, STOP_COMMAND_WAIT_MS))
+		return true;
+	fprintf(stderr,
+		"ftf-bpf: '%s' (pid %d) still runs %d s after SIGTERM: left running (kill -KILL %d)\n",
+		s->o->cmd[0], s->child.pid, STOP_COMMAND_WAIT_MS / 1000,
+		s->child.pid);
+	return false;
 }
 
 /* -F: one snapshot per SIGUSR1 since the last look, then the due ones. */
@@ -1126,7 +1148,7 @@ static int run_trace(struct cli_opts *o)
 	char err[1024], main_bin[PATH_MAX];
 	const char *mb = NULL;
 	uint64_t deadline = 0, last_status = 0, last_events = 0, last_drops = 0;
-	bool tty, exit_code_err = false;
+	bool tty, exit_code_err = false, usr1_said = false;
 	int r, rc = 0;
 	struct sigaction sa;
 
@@ -1297,10 +1319,9 @@ static int run_trace(struct cli_opts *o)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	if (s.flight) {
-		sa.sa_handler = on_usr1;
-		sigaction(SIGUSR1, &sa, NULL);
-	}
+	/* without -F a SIGUSR1 is said and ignored (its default kills) */
+	sa.sa_handler = on_usr1;
+	sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
 	s.start_ns = mono_ns();
@@ -1308,6 +1329,13 @@ static int run_trace(struct cli_opts *o)
 		deadline = s.start_ns + o->duration_ns;
 	if (s.have_child &&
 	    target_release(&s.child, o->cmd[0], err, sizeof(err))) {
+		die_line(err);
+		rc = 1;
+		s.start_ns = 0; /* not started: no summary, no trace */
+		goto out;
+	}
+	/* Started: only now does the trace replace what was at -o. */
+	if (s.writer_open && ftfb_output_commit(&s.out, err, sizeof(err))) {
 		die_line(err);
 		rc = 1;
 		goto out;
@@ -1379,6 +1407,11 @@ static int run_trace(struct cli_opts *o)
 		}
 		if (s.flight)
 			flight_tick(&s, now);
+		else if (snapshot_signals && !usr1_said) {
+			usr1_said = true;
+			fprintf(stderr,
+				"ftf-bpf: SIGUSR1 ignored: snapshots are for the flight recorder (-F DUR)\n");
+		}
 		flush_waiting_output(&s, now);
 		if (now - last_status >= STATUS_INTERVAL_NS) {
 			record_drops(&s);
@@ -1414,6 +1447,8 @@ static int run_trace(struct cli_opts *o)
 			 "writing %s failed: %s", o->output,
 			 ftf_writer_error(&s.w));
 	}
+	if (s.have_child && !stop_command(&s))
+		rc = 1;
 	if (s.have_child && s.child.exited && WIFEXITED(s.child.status) &&
 	    WEXITSTATUS(s.child.status) != 0 && !o->quiet)
 		fprintf(stderr, "ftf-bpf: '%s' exited with status %d\n",
@@ -1442,6 +1477,7 @@ out:
 				 "writing %s failed: %s", o->output,
 				 ftf_writer_error(&s.w));
 		}
+		ftfb_output_discard(&s.out); /* a start that failed */
 	}
 	if (s.out_err) {
 		fprintf(stderr,

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * output.h - the trace file a writer writes to: plain (.fxt) or gzipped
- * (.fxt.gz, --compress), created as target_open_output does (an existing
- * file kept as .old, a symlink refused).
+ * (.fxt.gz, --compress), created as target_open_output does: written
+ * under a temporary name and put in place (an existing file kept as .old)
+ * by ftfb_output_commit; a symlink or any file that is not regular
+ * refused.
  */
 #ifndef FTFB_OUTPUT_H
 #define FTFB_OUTPUT_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,6 +18,8 @@
 
 struct ftfb_output {
 	bool gzip;
+	char path[PATH_MAX];
+	char tmp[PATH_MAX]; /* the file written, until committed ("") */
 	union {
 		struct ftf_dest_file file;
 		struct ftf_dest_gzip gz;
@@ -25,6 +30,14 @@ struct ftfb_output {
  * one line in err. */
 int ftfb_output_open(struct ftfb_output *out, const char *path, bool gzip,
 		     char *err, size_t errlen);
+
+/* The trace put at its path (the one there before kept as .old): 0, or a
+ * negative errno with one line in err. */
+int ftfb_output_commit(struct ftfb_output *out, char *err, size_t errlen);
+
+/* Removes the trace if it was never committed: the only file removed is
+ * one this output created. */
+void ftfb_output_discard(struct ftfb_output *out);
 
 /* The destination to give the writer (which closes it). */
 static inline struct ftf_destination *ftfb_output_dest(struct ftfb_output *out)

@@ -6,6 +6,7 @@
 #include <gelf.h>
 #include <libelf.h>
 
+#include "elfsym.h"
 #include "probespec.h"
 
 #include <ctype.h>
@@ -84,7 +85,7 @@ static bool name_matches(const char *base, const char *name)
 static bool elf_for_us(const char *path)
 {
 	unsigned char h[20];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = ftfb_open_regular(path);
 	ssize_t r;
 	uint16_t machine;
 
@@ -346,7 +347,7 @@ static int find_in_runpath(const char *main_binary, const char *name,
 	slash = strrchr(origin, '/');
 	if (slash)
 		*slash = '\0';
-	fd = open(main_binary, O_RDONLY | O_CLOEXEC);
+	fd = ftfb_open_regular(main_binary);
 	if (fd < 0)
 		return -ENOENT;
 	if (elf_version(EV_CURRENT) == EV_NONE)

@@ -205,6 +205,19 @@ void target_abort(struct target_child *c)
 	c->exited = true;
 }
 
+bool target_stop(struct target_child *c, int wait_ms)
+{
+	if (target_child_exited(c))
+		return true;
+	kill(c->pid, SIGTERM);
+	for (int t = 0; t < wait_ms; t += 10) {
+		if (target_child_exited(c))
+			return true;
+		usleep(10000);
+	}
+	return target_child_exited(c);
+}
+
 bool target_child_exited(struct target_child *c)
 {
 	if (c->exited)
@@ -233,62 +246,108 @@ bool target_pid_gone(int pid)
 	return p && (p[2] == 'Z' || p[2] == 'X');
 }
 
-int target_open_output(const char *path, char *err, size_t errlen)
+/* 0 when path may take a trace (new, or a regular file to keep as
+ * .old), else -errno with one line in err. */
+static int check_output_path(const char *path, char *err, size_t errlen)
 {
 	struct stat st;
-	int fd;
 
-	if (lstat(path, &st) == 0) {
-		if (S_ISLNK(st.st_mode)) {
-			snprintf(err, errlen,
-				 "output %s is a symlink: refusing to write through it (remove it or choose another -o)",
-				 path);
-			return -ELOOP;
-		}
-		if (S_ISDIR(st.st_mode)) {
-			snprintf(err, errlen,
-				 "output %s is a directory: give a file name with -o",
-				 path);
-			return -EISDIR;
-		}
-		if (S_ISREG(st.st_mode)) {
-			char old[PATH_MAX];
-
-			if (snprintf(old, sizeof(old), "%s.old", path) >=
-			    (int)sizeof(old)) {
-				snprintf(err, errlen, "output path too long: %s",
-					 path);
-				return -ENAMETOOLONG;
-			}
-			if (rename(path, old)) {
-				int e = errno;
-
-				snprintf(err, errlen,
-					 "cannot keep the existing %s as %s: %s",
-					 path, old, strerror(e));
-				return -e;
-			}
-		} else {
-			snprintf(err, errlen,
-				 "output %s exists and is not a regular file: choose another -o",
-				 path);
-			return -EEXIST;
-		}
-	} else if (errno != ENOENT) {
+	if (lstat(path, &st)) {
 		int e = errno;
 
+		if (e == ENOENT)
+			return 0;
 		snprintf(err, errlen, "cannot write the trace to %s: %s", path,
 			 strerror(e));
 		return -e;
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		  0644);
-	if (fd < 0) {
-		int e = errno;
+	if (S_ISLNK(st.st_mode)) {
+		snprintf(err, errlen,
+			 "output %s is a symlink: refusing to write through it (remove it or choose another -o)",
+			 path);
+		return -ELOOP;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen,
+			 "output %s is a directory: give a file name with -o",
+			 path);
+		return -EISDIR;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen,
+			 "output %s exists and is not a regular file: choose another -o",
+			 path);
+		return -EEXIST;
+	}
+	return 0;
+}
 
+int target_open_output(const char *path, char *tmp, size_t tmplen,
+		       char *err, size_t errlen)
+{
+	mode_t mask;
+	int fd, r = check_output_path(path, err, errlen);
+
+	tmp[0] = '\0';
+	if (r)
+		return r;
+	if (snprintf(tmp, tmplen, "%s.partXXXXXX", path) >= (int)tmplen) {
+		tmp[0] = '\0';
+		snprintf(err, errlen, "output path too long: %s", path);
+		return -ENAMETOOLONG;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		tmp[0] = '\0';
 		snprintf(err, errlen, "cannot write the trace to %s: %s", path,
-			 strerror(e));
-		return -e;
+			 strerror(-r));
+		return r;
+	}
+	mask = umask(0); /* the mode open(0644) would have given */
+	umask(mask);
+	if (fchmod(fd, 0644 & ~mask)) {
+		r = -errno;
+		snprintf(err, errlen, "cannot write the trace to %s: %s", path,
+			 strerror(-r));
+		close(fd);
+		unlink(tmp);
+		tmp[0] = '\0';
+		return r;
 	}
 	return fd;
+}
+
+int target_commit_output(const char *tmp, const char *path, char *err,
+			 size_t errlen)
+{
+	char old[PATH_MAX];
+	struct stat st;
+	int r = check_output_path(path, err, errlen); /* again: it may have
+							 * changed since */
+
+	if (r)
+		return r;
+	if (lstat(path, &st) == 0) {
+		if (snprintf(old, sizeof(old), "%s.old", path) >=
+		    (int)sizeof(old)) {
+			snprintf(err, errlen, "output path too long: %s",
+				 path);
+			return -ENAMETOOLONG;
+		}
+		if (rename(path, old)) {
+			r = -errno;
+			snprintf(err, errlen,
+				 "cannot keep the existing %s as %s: %s", path,
+				 old, strerror(-r));
+			return r;
+		}
+	}
+	if (rename(tmp, path)) {
+		r = -errno;
+		snprintf(err, errlen, "cannot write the trace to %s: %s", path,
+			 strerror(-r));
+		return r;
+	}
+	return 0;
 }

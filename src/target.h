@@ -42,15 +42,29 @@ int target_release(struct target_child *c, const char *cmd, char *err,
 void target_abort(struct target_child *c);
 /* Non-blocking: true once the child has exited (status recorded). */
 bool target_child_exited(struct target_child *c);
+
+/* The trace stopped while the command still runs (-d, Ctrl-C, SIGTERM):
+ * as perf record does, it gets SIGTERM, and is waited for up to wait_ms.
+ * True once it exited (c->status set), false if it still runs. */
+bool target_stop(struct target_child *c, int wait_ms);
 /* Non-blocking: true once pid no longer exists. */
 bool target_pid_gone(int pid);
 
 /*
- * Opens the output for writing without ever following a symlink: a
- * symlink at path is refused, an existing regular file is kept as
- * path.old (as perf does), then path is created with O_EXCL|O_NOFOLLOW.
- * Returns the fd or -errno with one line in err.
+ * Opens a new trace for path, to be put in place by target_commit_output
+ * once the trace really started, so a failed start leaves what was there
+ * untouched: a symlink, a directory or any other file that is not regular
+ * at path is refused; the trace is written to a new temporary file
+ * path.partXXXXXX (its name in tmp, tmplen >= PATH_MAX), created with
+ * O_EXCL. Returns its fd or -errno with one line in err.
  */
-int target_open_output(const char *path, char *err, size_t errlen);
+int target_open_output(const char *path, char *tmp, size_t tmplen,
+		       char *err, size_t errlen);
+
+/* Keeps an existing regular file at path as path.old (as perf does) and
+ * renames tmp to path. 0, or -errno with one line in err (tmp is then
+ * still there, the caller's to remove). */
+int target_commit_output(const char *tmp, const char *path, char *err,
+			 size_t errlen);
 
 #endif

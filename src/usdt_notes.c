@@ -23,14 +23,13 @@
 static int add_note(struct ftfb_usdt_notes *out, size_t *cap,
 		    const unsigned char *d, size_t len, size_t word)
 {
-	const char *p = (const char *)d + 3 * word,
-		   *end = (const char *)d + len;
-	const char *prov, *name, *args;
+	const char *prov, *name, *args, *end;
 	struct ftfb_usdt_note *n;
 	uint64_t a[3] = {0, 0, 0};
 
-	if (len < 3 * word)
+	if (!d || len < 3 * word)
 		return 0; /* malformed: skipped */
+	end = (const char *)d + len;
 	for (int i = 0; i < 3; i++) {
 		if (word == 8) {
 			memcpy(&a[i], d + 8 * i, 8);
@@ -41,13 +40,15 @@ static int add_note(struct ftfb_usdt_notes *out, size_t *cap,
 			a[i] = v;
 		}
 	}
-	prov = p;
+	prov = (const char *)d + 3 * word;
+	/* (no pointer arithmetic on a memchr that found nothing: NULL + 1) */
 	name = memchr(prov, '\0', (size_t)(end - prov));
-	if (!name++ || name >= end)
+	if (!name || ++name >= end)
 		return 0;
 	args = memchr(name, '\0', (size_t)(end - name));
-	if (!args++ || args > end)
+	if (!args)
 		return 0;
+	args++;
 	if (args == end || !memchr(args, '\0', (size_t)(end - args)))
 		args = "";
 	if (out->n == *cap) {
@@ -110,11 +111,13 @@ int ftfb_usdt_notes_read(const char *path, struct ftfb_usdt_notes *out,
 
 	out->v = NULL;
 	out->n = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = ftfb_open_regular(path);
 	if (fd < 0) {
-		err = -errno;
-		ftfb_seterr(errmsg, errlen, "%s: %s", path, strerror(errno));
-		return err;
+		ftfb_seterr(errmsg, errlen, "%s: %s", path,
+			    fd == -ENOEXEC || fd == -EISDIR
+				    ? "not a regular file (give an ELF binary or library)"
+				    : strerror(-fd));
+		return fd;
 	}
 	if (elf_version(EV_CURRENT) == EV_NONE ||
 	    !(e = elf_begin(fd, ELF_C_READ, NULL)) ||

@@ -33,8 +33,11 @@ static const char usage[] =
 	"               timestamp\n"
 	"  --check      checks the trace is whole: magic record first, ends on\n"
 	"               a record boundary, every string and thread ref defined\n"
-	"               before use, duration begin/end balanced per thread;\n"
-	"               prints \"ok records=N ...\" or the problems\n"
+	"               before use, duration begin/end balanced per thread,\n"
+	"               every record of a type the format defines (an\n"
+	"               undefined one is most often a damaged size), every\n"
+	"               provider section of a declared provider; prints\n"
+	"               \"ok records=N ...\" or the problems\n"
 	"  -h, --help   this text\n"
 	"\n"
 	"Malformed records are reported on stderr as \"ERROR @POS: offset OFF:\n"
@@ -270,10 +273,67 @@ static void problem(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The provider ids declared so far (provider info records): a provider
+ * section must switch to one of them. */
+struct providers {
+	uint32_t *id;
+	size_t n, cap;
+};
+
+static bool provider_known(const struct providers *p, uint32_t id)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->id[i] == id)
+			return true;
+	return false;
+}
+
+static int provider_add(struct providers *p, uint32_t id)
+{
+	if (provider_known(p, id))
+		return 0;
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 8;
+		uint32_t *v = realloc(p->id, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		p->id = v;
+		p->cap = cap;
+	}
+	p->id[p->n++] = id;
+	return 0;
+}
+
+/* --check's look at what the format defines: a record type or subtype it
+ * leaves undefined (a reader skips it by size) is most often a damaged
+ * trace whose sizes no longer line up, so it is a problem here; so is a
+ * provider section for a provider never declared. -1: out of memory. */
+static int check_defined(const struct ftf_record *rec, struct providers *pv,
+			 size_t *undefined)
+{
+	if (rec->unknown) {
+		(*undefined)++;
+		problem("offset %zu: record type %u (header 0x%016llx) is not defined by the format (a damaged trace?)",
+			rec->offset, rec->type, (unsigned long long)rec->header);
+		return 0;
+	}
+	if (rec->type != FTF_REC_METADATA)
+		return 0;
+	if (rec->u.meta.meta_type == FTF_META_PROVIDER_INFO)
+		return provider_add(pv, rec->u.meta.provider_id);
+	if (rec->u.meta.meta_type == FTF_META_PROVIDER_SECTION &&
+	    !provider_known(pv, rec->u.meta.provider_id))
+		problem("offset %zu: provider section for provider %u, which no provider info record declared",
+			rec->offset, rec->u.meta.provider_id);
+	return 0;
+}
+
 static int do_check(struct ftf_stream *st)
 {
 	struct depth_table dt = { 0 };
-	size_t events = 0, unmatched_end = 0, open_begins = 0;
+	struct providers pv = { 0 };
+	size_t events = 0, unmatched_end = 0, open_begins = 0, undefined = 0;
 	struct ftf_reader *r = &st->r;
 	struct ftf_record rec;
 	struct depth *d;
@@ -290,6 +350,12 @@ static int do_check(struct ftf_stream *st)
 			if (r->fatal)
 				break;
 			continue;
+		}
+		if (check_defined(&rec, &pv, &undefined)) {
+			fprintf(stderr, "ftf-dump: out of memory\n");
+			free(dt.e);
+			free(pv.id);
+			return 2;
 		}
 		if (rec.unknown || rec.type != FTF_REC_EVENT)
 			continue;
@@ -331,14 +397,15 @@ static int do_check(struct ftf_stream *st)
 		problem("the first record is not the magic number record (0x%016llx)",
 			(unsigned long long)FTF_MAGIC_WORD);
 	if (problems)
-		printf("FAILED records=%zu bytes=%zu problems=%zu errors=%zu unmatched_begins=%zu unmatched_ends=%zu\n",
+		printf("FAILED records=%zu bytes=%zu problems=%zu errors=%zu unmatched_begins=%zu unmatched_ends=%zu unknown_types=%zu\n",
 		       r->records, ftf_stream_bytes(st), problems, r->errors,
-		       open_begins, unmatched_end);
+		       open_begins, unmatched_end, undefined);
 	else
 		printf("ok records=%zu bytes=%zu events=%zu threads=%zu skipped=%zu\n",
 		       r->records, ftf_stream_bytes(st), events, dt.n,
 		       r->skipped);
 	free(dt.e);
+	free(pv.id);
 	return problems ? 1 : 0;
 }
 

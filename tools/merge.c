@@ -38,6 +38,7 @@
 #include "ftf/stream.h"
 #include "ftf/writer.h"
 #include "merge.h"
+#include "merge_files.h"
 #include "merge_names.h"
 #include "merge_time.h"
 
@@ -58,6 +59,8 @@ struct merge {
 		struct ftf_dest_gzip gz;
 	} d;
 	struct ftf_clock clock;
+	struct merge_out_file out_file;
+	struct merge_spool *spools; /* per input: where to read it */
 	struct merge_domain out;
 	struct merge_names names;
 	uint8_t *scratch;
@@ -114,11 +117,13 @@ static bool is_magic(const struct ftf_record *rec)
 
 /* ---- before writing: each input's tick domain ---- */
 
-static int probe(struct merge *m, const char *path, struct merge_domain *d)
+static int probe(struct merge *m, int i, struct merge_domain *d)
 {
+	const char *path = m->o->in[i].path;
 	struct ftf_stream s;
 	struct ftf_record rec;
-	int ret = ftf_stream_open(&s, path), n = 0;
+	int ret = ftf_stream_open(&s, merge_spool_path(&m->spools[i], path));
+	int n = 0;
 
 	if (ret)
 		return fail(m, ret, "cannot read %s: %s", path, strerror(-ret));
@@ -416,11 +421,13 @@ static int copy_record(struct merge *m, const struct ftf_record *rec,
 	return put(m, raw, n);
 }
 
-static int copy_input(struct merge *m, const struct merge_input *in)
+static int copy_input(struct merge *m, int i)
 {
+	const struct merge_input *in = &m->o->in[i];
 	struct ftf_stream s;
 	struct ftf_record rec;
-	int ret = ftf_stream_open(&s, in->path);
+	int ret = ftf_stream_open(&s, merge_spool_path(&m->spools[i],
+							in->path));
 
 	if (ret)
 		return fail(m, ret, "cannot read %s: %s", in->path,
@@ -468,19 +475,30 @@ static int open_output(struct merge *m)
 	size_t len = strlen(m->o->output);
 	bool gz = len > 3 && !strcmp(m->o->output + len - 3, ".gz");
 	struct ftf_destination *dest;
-	int r;
+	int r, fd;
 
 	ftf_clock_init(&m->clock, FTF_CLOCK_MONO); /* unused: no refresh */
-	r = gz ? ftf_dest_gzip_open(&m->d.gz, m->o->output, 0, -1)
-	       : ftf_dest_file_open(&m->d.file, m->o->output, 0);
-	if (r)
-		return fail(m, r, "%s", gz ? m->d.gz.errmsg : m->d.file.errmsg);
+	fd = merge_out_create(m->o->output, &m->out_file, m->err, m->errlen);
+	if (fd < 0)
+		return fd;
+	r = gz ? ftf_dest_gzip_init_fd(&m->d.gz, fd, 1, 0, -1)
+	       : ftf_dest_file_init_fd(&m->d.file, fd, 1, 0);
+	if (r) {
+		if (gz) /* a failed gzip init leaves the fd to the caller */
+			close(fd);
+		merge_out_discard(&m->out_file);
+		return fail(m, r, "%s: %s", m->o->output,
+			    gz ? m->d.gz.errmsg : m->d.file.errmsg);
+	}
 	dest = gz ? &m->d.gz.base : &m->d.file.base;
 	r = ftf_writer_init_no_header(&m->w, dest, &wo);
-	if (r)
-		return fail(m, r, "cannot write %s: %s", m->o->output,
-			    ftf_writer_error(&m->w));
-	return 0;
+	if (r) {
+		fail(m, r, "cannot write %s: %s", m->o->output,
+		     ftf_writer_error(&m->w));
+		ftf_writer_close(&m->w);
+		merge_out_discard(&m->out_file);
+	}
+	return r;
 }
 
 static int place_inputs(struct merge *m, struct merge_map *maps)
@@ -491,7 +509,10 @@ static int place_inputs(struct merge *m, struct merge_map *maps)
 	for (int i = 0; i < m->o->n; i++) {
 		const struct merge_input *in = &m->o->in[i];
 
-		r = probe(m, in->path, i ? &d : &m->out);
+		r = merge_spool_input(in->path, &m->spools[i], m->err,
+				      m->errlen);
+		if (!r)
+			r = probe(m, i, i ? &d : &m->out);
 		if (r)
 			return r;
 		if (i == 0 && !in->has_offset) {
@@ -517,48 +538,66 @@ static int place_inputs(struct merge *m, struct merge_map *maps)
 	return 0;
 }
 
-int merge_run(const struct merge_opts *o, struct merge_stats *st, char *err,
-	      size_t errlen)
+/* The output, opened: every input copied, then put in place (only the
+ * temporary file is removed if anything failed). */
+static int write_all(struct merge *m, const struct merge_map *maps)
 {
 	static const uint8_t magic[8] = {0x10, 0x00, 0x04, 0x46,
 					 0x78, 0x54, 0x16, 0x00};
+	int r = put(m, magic, 8), cr;
+
+	for (int i = 0; !r && i < m->o->n; i++) {
+		m->map = maps[i];
+		r = copy_input(m, i);
+	}
+	cr = ftf_writer_close(&m->w);
+	if (!r && cr)
+		r = fail(m, cr, "writing %s failed: %s", m->o->output,
+			 ftf_writer_error(&m->w));
+	if (r)
+		merge_out_discard(&m->out_file);
+	else
+		r = merge_out_commit(&m->out_file, m->o->output, m->err,
+				     m->errlen);
+	return r;
+}
+
+int merge_run(const struct merge_opts *o, struct merge_stats *st, char *err,
+	      size_t errlen)
+{
 	struct merge m = {.o = o,
 			  .st = st,
 			  .err = err,
 			  .errlen = errlen,
 			  .next_provider = 1};
 	struct merge_map *maps = calloc((size_t)o->n, sizeof(*maps));
-	int r, cr;
+	int r;
 
 	memset(st, 0, sizeof(*st));
 	err[0] = '\0';
-	if (!maps)
+	m.spools = calloc((size_t)o->n, sizeof(*m.spools));
+	if (!maps || !m.spools) {
+		free(maps);
+		free(m.spools);
 		return fail(&m, -ENOMEM, "out of memory");
+	}
+	for (int i = 0; i < o->n; i++)
+		m.spools[i].fd = -1;
 	r = place_inputs(&m, maps);
 	if (!r)
 		r = check_not_an_input(&m);
 	if (!r)
 		r = open_output(&m);
-	if (r) {
-		free(maps);
-		return r;
-	}
-	r = put(&m, magic, 8);
-	for (int i = 0; !r && i < o->n; i++) {
-		m.map = maps[i];
-		r = copy_input(&m, &o->in[i]);
-	}
-	cr = ftf_writer_close(&m.w);
-	if (!r && cr)
-		r = fail(&m, cr, "writing %s failed: %s", o->output,
-			 ftf_writer_error(&m.w));
-	if (r)
-		unlink(o->output);
+	if (!r)
+		r = write_all(&m, maps);
 	for (int i = 0; !r && i < o->n; i++) /* said once it all worked */
 		log_map(&m, &o->in[i],
 			i || o->in[0].has_offset ? &maps[i] : NULL);
+	for (int i = 0; i < o->n; i++)
+		merge_spool_close(&m.spools[i]);
 	merge_names_free(&m.names);
 	free(m.scratch);
+	free(m.spools);
 	free(maps);
 	return r;
 }

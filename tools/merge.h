@@ -29,7 +29,8 @@ struct merge_stats {
 };
 
 /* Merges o->in into o->output. 0, or a negative errno with one line in
- * err (nothing is left at o->output then). */
+ * err (what was at o->output is left as
+ * it was then). */
 int merge_run(const struct merge_opts *o, struct merge_stats *st, char *err,
 	      size_t errlen);
 

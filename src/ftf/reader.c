@@ -351,7 +351,8 @@ static int read_string(struct ctx *x, struct cursor *c, uint64_t h,
 			o->text = bigger;
 			o->cap = len;
 		}
-		memcpy(o->text, p, len);
+		if (len) /* (an empty string's text may be NULL) */
+			memcpy(o->text, p, len);
 		s->ptr = o->text;
 	}
 	s->len = len;

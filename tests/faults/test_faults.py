@@ -17,6 +17,7 @@ import glob
 import json
 import os
 import re
+import select
 import signal
 import subprocess
 import sys
@@ -580,6 +581,150 @@ def case_badinput(a):
     check(open(keep, "rb").read() != first and ends_on_record_boundary(keep), "keep.fxt is the new trace")
 
 
+# ---------------------------------------------------------------- hostile
+
+def read_err_until(tr, pattern, timeout=30.0):
+    """Reads tr's stderr until a line matches pattern; the line, or None
+    if ftf-bpf ended (or said nothing matching) first."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        r, _, _ = select.select([tr.p.stderr], [], [], 0.5)
+        if r:
+            line = tr.p.stderr.readline()
+            if not line:
+                return None
+            tr.err_lines.append(line)
+            if re.search(pattern, line):
+                return line
+        elif tr.p.poll() is not None:
+            return None
+    return None
+
+
+def bounded_run(tool, args, what):
+    """run_tool with a generous bound: a hang is a failure, not a timeout
+    of the whole suite."""
+    try:
+        return run_tool(tool, args, timeout=60)
+    except subprocess.TimeoutExpired:
+        raise Fail(f"{what}: ftf-bpf still runs after 60 s (it hangs)")
+
+
+def hostile_fifo_target(a, d):
+    """-u FIFO:f: the ELF readers used to open the FIFO and wait forever
+    for a writer."""
+    fifo = os.path.join(d, "fifo")
+    os.mkfifo(fifo)
+    for args in (["-u", f"{fifo}:f", "--", a.hammer, "-n", "1"], ["--list", "-u", f"{fifo}:f"]):
+        p = bounded_run(a.tool, ["-o", os.path.join(d, "f.fxt"), *args], "-u FIFO:f")
+        errl = [l for l in p.stderr.splitlines() if l.strip()]
+        check(p.returncode != 0 and len(errl) == 1 and "not a regular file" in errl[0],
+              f"{args[:2]}: refused in one line ({p.returncode}: {errl})")
+
+
+def hostile_failed_start(a, d):
+    """A start that fails (a directory as the command, a script whose #!
+    interpreter is missing) leaves the earlier trace byte-identical: it
+    used to become .old, a stub taking its place, twice over."""
+    keep = os.path.join(d, "keep.fxt")
+    p = run_tool(a.tool, ["-o", keep, "-d", "300ms", "-a"])
+    check(p.returncode == 0, "the first trace is written")
+    first = open(keep, "rb").read()
+    script = os.path.join(d, "script")
+    with open(script, "w") as f:
+        f.write("#!/nonexistent/interpreter\n")
+    os.chmod(script, 0o755)
+    for cmd in ([d], [d], [script]):
+        p = bounded_run(a.tool, ["-o", keep, "--", *cmd], "failed start")
+        check(p.returncode == 1 and "cannot start" in p.stderr, f"-- {cmd[0]}: exit 1, 'cannot start'")
+    check(open(keep, "rb").read() == first, "the earlier trace is byte-identical after three failed starts")
+    left = sorted(f for f in os.listdir(d) if f.startswith("keep.fxt."))
+    check(not left, f"no keep.fxt.old nor temporary file made ({left})")
+
+
+def hostile_usr1_without_flight(a, d):
+    """SIGUSR1 without -F used to kill ftf-bpf (its default action), with
+    no summary and a trace cut short."""
+    out = os.path.join(d, "usr1.fxt")
+    tr = Tracer(a.tool, ["-a", "-o", out])
+    tr.signal(signal.SIGUSR1)
+    said = read_err_until(tr, r"SIGUSR1 ignored")
+    tr.signal(signal.SIGINT)
+    rc = tr.wait()
+    check(said is not None and rc == 0, f"SIGUSR1 is said and ignored, then Ctrl-C exits 0 (rc {rc})")
+    check("stopped (Ctrl-C)" in tr.stderr, "the summary is written")
+    valid_trace(a.ftf_dump, out, balanced=False)
+
+
+def proc_alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except FileNotFoundError:
+        return False
+
+
+def hostile_command_at_stop(a, d):
+    """A -- command still running when the trace stops (-d, SIGTERM to
+    ftf-bpf alone) is sent SIGTERM, as perf record does; it used to be
+    left running under init."""
+    for how in ("-d", "SIGTERM"):
+        out = os.path.join(d, f"cmd-{how}.fxt")
+        args = ["-d", "1s"] if how == "-d" else []
+        tr = Tracer(a.tool, [*args, "-o", out, "--", "sleep", "1000"])
+        m = re.search(r"\(pid (\d+)\)", "".join(tr.err_lines))
+        check(m, "ftf-bpf names the command's pid")
+        pid = int(m[1])
+        try:
+            if how == "SIGTERM":
+                tr.signal(signal.SIGTERM)
+            try:
+                rc = tr.wait(timeout=60)
+            except subprocess.TimeoutExpired:  # the command holds the pipes
+                raise Fail(f"{how}: ftf-bpf's output still open after 60 s: the command was left running")
+            alive = proc_alive(pid)
+        finally:
+            if proc_alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        check(rc == 0 and not alive, f"{how}: exit {rc}, the command {'still runs' if alive else 'is gone'}")
+        check("stopping 'sleep'" in tr.stderr and "killed by signal 15" in tr.stderr,
+              f"{how}: ftf-bpf says it sent SIGTERM and that the command died of it")
+
+
+def hostile_snapshots(a, d):
+    """A snapshot refused (a symlink at its name) makes the exit status 1
+    (it was 0); the start of a snapshot taken before the window filled
+    is near the trace's start (it was printed as 18446744073.709 s)."""
+    out = os.path.join(d, "s.fxt")
+    victim = os.path.join(d, "victim")
+    with open(victim, "w") as f:
+        f.write("precious\n")
+    os.symlink(victim, os.path.join(d, "s-1.fxt"))
+    tr = Tracer(a.tool, ["-F", "60s", "-a", "-o", out])
+    tr.signal(signal.SIGUSR1)
+    said = read_err_until(tr, r"snapshot")
+    tr.signal(signal.SIGINT)
+    rc = tr.wait()
+    check(said and "symlink" in said, f"the snapshot at a symlink is refused ({said})")
+    check(rc == 1, f"a refused snapshot makes the exit status 1 (got {rc})")
+    check(open(victim).read() == "precious\n", "the symlink's target is untouched")
+    m = re.search(r"snapshot \S+: (-?[0-9.]+) s to ([0-9.]+) s of the trace", tr.stderr)
+    check(m, "the stop's snapshot says when its window starts and ends")
+    t0, t1 = float(m[1]), float(m[2])
+    check(-1.0 < t0 <= t1, f"the window starts at {t0} s, near the trace's start and before its end {t1} s")
+
+
+def case_hostile(a):
+    d = os.path.join(a.outdir, "hostile")
+    subprocess.run(["rm", "-rf", d], check=True)
+    os.makedirs(d)
+    hostile_fifo_target(a, d)
+    hostile_failed_start(a, d)
+    hostile_usr1_without_flight(a, d)
+    hostile_command_at_stop(a, d)
+    hostile_snapshots(a, d)
+
+
 # ---------------------------------------------------------------- privileges
 
 def case_privileges(a):
@@ -630,7 +775,7 @@ def main():
         "target-killed": lambda a: stop_target(a, "killed"),
         "exec": case_exec, "diskfull": case_diskfull, "badinput": case_badinput,
         "privileges": case_privileges, "window": case_window, "starved": case_starved,
-        "flight": case_flight,
+        "flight": case_flight, "hostile": case_hostile,
     }
 
     def body():

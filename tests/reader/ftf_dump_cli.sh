@@ -57,6 +57,33 @@ echo "$out" | grep -q 'string ref 28672 was never defined' &&
 	pass "--check bad-undefined-string.fxt names both problems" ||
 	fail "--check bad-undefined-string.fxt: $out"
 
+# One byte changed (issue 19): the event record at offset 928 of full.fxt
+# (header byte 0x44: type 4, 4 words) made 15 words long (0xf4) ends
+# inside the next event, whose words then read as a record of type 12,
+# which the format does not define; --check used to skip it, exit 0.
+# Fuchsia's reader reports it ("unknown type 12").
+cp "$fx/full.fxt" "$tmp/onebyte.fxt"
+printf '\364' | dd of="$tmp/onebyte.fxt" bs=1 seek=928 conv=notrunc 2>/dev/null
+out=$("$dump" --check "$tmp/onebyte.fxt")
+rc=$?
+[ $rc -eq 1 ] && echo "$out" | grep -q 'record type 12 .*not defined' &&
+	echo "$out" | grep -q 'unknown_types=1' &&
+	pass "--check fails on a one-byte size change: $(echo "$out" | tail -1)" ||
+	fail "--check on a one-byte size change: exit $rc: $out"
+# The provider section record at offset 32 (header byte 2: 0x12, section
+# of provider 1) switched to provider 2 (0x22), which nothing declared.
+cp "$fx/full.fxt" "$tmp/provider.fxt"
+printf '\042' | dd of="$tmp/provider.fxt" bs=1 seek=34 conv=notrunc 2>/dev/null
+out=$("$dump" --check "$tmp/provider.fxt")
+rc=$?
+[ $rc -eq 1 ] && echo "$out" | grep -q 'provider section for provider 2' &&
+	pass "--check fails on a section of an undeclared provider" ||
+	fail "--check on an undeclared provider's section: exit $rc: $out"
+# --summary still counts what it skipped
+"$dump" --summary "$tmp/onebyte.fxt" | grep -q 'unknown (skipped): 1' &&
+	pass "--summary counts the undefined record" ||
+	fail "--summary: $("$dump" --summary "$tmp/onebyte.fxt")"
+
 "$dump" --summary "$fx/full.fxt" >"$tmp/sum"
 for line in 'records: 47' '  string: 22' '    duration begin: 1' \
 	'    flow step: 1' '  context switch: 1' '  thread wakeup: 1' \
