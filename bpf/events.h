@@ -217,8 +217,9 @@ struct ftfb_batch {
  * ones, leaf first) only the first time the kernel sends that hash (or
  * again after its table of sent hashes evicted it). */
 /* FTFB_EV_STACK_WAKER (--events=waker with --stacks): the stacks of the
- * task that woke a traced thread (hdr.tid/tgid = the waker, current at
- * sched_waking), hdr.ts the wakeup, weight 1, woken_tid in _pad. */
+ * task that wakes a traced thread (hdr.tid/tgid = the waker, current at
+ * sched_waking; tid 0: an interrupt on an idle cpu), hdr.ts the wakeup,
+ * weight 1. */
 #define FTFB_STACK_MAX_DEPTH 127
 struct ftfb_stack {
 	struct ftfb_hdr hdr;

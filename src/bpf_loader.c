@@ -983,6 +983,8 @@ int ftfb_loader_attach_stacks(struct ftfb_loader *l, unsigned freq_hz,
 	s->rodata->nr_rings = l->nr_rings;
 	s->rodata->wakeup_bytes = l->opts.ring_bytes / 4;
 	s->rodata->self_tgid = l->opts.exclude_self ? (__u32)getpid() : 0;
+	bpf_program__set_autoload(s->progs.ftfb_waker_stack,
+				  l->opts.waker_stacks);
 	err = reuse_shared_maps(l, s->maps.rings, s->maps.traced_tgids,
 				s->maps.fired, s->maps.drops, s->maps.ubufs);
 	if (!err)
@@ -1006,6 +1008,15 @@ int ftfb_loader_attach_stacks(struct ftfb_loader *l, unsigned freq_hz,
 			set_err(errmsg, errlen, "attaching %s failed: %s",
 				bpf_program__section_name(
 					s->progs.ftfb_offcpu_switch),
+				errstr(err));
+	}
+	if (!err && l->opts.waker_stacks) {
+		err = attach_stack_link(
+			l, bpf_program__attach(s->progs.ftfb_waker_stack));
+		if (err)
+			set_err(errmsg, errlen, "attaching %s failed: %s",
+				bpf_program__section_name(
+					s->progs.ftfb_waker_stack),
 				errstr(err));
 	}
 	if (!err) /* both kinds start together */

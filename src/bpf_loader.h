@@ -33,6 +33,7 @@ struct ftfb_loader_opts {
 	bool uprobe_no_multi; /* one link per function even where the
 			       * kernel has uprobe_multi (tests, debugging) */
 	bool exclude_self;       /* never record this process's uprobe hits */
+	bool waker_stacks;       /* with the stacks: the wakers' (--events=waker) */
 	bool background_detach;  /* close: the links' last copies are closed
 				  * by a helper process (detach.h), so the
 				  * caller never waits for the kernel */

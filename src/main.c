@@ -717,6 +717,10 @@ static void print_stack_stats(const struct session *s)
 		(unsigned long long)st->packets,
 		st->samples[0] + st->samples[1] ?
 			(double)st->bytes / (double)(st->samples[0] + st->samples[1]) : 0.0);
+	if (st->samples[FTFB_STACK_WAKER] || s->drops[FTFB_EV_STACK_WAKER])
+		fprintf(stderr, "  stacks: %llu waker stacks (%llu lost)\n",
+			(unsigned long long)st->samples[FTFB_STACK_WAKER],
+			(unsigned long long)s->drops[FTFB_EV_STACK_WAKER]);
 	if (st->unknown_stacks)
 		fprintf(stderr,
 			"  stacks: %llu samples name a stack whose frames were lost (written without them)\n",
@@ -1213,6 +1217,7 @@ static int run_trace(struct cli_opts *o)
 	lo.uprobe_nargs = o->nargs;
 	lo.verbose = o->verbose;
 	lo.exclude_self = true;
+	lo.waker_stacks = (o->events & CLI_EV_WAKER) != 0;
 	lo.background_detach = true;
 	if (o->verbose)
 		fprintf(stderr, "ftf-bpf: loading BPF programs\n");

@@ -1166,8 +1166,9 @@ static int on_stack(struct ftfb_translator *t, const void *data, size_t size)
 	if (e.hdr.tid && (err = ftfb_tr_ensure_task(t, e.hdr.tid, e.hdr.tgid, &k)))
 		return err;
 	memset(&s, 0, sizeof(s));
-	s.kind = e.hdr.kind == FTFB_EV_STACK_OFF ? FTFB_STACK_OFF_CPU
-						 : FTFB_STACK_ON_CPU;
+	s.kind = e.hdr.kind == FTFB_EV_STACK_OFF     ? FTFB_STACK_OFF_CPU
+		 : e.hdr.kind == FTFB_EV_STACK_WAKER ? FTFB_STACK_WAKER
+						     : FTFB_STACK_ON_CPU;
 	s.ts_ns = perfetto_ns(t, e.hdr.ts);
 	s.cpu = e.hdr.cpu;
 	s.tid = e.hdr.tid;
@@ -1288,6 +1289,7 @@ int ftfb_translator_event(struct ftfb_translator *t, const void *data,
 	}
 	case FTFB_EV_STACK_ON:
 	case FTFB_EV_STACK_OFF:
+	case FTFB_EV_STACK_WAKER:
 		return on_stack(t, data, size);
 	case FTFB_EV_BLOCK_IO: {
 		struct ftfb_block_io e;

@@ -147,28 +147,43 @@ static int do_fault(const char *path, int n)
 
 static int wake_pipe[2], ack_pipe[2];
 
+/* the sleeper's sleeps in its loop (ru_nvcsw): each ended by a wakeup */
+static long slept;
+
 static void *sleeper(void *arg)
 {
+	struct rusage before, after;
 	int n = *(int *)arg;
 	char c;
 
 	pthread_setname_np(pthread_self(), "sleeper");
-	printf("sleeper=%ld\n", tid());
-	fflush(stdout);
+	getrusage(RUSAGE_THREAD, &before);
 	for (int i = 0; i < n; i++) {
 		if (read(wake_pipe[0], &c, 1) != 1 || write(ack_pipe[1], &c, 1) != 1)
 			break;
 	}
+	getrusage(RUSAGE_THREAD, &after);
+	slept = after.ru_nvcsw - before.ru_nvcsw;
+	printf("sleeper=%ld slept=%ld\n", tid(), slept);
 	return NULL;
 }
 
-/* the function the waker stacks must name (not inlined) */
-__attribute__((noinline)) void waker_writes(void)
+/* The write itself. libc's write() keeps no frame pointer, so a
+ * frame-pointer walk from inside it skips its caller (this function):
+ * the caller's caller, waker_writes(), is the frame the test looks for. */
+__attribute__((noinline)) void wake_write(void)
 {
 	char c = 'w';
 
 	if (write(wake_pipe[1], &c, 1) != 1)
 		perror("write");
+	__asm__ volatile("" ::: "memory");
+}
+
+/* the function the waker stacks must name (not inlined) */
+__attribute__((noinline)) void waker_writes(void)
+{
+	wake_write();
 	__asm__ volatile("" ::: "memory");
 }
 
@@ -187,6 +202,10 @@ static int do_wake(int n)
 			return die("read");
 	}
 	pthread_join(th, NULL);
+	printf("waker=%ld\n", tid());
+	/* alive while the tracer names the stacks' user frames from its
+	 * maps (read as the samples are written, a poll later) */
+	usleep(500000);
 	return 0;
 }
 

@@ -246,6 +246,36 @@ def mode_irq(tool, ftf_dump, wl, outdir):
     check(victims <= {tid}, f"per process, the {len(irqs)} interrupts all took the cpu from {tid}: {victims}")
 
 
+def mode_waker(tool, ftf_dump, wl, outdir):
+    """-g --events=waker: the main thread wakes the sleeper N times from
+    waker_writes(): its waker stacks are as many as the sleeper's sleeps
+    (ru_nvcsw), each naming waker_writes."""
+    from test_stacks import decode_samples, read_ftf
+    n = 50
+    out = os.path.join(outdir, "events-waker.fxt")
+    p = run(tool, ["-g", "--events=waker", "--clock", "mono", "-o", out, "--", wl, "wake", str(n)])
+    r = {}
+    for ln in p.stdout.splitlines():
+        r.update(kv(ln))
+    t = Trace(ftf_dump, out)
+    check(t.check_code == 0, f"ftf-dump --check accepts the trace ({t.check_out.strip()[:200]})")
+    check(t.dropped_total() == 0, "no event lost")
+    _, stream = read_ftf(out)
+    seqs, samples = decode_samples(stream)
+    check("waker stacks" in {q.timebase for q in seqs.values()}, "a sequence (timebase) 'waker stacks'")
+    wakers = [s for s in samples if s["kind"] == "waker stacks"]
+    main = [s for s in wakers if s["tid"] == r["waker"]]
+    named = [s for s in main if any(fn == "waker_writes" for fn, _ in s["frames"])]
+    print(f"    {len(wakers)} waker stacks, {len(main)} of the main thread; the sleeper slept {r['slept']} times")
+    check(r["slept"] >= n // 2, f"the sleeper slept {r['slept']} times (>= {n // 2})")
+    check(len(main) == r["slept"], f"the main thread's waker stacks: {len(main)} = the sleeper's sleeps {r['slept']}")
+    check(len(named) == len(main), f"each names waker_writes ({len(named)})")
+    mine = [s for s in wakers if s["tid"] == r["sleeper"]]
+    check(0 < len(mine) <= n and not [s for s in mine if s in named],
+          f"the sleeper's own {len(mine)} (its acks wake the main thread), none in waker_writes")
+    check("waker stacks" in p.stderr, "the summary counts the waker stacks")
+
+
 def mode_errors(tool, ftf_dump, wl, outdir):
     out = os.path.join(outdir, "events-err.fxt")
     for args, want in ((["--events=disk", "-a"], "unknown event source 'disk'"),
@@ -257,7 +287,8 @@ def mode_errors(tool, ftf_dump, wl, outdir):
               f"{args}: one line saying what is wrong ({lines})")
 
 
-MODES = {"io": mode_io, "mem": mode_mem, "fault": mode_fault, "irq": mode_irq, "errors": mode_errors}
+MODES = {"io": mode_io, "mem": mode_mem, "fault": mode_fault, "irq": mode_irq, "waker": mode_waker,
+         "errors": mode_errors}
 
 
 def main():
