@@ -22,6 +22,8 @@ volatile __u32 armed = 0;
 struct pending_rq {
 	__u64 start_ns, insert_ns, issue_ns;
 	__u32 tid, tgid;
+	__u32 cmd_flags; /* as made: the flush machinery strips PREFLUSH */
+	__u32 _pad;
 };
 
 /* requests in flight, by address; LRU: a request freed without a
@@ -51,6 +53,7 @@ static __always_inline struct pending_rq *track(struct request *rq, __u64 now)
 	if (!current_recorded(id))
 		return NULL;
 	p.start_ns = now;
+	p.cmd_flags = rq->cmd_flags;
 	p.tid = (__u32)id;
 	p.tgid = id >> 32;
 	/* a kernel thread (a flush made by the block layer) is no process */
@@ -127,7 +130,7 @@ int BPF_PROG(ftfb_blk_complete, struct request *rq, blk_status_t error,
 		return 0;
 	e = ftfb_reserve(&rb, FTFB_EV_BLOCK_IO, sizeof(*e), cpu);
 	if (e) {
-		__u32 cmd_flags = rq->cmd_flags;
+		__u32 cmd_flags = rq->cmd_flags | p->cmd_flags;
 
 		e->hdr.ts = bpf_ktime_get_ns();
 		e->hdr.tid = p->tid;

@@ -99,7 +99,11 @@ static int blk_ids(struct ftfb_translator *t, const struct ftfb_block_io *e,
 		   struct blk_ids *d)
 {
 	struct ftfb_tr_blockio *b = &t->blk;
-	const char *op = ftfb_blk_op_name(e->op);
+	/* a write of no data that flushes first is the flush an fsync
+	 * asks for (blktrace's "FWS") */
+	const char *op = e->op == 1 && !e->bytes && (e->flags & FTFB_BLK_PREFLUSH)
+				 ? "flush"
+				 : ftfb_blk_op_name(e->op);
 
 	d->name = ftfb_tr_str_id(t, op, strlen(op), NULL);
 	d->disk = ftfb_tr_str_id(t, e->disk, strnlen(e->disk, sizeof(e->disk)),

@@ -112,6 +112,9 @@ def mode_io(tool, ftf_dump, wl, outdir):
         disk = [s for s in blk if s[2] != tid and s[4] == op and int(s[5]["tid"]) == tid
                 and int(s[5]["bytes"]) == IO_BYTES]
         check(len(disk) == N, f"the disk's view shows the same {len(disk)} {op}s")
+    # (a loop device has a write cache: each fdatasync flushes it)
+    flushes = [s for s in mine if s[4] == "flush"]
+    check(len(flushes) == N, f"{len(flushes)} flush requests = the {N} fdatasync calls")
     lanes = {s[3] for s in mine}
     check(all(t.thread_names(l) == ["block I/O"] for l in lanes) and
           all(t.thread_process(l) == [tid] for l in lanes),
