@@ -205,7 +205,7 @@ static int do_wake(int n)
 	printf("waker=%ld\n", tid());
 	/* alive while the tracer names the stacks' user frames from its
 	 * maps (read as the samples are written, a poll later) */
-	usleep(500000);
+	usleep(1500000);
 	return 0;
 }
 
