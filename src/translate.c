@@ -1291,30 +1291,14 @@ int ftfb_translator_event(struct ftfb_translator *t, const void *data,
 	case FTFB_EV_STACK_OFF:
 	case FTFB_EV_STACK_WAKER:
 		return on_stack(t, data, size);
-	case FTFB_EV_BLOCK_IO: {
-		struct ftfb_block_io e;
-
-		memcpy(&e, data, sizeof(e));
-		return ftfb_tr_block_io(t, &e);
-	}
-	case FTFB_EV_IRQ: {
-		struct ftfb_irq e;
-
-		memcpy(&e, data, sizeof(e));
-		return ftfb_tr_irq(t, &e);
-	}
-	case FTFB_EV_RSS: {
-		struct ftfb_rss e;
-
-		memcpy(&e, data, sizeof(e));
-		return ftfb_tr_rss(t, &e);
-	}
-	case FTFB_EV_FAULT: {
-		struct ftfb_fault e;
-
-		memcpy(&e, data, sizeof(e));
-		return ftfb_tr_fault(t, &e);
-	}
+	case FTFB_EV_BLOCK_IO:
+		return ftfb_tr_ev_block_io(t, data, size);
+	case FTFB_EV_IRQ:
+		return ftfb_tr_ev_irq(t, data, size);
+	case FTFB_EV_RSS:
+		return ftfb_tr_ev_rss(t, data, size);
+	case FTFB_EV_FAULT:
+		return ftfb_tr_ev_fault(t, data, size);
 	}
 	return 0;
 }

@@ -165,7 +165,7 @@ static int write_request(struct ftfb_translator *t, struct ftfb_task *k,
 	return 0;
 }
 
-int ftfb_tr_block_io(struct ftfb_translator *t, const struct ftfb_block_io *e)
+static int on_block_io(struct ftfb_translator *t, const struct ftfb_block_io *e)
 {
 	uint64_t begin = e->start_ns <= e->hdr.ts ? e->start_ns : e->hdr.ts;
 	char disk[FTFB_DISK_NAME_LEN];
@@ -191,4 +191,14 @@ int ftfb_tr_block_io(struct ftfb_translator *t, const struct ftfb_block_io *e)
 	if (!err && k)
 		err = write_request(t, k, e, begin);
 	return err;
+}
+
+int ftfb_tr_ev_block_io(struct ftfb_translator *t, const void *data,
+			size_t size)
+{
+	struct ftfb_block_io e;
+
+	(void)size;
+	memcpy(&e, data, sizeof(e)); /* (aligned, whatever the caller's) */
+	return on_block_io(t, &e);
 }

@@ -43,7 +43,7 @@ static int cpu_task(struct ftfb_translator *t, unsigned cpu,
 				   FTFB_PSEUDO_IRQ_PID, name, k);
 }
 
-int ftfb_tr_irq(struct ftfb_translator *t, const struct ftfb_irq *e)
+static int on_irq(struct ftfb_translator *t, const struct ftfb_irq *e)
 {
 	const char *nm = e->soft ? ftfb_softirq_name(e->nr) : e->name;
 	uint64_t begin = e->start_ns <= e->hdr.ts ? e->start_ns : e->hdr.ts;
@@ -80,4 +80,13 @@ int ftfb_tr_irq(struct ftfb_translator *t, const struct ftfb_irq *e)
 		return err;
 	t->st.records++;
 	return 0;
+}
+
+int ftfb_tr_ev_irq(struct ftfb_translator *t, const void *data, size_t size)
+{
+	struct ftfb_irq e;
+
+	(void)size;
+	memcpy(&e, data, sizeof(e)); /* (aligned, whatever the caller's) */
+	return on_irq(t, &e);
 }

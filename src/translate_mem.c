@@ -34,7 +34,7 @@ static int id_of(struct ftfb_translator *t, int *cache, const char *s, int *out)
 	return 0;
 }
 
-int ftfb_tr_rss(struct ftfb_translator *t, const struct ftfb_rss *e)
+static int on_rss(struct ftfb_translator *t, const struct ftfb_rss *e)
 {
 	struct ftfb_task *k;
 	int ref, err, mm = 0, rss = 0, arg = 0;
@@ -69,7 +69,7 @@ int ftfb_tr_rss(struct ftfb_translator *t, const struct ftfb_rss *e)
 	return 0;
 }
 
-int ftfb_tr_fault(struct ftfb_translator *t, const struct ftfb_fault *e)
+static int on_fault(struct ftfb_translator *t, const struct ftfb_fault *e)
 {
 	uint64_t begin = e->start_ns <= e->hdr.ts ? e->start_ns : e->hdr.ts;
 	struct ftfb_task *k;
@@ -104,4 +104,23 @@ int ftfb_tr_fault(struct ftfb_translator *t, const struct ftfb_fault *e)
 		return err;
 	t->st.records++;
 	return 0;
+}
+
+int ftfb_tr_ev_rss(struct ftfb_translator *t, const void *data, size_t size)
+{
+	struct ftfb_rss e;
+
+	(void)size;
+	memcpy(&e, data, sizeof(e)); /* (aligned, whatever the caller's) */
+	return on_rss(t, &e);
+}
+
+int ftfb_tr_ev_fault(struct ftfb_translator *t, const void *data,
+		     size_t size)
+{
+	struct ftfb_fault e;
+
+	(void)size;
+	memcpy(&e, data, sizeof(e));
+	return on_fault(t, &e);
 }

@@ -34,11 +34,14 @@ int ftfb_tr_pseudo_task(struct ftfb_translator *t, uint32_t tid,
 			uint32_t tgid, const char *name,
 			struct ftfb_task **out);
 
-/* translate_blockio.c, translate_irq.c, translate_mem.c: --events */
-int ftfb_tr_block_io(struct ftfb_translator *t, const struct ftfb_block_io *e);
-int ftfb_tr_irq(struct ftfb_translator *t, const struct ftfb_irq *e);
-int ftfb_tr_rss(struct ftfb_translator *t, const struct ftfb_rss *e);
-int ftfb_tr_fault(struct ftfb_translator *t, const struct ftfb_fault *e);
+/* translate_blockio.c, translate_irq.c, translate_mem.c: the --events
+ * handlers, of one raw event (at least its kind's size) each */
+int ftfb_tr_ev_block_io(struct ftfb_translator *t, const void *data,
+			size_t size);
+int ftfb_tr_ev_irq(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_rss(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_fault(struct ftfb_translator *t, const void *data,
+		     size_t size);
 
 /* translate_usdt.c */
 int ftfb_tr_usdt_init(struct ftfb_translator *t);
