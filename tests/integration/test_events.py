@@ -215,9 +215,11 @@ def mode_irq(tool, ftf_dump, wl, outdir):
     if name:
         before = interrupts(name)
     tr = Tracer(tool, ["-a", "--events=irq", "--clock", "mono", "-o", out])
-    w = subprocess.run([wl, "io", data, str(N)], capture_output=True, text=True, timeout=120)
-    time.sleep(0.2)
-    tr.signal(signal.SIGINT)
+    try:
+        w = subprocess.run([wl, "io", data, str(N)], capture_output=True, text=True, timeout=120)
+        time.sleep(0.2)
+    finally:  # (never an -a tracer left running)
+        tr.signal(signal.SIGINT)
     check(tr.wait() == 0, "ftf-bpf -a ends cleanly")
     check(w.returncode == 0, "the workload ran")
     t = valid(ftf_dump, out)
