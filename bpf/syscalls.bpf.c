@@ -47,6 +47,49 @@ static __always_inline bool task_recorded(__u64 id)
 #define FTFB_NR_URETPROBE 335
 #define FTFB_NR_UPROBE 336
 
+/* A recorded thread is inside one of those calls. Their entries are not
+ * recorded, nor may their exits be: the uretprobe call sets orig_ax to -1
+ * (no restart, its ax kept), so its exit reads as an rt_sigreturn's, an
+ * exit with no entry per probed return, through the ring and counted.
+ * Flagged at the entry (task storage: no lookup for other calls), the
+ * exit that follows is dropped. */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u8);
+} in_trampoline SEC(".maps");
+
+static __always_inline bool is_trampoline(long nr)
+{
+	return nr == FTFB_NR_URETPROBE || nr == FTFB_NR_UPROBE;
+}
+
+static __always_inline void trampoline_entered(void)
+{
+	__u8 *f = bpf_task_storage_get(&in_trampoline,
+				       bpf_get_current_task_btf(), 0,
+				       BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (f)
+		*f = 1;
+}
+
+/* Whether this exit (orig_ax nr) is a trampoline's: clears the flag. */
+static __always_inline bool trampoline_exited(long nr)
+{
+	__u8 *f;
+
+	if (nr != -1 && !is_trampoline(nr))
+		return false;
+	f = bpf_task_storage_get(&in_trampoline, bpf_get_current_task_btf(),
+				 0, 0);
+	if (!f || !*f)
+		return false;
+	*f = 0;
+	return true;
+}
+
 /* Whether call nr is recorded (--syscalls=LIST; never the probes' own). */
 static __always_inline bool nr_wanted(long nr)
 {
@@ -91,6 +134,10 @@ int BPF_PROG(ftfb_sys_enter, struct pt_regs *regs, long nr)
 	__u64 *v;
 	__u32 off;
 
+	if (is_trampoline(nr) && task_recorded(id)) {
+		trampoline_entered();
+		return 0;
+	}
 	if (!nr_wanted(nr) || !task_recorded(id))
 		return 0;
 	b = ftfb_ubuf_claim(cpu);
@@ -140,6 +187,8 @@ int BPF_PROG(ftfb_sys_exit, struct pt_regs *regs, long ret)
 	if (!task_recorded(id))
 		return 0;
 	nr = BPF_CORE_READ(regs, orig_ax);
+	if (trampoline_exited(nr))
+		return 0;
 	if (nr == -1)
 		nr = FTFB_NR_RT_SIGRETURN;
 	if (!nr_wanted(nr))

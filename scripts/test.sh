@@ -17,6 +17,22 @@ bash scripts/setup.sh || { echo "test.sh: setup failed" >&2; exit 1; }
 
 pass=0 fail=0 skip=0 rc=0
 
+# Perfetto's trace_processor_shell (never part of the project): where the
+# workplace's outside validators sit beside the clone, the integration
+# tests also check what Perfetto reads of their traces; without it they
+# say "SKIPPED" for those checks and keep their own.
+if [ -z "${TRACE_PROCESSOR:-}" ]; then
+	for tp in ../shared/validators/bin/trace_processor_shell \
+		/work/shared/validators/bin/trace_processor_shell; do
+		if [ -x "$tp" ] && "$tp" --version >/dev/null 2>&1; then
+			TRACE_PROCESSOR=$(realpath "$tp")
+			export TRACE_PROCESSOR
+			echo "test.sh: Perfetto's checks with $TRACE_PROCESSOR"
+			break
+		fi
+	done
+fi
+
 run_suite() { # dir, setup args...
 	local dir=$1
 	shift

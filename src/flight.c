@@ -599,6 +599,9 @@ void ftfb_flight_tick(struct ftfb_flight *f, uint64_t now_ns)
 	if (f->due_ns && now_ns >= f->due_ns)
 		start_snapshot(f, now_ns);
 	collect(f, false);
+	/* (after a snapshot is started: a window that ends now keeps all
+	 * these chunks would lose) */
+	ftfb_fring_expire(&f->ring, now_ns);
 }
 
 int ftfb_flight_finish(struct ftfb_flight *f, uint64_t now_ns,

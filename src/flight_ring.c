@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "flight_ring.h"
 
@@ -36,6 +37,24 @@ int ftfb_fring_init(struct ftfb_fring *r, uint64_t window_ns,
 	return 0;
 }
 
+/* Chunks are mapped, not malloc'ed: a freed one goes back to the system
+ * at once, where the C library keeps a burst's chunks in its heap (RSS at
+ * the peak long after the window let go of them). */
+static struct ftfb_fchunk *map_chunk(const struct ftfb_fring *r)
+{
+	void *p = mmap(NULL, sizeof(struct ftfb_fchunk) + r->chunk_bytes,
+		       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		       0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void unmap_chunk(const struct ftfb_fring *r, struct ftfb_fchunk *c)
+{
+	if (c)
+		munmap(c, sizeof(struct ftfb_fchunk) + r->chunk_bytes);
+}
+
 void ftfb_fring_free(struct ftfb_fring *r)
 {
 	struct ftfb_fchunk *c = r->oldest;
@@ -43,10 +62,10 @@ void ftfb_fring_free(struct ftfb_fring *r)
 	while (c) {
 		struct ftfb_fchunk *n = c->next;
 
-		free(c);
+		unmap_chunk(r, c);
 		c = n;
 	}
-	free(r->spare);
+	unmap_chunk(r, r->spare);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -62,7 +81,7 @@ static void evict_oldest(struct ftfb_fring *r)
 		r->newest = NULL;
 	r->nchunks--;
 	if (r->spare)
-		free(c);
+		unmap_chunk(r, c);
 	else
 		r->spare = c;
 }
@@ -79,7 +98,7 @@ static int new_chunk(struct ftfb_fring *r,
 	c = r->spare;
 	r->spare = NULL;
 	if (!c) {
-		c = malloc(sizeof(*c) + r->chunk_bytes);
+		c = map_chunk(r);
 		if (!c)
 			return -ENOMEM;
 	}
@@ -106,6 +125,19 @@ static void evict_by_age(struct ftfb_fring *r)
 	       r->oldest->last_ts + r->window_ns < r->newest_ts) {
 		evict_oldest(r);
 		r->evicted_by_age++;
+	}
+}
+
+void ftfb_fring_expire(struct ftfb_fring *r, uint64_t now_ns)
+{
+	while (r->oldest && r->oldest->last_ts + r->window_ns < now_ns) {
+		evict_oldest(r);
+		r->evicted_by_age++;
+	}
+	/* idle: the spare is not needed soon */
+	if (!r->oldest) {
+		unmap_chunk(r, r->spare);
+		r->spare = NULL;
 	}
 }
 

@@ -61,6 +61,11 @@ void ftfb_fring_free(struct ftfb_fring *r);
 int ftfb_fring_append(struct ftfb_fring *r, const void *data, size_t size,
 		      const uint64_t drops[FTFB_EV_KIND_MAX]);
 
+/* Evicts the chunks whose events are all older than the window ending at
+ * now_ns (the clock of the events): a window that moves on with no new
+ * events gives back their memory (called on the run loop's ticks). */
+void ftfb_fring_expire(struct ftfb_fring *r, uint64_t now_ns);
+
 /* Every event of chunk c, in order. */
 int ftfb_fchunk_walk(const struct ftfb_fchunk *c, ftfb_fring_event_fn fn,
 		     void *ctx);

@@ -429,7 +429,7 @@ static int probes_attach(struct probes *p, struct ftfb_loader *l, int pid,
 	}
 	/* every link is there: entries and returns start now */
 	ftfb_loader_arm_uprobes(l, true);
-	if (verbose)
+	if (verbose && p->nfuncs)
 		fprintf(stderr, "ftf-bpf: attached %zu uprobes in %.3f s\n",
 			p->nfuncs, (double)(mono_ns() - t0) / 1e9);
 	return 0;
@@ -821,6 +821,22 @@ static const char *kind_name(int k)
 	}
 }
 
+/* -p / -- without -f probe the process itself only: a server that forks
+ * its workers gives no slice at all, which says nothing of why. */
+static void hint_children(const struct session *s, const uint64_t *by_kind)
+{
+	const struct cli_opts *o = s->o;
+
+	if (o->all || o->follow_children || (!o->nuprobes && !o->python))
+		return;
+	if (!by_kind[FTFB_EV_FORK] || by_kind[FTFB_EV_UENTRY] ||
+	    by_kind[FTFB_EV_USDT])
+		return;
+	fprintf(stderr,
+		"  no probe fired, while %llu tasks were forked (processes or threads): -f probes the traced process's children too\n",
+		(unsigned long long)by_kind[FTFB_EV_FORK]);
+}
+
 static void summary(struct session *s, uint64_t end_ns)
 {
 	/* the flight recorder has no translator of its own (s->tr is NULL) */
@@ -856,6 +872,7 @@ static void summary(struct session *s, uint64_t end_ns)
 	if (s->out_err)
 		fprintf(stderr,
 			"  NOT RECORDED: everything after the output error (the ring buffer was not drained)\n");
+	hint_children(s, by_kind);
 	if (s->flight) {
 		ftfb_flight_summary(s->flight, stderr);
 		return;
@@ -869,11 +886,16 @@ static void summary(struct session *s, uint64_t end_ns)
 			(unsigned long long)st->unmatched_returns,
 			(unsigned long long)st->slices_closed_early,
 			(unsigned long long)st->skipped);
+	if (st->switches_repaired)
+		fprintf(stderr,
+			"  scheduling: %llu switches from a task other than the one the CPU's last switch put there (the kernel reported no switch-out): that task was ended at the switch\n",
+			(unsigned long long)st->switches_repaired);
 	if (s->usdt.n)
 		fprintf(stderr,
-			"  USDT: %llu instants, %llu slices (%llu ends without a recorded start, %llu starts past the %d open slices not written)\n",
+			"  USDT: %llu instants, %llu slices (%llu crossing another slice, on async tracks; %llu ends without a recorded start, %llu starts past the %d open slices not written)\n",
 			(unsigned long long)st->usdt_instants,
 			(unsigned long long)st->usdt_slices,
+			(unsigned long long)st->usdt_async,
 			(unsigned long long)st->usdt_unmatched,
 			(unsigned long long)st->usdt_capped, FTFB_USLICE_MAX);
 	print_func_stats(s);

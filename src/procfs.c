@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,32 @@ static int read_comm(const char *path, char comm[16])
 	return 0;
 }
 
+/* A title the process set (setproctitle, or argv rewritten by hand into
+ * one string): its first argument has a space, as a program path rarely
+ * has. ps -o args shows it as it is. */
+static bool is_title(const char *cmdline, size_t len)
+{
+	for (size_t i = 0; i < len && cmdline[i]; i++)
+		if (cmdline[i] == ' ')
+			return true;
+	return false;
+}
+
+static void copy_title(const char *cmdline, size_t len, char *out,
+		       size_t outlen)
+{
+	size_t end = 0;
+
+	while (end < len && cmdline[end])
+		end++;
+	while (end && cmdline[end - 1] == ' ')
+		end--;
+	if (end >= outlen)
+		end = outlen - 1;
+	memcpy(out, cmdline, end);
+	out[end] = '\0';
+}
+
 void ftfb_procfs_name_from_cmdline(const char *cmdline, size_t len, char *out,
 				   size_t outlen)
 {
@@ -64,9 +91,11 @@ void ftfb_procfs_name_from_cmdline(const char *cmdline, size_t len, char *out,
 	if (!outlen)
 		return;
 	out[0] = '\0';
-	/* First word: up to the first NUL (or space, for programs that
-	 * rewrite their argv into one string). */
-	while (end < len && cmdline[end] && cmdline[end] != ' ')
+	if (is_title(cmdline, len)) {
+		copy_title(cmdline, len, out, outlen);
+		return;
+	}
+	while (end < len && cmdline[end])
 		end++;
 	for (size_t i = 0; i < end; i++)
 		if (cmdline[i] == '/')
@@ -79,18 +108,21 @@ void ftfb_procfs_name_from_cmdline(const char *cmdline, size_t len, char *out,
 	out[end - start] = '\0';
 }
 
-static void read_pname(uint32_t pid, char *out, size_t outlen)
+static void read_pname(uint32_t pid, struct ftfb_task_info *ti)
 {
-	char path[64], buf[512];
+	char path[64];
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%u/cmdline", pid);
-	n = read_small(path, buf, sizeof(buf));
+	n = read_small(path, ti->cmdline, sizeof(ti->cmdline));
 	if (n <= 0) {
-		out[0] = '\0';
+		ti->process_name[0] = '\0';
+		ti->cmdline_len = 0;
 		return;
 	}
-	ftfb_procfs_name_from_cmdline(buf, (size_t)n, out, outlen);
+	ti->cmdline_len = (uint16_t)n;
+	ftfb_procfs_name_from_cmdline(ti->cmdline, (size_t)n, ti->process_name,
+				      sizeof(ti->process_name));
 }
 
 static int parse_u32(const char *s, uint32_t *out)
@@ -123,7 +155,7 @@ int ftfb_procfs_scan_pid(uint32_t pid, ftfb_procfs_cb cb, void *ctx)
 	err = read_comm(path, ti.comm);
 	if (err)
 		return err == -ENOENT || err == -ESRCH ? -ENOENT : err;
-	read_pname(pid, ti.process_name, sizeof(ti.process_name));
+	read_pname(pid, &ti);
 	err = cb(ctx, &ti);
 	if (err)
 		return err;
@@ -193,6 +225,6 @@ int ftfb_procfs_lookup(void *ctx, uint32_t tid, struct ftfb_task_info *out)
 		return -ENOENT;
 	out->tid = tid;
 	out->tgid = tgid;
-	read_pname(tgid, out->process_name, sizeof(out->process_name));
+	read_pname(tgid, out);
 	return 0;
 }

@@ -3,8 +3,10 @@
  * procfs.h - the processes and threads alive now, read from /proc.
  *
  * For each thread: tid, tgid, comm (/proc/PID/task/TID/comm) and, for the
- * process, the basename of the cmdline's first word (the name to show when
- * comm is truncated to 15 characters; "" for kernel threads).
+ * process, its raw cmdline (cut at FTFB_CMDLINE_MAX) and its name as
+ * `ps -o args` shows it: the title it set (setproctitle: "postgres: 15/main:
+ * checkpointer"), else the basename of the cmdline's first word (the name
+ * to show when comm is truncated to 15 characters); "" for kernel threads.
  */
 #ifndef FTFB_PROCFS_H
 #define FTFB_PROCFS_H
@@ -30,8 +32,9 @@ int ftfb_procfs_scan_pid(uint32_t pid, ftfb_procfs_cb cb, void *ctx);
  * /proc/TID/status (Tgid) and comm. ctx is unused. 0, or -ENOENT. */
 int ftfb_procfs_lookup(void *ctx, uint32_t tid, struct ftfb_task_info *out);
 
-/* The process name from a raw cmdline (NUL-separated): the basename of
- * the first word. out gets "" if there is none. */
+/* The process name from a raw cmdline (NUL-separated): the whole first
+ * argument if it has a space (a title the process set, as ps shows it),
+ * else its basename. out gets "" if there is none. */
 void ftfb_procfs_name_from_cmdline(const char *cmdline, size_t len, char *out,
 				   size_t outlen);
 

@@ -418,8 +418,10 @@ int ftfb_stackprof_sample(struct ftfb_stackprof *sp,
 	 * interrupting user code has none; a blocked thread is in it) */
 	ftfb_pb_varint(&pb, F_PS_CPU_MODE,
 		       nk ? CPU_MODE_KERNEL : CPU_MODE_USER);
-	if (s->kind == FTFB_STACK_OFF_CPU)
-		ftfb_pb_varint(&pb, F_PS_TIMEBASE_COUNT, s->weight);
+	/* every sample has its weight (on CPU: 1, a sample): the UI names a
+	 * perf session only after a timebase track with values, and its
+	 * flame graph weighs each sample by its value */
+	ftfb_pb_varint(&pb, F_PS_TIMEBASE_COUNT, s->weight);
 	ftfb_pb_end(&pb, ps);
 	ftfb_pb_end(&pb, pk);
 	if (pb.overflow || sp->ib.overflow)

@@ -10,6 +10,7 @@
 
 #include "translate.h"
 #include "translate_priv.h"
+#include "proctree.h"
 #include "syscall_names.h"
 
 #define COUNTER_NAME "ftf-bpf dropped events"
@@ -91,7 +92,9 @@ int32_t ftfb_weight_of(uint32_t tid, int prio)
 {
 	if (tid == 0)
 		return INT32_MIN;
-	return 140 - prio;
+	/* Perfetto stores it as the CPU slice's priority and, like Linux,
+	 * reads below 100 as real-time: the kernel's own number reads right */
+	return prio;
 }
 
 uint64_t ftfb_tr_ticks(struct ftfb_translator *t, uint64_t ns)
@@ -104,12 +107,30 @@ uint64_t ftfb_tr_ticks(struct ftfb_translator *t, uint64_t ns)
 /* Called with every event's timestamp: re-emits the tick initialization
  * as the writer's buffers age. Only the newest time seen is used, so
  * events slightly out of order across CPUs never look "stale". */
+static uint64_t perfetto_ns(struct ftfb_translator *t, uint64_t ns);
+
+static int flush_cmdlines(struct ftfb_translator *t, uint64_t ns)
+{
+	int name = ftfb_tr_str_id(t, "perfetto", 8, NULL);
+
+	if (name < 0)
+		return name;
+	return ftfb_proctree_flush(&t->ptree, t->w, name, perfetto_ns(t, ns));
+}
+
 static int advance(struct ftfb_translator *t, uint64_t ns)
 {
+	int err;
+
 	if (ns <= t->last_ts)
 		return 0;
 	t->last_ts = ns;
-	return ftf_refresh_buf_if_stale(t->w, ftfb_tr_ticks(t, ns));
+	err = ftf_refresh_buf_if_stale(t->w, ftfb_tr_ticks(t, ns));
+	/* the command lines of the tasks found at the start, timed at the
+	 * first event (see proctree.h) */
+	if (!err && t->ptree.count)
+		err = flush_cmdlines(t, ns);
+	return err;
 }
 
 /*
@@ -173,11 +194,38 @@ static int intern_fixed(struct ftfb_translator *t, const char *s)
 	return ftfb_tr_str_id(t, s, strlen(s), NULL);
 }
 
+/* As ps -o args shows it: the title the process set (a name with a
+ * space, see procfs.h), else its comm, completed from the cmdline when
+ * truncated. */
 static const char *process_name_of(const struct ftfb_task *k)
 {
-	if (k->pname[0] && strlen(k->comm) == FTFB_COMM_LEN - 1)
+	if (k->pname[0] && (strlen(k->comm) == FTFB_COMM_LEN - 1 ||
+			    strchr(k->pname, ' ')))
 		return k->pname;
 	return k->comm;
+}
+
+/* The process's command line for Perfetto (ProcessTree), now if the
+ * trace has begun, else at its first event. */
+static int write_cmdline(struct ftfb_translator *t,
+			 const struct ftfb_task_info *ti)
+{
+	int name, err;
+
+	if (ti->tid != ti->tgid || !ti->cmdline_len)
+		return 0;
+	name = ftfb_tr_str_id(t, "perfetto", 8, NULL);
+	if (name < 0)
+		return name;
+	err = ftfb_proctree_add(&t->ptree, t->w, name,
+				perfetto_ns(t, t->last_ts), ti->tgid, 0,
+				ti->cmdline,
+				ti->cmdline_len < FTFB_CMDLINE_MAX
+					? ti->cmdline_len
+					: FTFB_CMDLINE_MAX);
+	if (!err && t->last_ts)
+		err = flush_cmdlines(t, t->last_ts);
+	return err;
 }
 
 static int write_process(struct ftfb_translator *t, struct ftfb_task *k)
@@ -254,6 +302,8 @@ static int new_task(struct ftfb_translator *t, const struct ftfb_task_info *ti,
 		set_pname(k->pname, ti->process_name);
 	if (ti->tid == ti->tgid) {
 		err = write_process(t, k);
+		if (!err)
+			err = write_cmdline(t, ti);
 		if (err)
 			return err;
 	}
@@ -423,6 +473,7 @@ static int end_frame(struct ftfb_translator *t, struct ftfb_task *k,
 	t->st.records++;
 	fs->total_ns += ns - f->begin_ns;
 	k->depth--;
+	ftfb_tr_usdt_call_ended(t, k);
 	return 0;
 }
 
@@ -622,8 +673,72 @@ static int end_syscall_never_returning(struct ftfb_translator *t,
 
 /* ---- event handlers ---- */
 
+static int write_switch(struct ftfb_translator *t, uint64_t ns, uint16_t cpu,
+			enum ftf_thread_state out_state, uint32_t out_tid,
+			int32_t out_weight, uint32_t in_tid, int32_t in_weight)
+{
+	int err;
+
+	err = ftf_write_context_switch(t->w, FTF_ARG_TYPES(0, 2, 0, 0, 0, 0),
+				       cpu, out_state, out_tid, in_tid,
+				       ftfb_tr_ticks(t, ns));
+	if (!err)
+		err = ftf_arg_int32(t->w, t->s_incoming_weight, in_weight);
+	if (!err)
+		err = ftf_arg_int32(t->w, t->s_outgoing_weight, out_weight);
+	if (!err)
+		t->st.records++;
+	return err;
+}
+
+/*
+ * The kernel sometimes reports no switch-out for a task (perf shows the
+ * same gaps): the next switch on that CPU then starts from another task,
+ * and Perfetto would leave the task put there last running to the end of
+ * the trace. End it at this switch, with a switch to idle (which Perfetto
+ * draws as nothing) before the real one. Its real state then is unknown:
+ * it is written as preempted (Perfetto: Runnable), what it was last seen
+ * doing. The idle task, and an unfollowed task (-p), need no end.
+ */
+static int end_stale_task(struct ftfb_translator *t,
+			  const struct ftfb_switch *e)
+{
+	struct ftfb_task *idle;
+	struct ftfb_cpu_on *on;
+	int err;
+
+	if (e->hdr.cpu >= FTFB_TR_MAX_CPUS)
+		return 0;
+	on = &t->cpu_on[e->hdr.cpu];
+	if (!on->tid_plus1 || on->tid_plus1 == e->hdr.tid + 1)
+		return 0;
+	/* (named like any task the trace shows: "swapper") */
+	err = ftfb_tr_ensure_task(t, 0, 0, &idle);
+	if (!err)
+		err = write_switch(t, e->hdr.ts, e->hdr.cpu, FTF_THREAD_RUNNING,
+			   on->tid_plus1 - 1,
+			   ftfb_weight_of(on->tid_plus1 - 1, on->prio), 0,
+			   INT32_MIN);
+	if (!err)
+		t->st.switches_repaired++;
+	return err;
+}
+
+static void remember_cpu_task(struct ftfb_translator *t,
+			      const struct ftfb_switch *e, bool unfollowed)
+{
+	struct ftfb_cpu_on *on;
+
+	if (e->hdr.cpu >= FTFB_TR_MAX_CPUS)
+		return;
+	on = &t->cpu_on[e->hdr.cpu];
+	on->tid_plus1 = (unfollowed || !e->next_tid) ? 0 : e->next_tid + 1;
+	on->prio = e->next_prio;
+}
+
 static int on_switch(struct ftfb_translator *t, const struct ftfb_switch *e)
 {
+	bool unfollowed = e->prev_state & FTFB_NEXT_UNFOLLOWED;
 	struct ftfb_task *prev, *next;
 	int err;
 
@@ -631,21 +746,17 @@ static int on_switch(struct ftfb_translator *t, const struct ftfb_switch *e)
 	if (!err)
 		err = ftfb_tr_ensure_task(t, e->next_tid, e->next_tgid, &next);
 	if (!err)
-		err = ftf_write_context_switch(
-			t->w, FTF_ARG_TYPES(0, 2, 0, 0, 0, 0), e->hdr.cpu,
-			ftfb_state_of(e->prev_state), e->hdr.tid, e->next_tid,
-			ftfb_tr_ticks(t, e->hdr.ts));
+		err = end_stale_task(t, e);
 	if (!err)
-		err = ftf_arg_int32(t->w, t->s_incoming_weight,
-				    (e->prev_state & FTFB_NEXT_UNFOLLOWED)
-					    ? INT32_MIN
-					    : ftfb_weight_of(e->next_tid,
-							     e->next_prio));
+		err = write_switch(t, e->hdr.ts, e->hdr.cpu,
+				   ftfb_state_of(e->prev_state), e->hdr.tid,
+				   ftfb_weight_of(e->hdr.tid, e->prev_prio),
+				   e->next_tid,
+				   unfollowed ? INT32_MIN
+					      : ftfb_weight_of(e->next_tid,
+							       e->next_prio));
 	if (!err)
-		err = ftf_arg_int32(t->w, t->s_outgoing_weight,
-				    ftfb_weight_of(e->hdr.tid, e->prev_prio));
-	if (!err)
-		t->st.records++;
+		remember_cpu_task(t, e, unfollowed);
 	return err;
 }
 
@@ -733,19 +844,25 @@ static int on_exec(struct ftfb_translator *t, const struct ftfb_comm_ev *e)
 	ti.tid = e->hdr.tid;
 	ti.tgid = e->hdr.tgid ? e->hdr.tgid : e->hdr.tid;
 	set_comm(ti.comm, e->comm);
-	/* A truncated comm: the new cmdline names the program better. */
-	if (strlen(ti.comm) == FTFB_COMM_LEN - 1 && t->o.lookup) {
+	/* The new cmdline: Perfetto's process details, and the name when
+	 * comm is truncated (if /proc still shows this image) */
+	if (t->o.lookup) {
 		memset(&li, 0, sizeof(li));
 		if (!t->o.lookup(t->o.lookup_ctx, ti.tid, &li) &&
-		    !strncmp(li.comm, ti.comm, FTFB_COMM_LEN))
-			set_pname(ti.process_name, li.process_name);
+		    !strncmp(li.comm, ti.comm, FTFB_COMM_LEN)) {
+			if (strlen(ti.comm) == FTFB_COMM_LEN - 1 ||
+			    strchr(li.process_name, ' '))
+				set_pname(ti.process_name, li.process_name);
+			memcpy(ti.cmdline, li.cmdline, sizeof(ti.cmdline));
+			ti.cmdline_len = li.cmdline_len;
+		}
 	}
 	/* The rename that exec does came first: if it already said all this,
 	 * keep the entry (its thread slot too) and write nothing. */
 	k = ftfb_pt_find(&t->pt, ti.tid);
 	if (k && k->named && !k->exited && k->tgid == ti.tgid &&
 	    !strcmp(k->comm, ti.comm) && !strcmp(k->pname, ti.process_name))
-		return 0;
+		return write_cmdline(t, &ti); /* (only the new image says it) */
 	return new_task(t, &ti, NULL);
 }
 
@@ -1092,6 +1209,7 @@ void ftfb_translator_free(struct ftfb_translator *t)
 	free(t->func_name_id);
 	free(t->func_cat_id);
 	ftfb_tr_usdt_free(t);
+	ftfb_proctree_free(&t->ptree);
 	t->fstats = NULL;
 	t->func_name_id = NULL;
 	t->func_cat_id = NULL;
@@ -1379,6 +1497,8 @@ int ftfb_translator_finish(struct ftfb_translator *t, uint64_t mono_ns)
 	if (c.ns < t->last_ts)
 		c.ns = t->last_ts;
 	ftfb_pt_for_each(&t->pt, finish_one, &c);
+	if (!c.err && t->ptree.count)
+		c.err = flush_cmdlines(t, c.ns);
 	if (c.err)
 		return c.err;
 	if (t->o.stacks && (c.err = ftfb_stackprof_flush(t->o.stacks)))

@@ -9,6 +9,10 @@
  *   - context switches (scheduling subtype 1): cpu, outgoing state from
  *     prev_state (ftfb_state_of()), outgoing/incoming tids as koids, int32
  *     args incoming_weight and outgoing_weight = ftfb_weight_of(prio);
+ *     a switch whose outgoing task is not the one the CPU's previous
+ *     switch put there (the kernel reported no switch-out) is preceded
+ *     by a switch of that task to idle, at the same time, outgoing state
+ *     running (stats.switches_repaired), so no CPU slice runs forever;
  *   - wakeups (subtype 2): cpu, woken tid, koid arg `waker` (the waker's
  *     tid); 40 bytes, and a context switch 48;
  *   - process (type 1) and thread (type 2, `process` koid arg) kernel
@@ -22,19 +26,21 @@
  *     "ftf-bpf", on pid 0 / tid 0, counter id 0) with int64 args `total`
  *     and one per event kind, plus the provider "records dropped" event.
  *
- * Weights: kernel prio p is 0..139, lower = more urgent (0..99 real-time,
- * 100..139 nice -20..19; deadline tasks have -1). weight = 140 - p, so a
- * higher priority is a larger weight: nice 0 -> 20, nice -20 -> 40,
- * nice 19 -> 1, real-time prio 99..0 -> 41..140, deadline -> 141. The
+ * Weights: the kernel's prio as it is (0..99 real-time, 100..139 nice
+ * -20..19, so 120 for nice 0; deadline tasks have -1): Perfetto stores
+ * incoming_weight as the CPU slice's priority and reads below 100 as
+ * real-time, as Linux (and Perfetto's own Linux traces) number them. The
  * idle task (tid 0) gets INT32_MIN, which Perfetto reads as "idle".
  *
  * States: preempted or 0 -> running; EXIT_DEAD -> dead; EXIT_ZOMBIE ->
  * dying; TASK_DEAD alone -> dead; stopped/traced -> suspended; S, D
  * (incl. idle and killable), parked -> blocked; anything else -> running.
  *
- * Names: a thread is named by its comm; a process by its leader's comm,
- * or by process_name (cmdline's first word) when comm is truncated to 15
- * characters. Every distinct string is interned once; past the 32767
+ * Names: a thread is named by its comm; a process as ps -o args shows it:
+ * by process_name when it is a title the process set (procfs.h), else by
+ * its leader's comm, or by process_name (cmdline's first word) when comm
+ * is truncated to 15 characters. A process's cmdline (task_info) goes to
+ * Perfetto as a ProcessTree packet (proctree.h). Every distinct string is interned once; past the 32767
  * string ids, names go through the writer's temporary slots (round
  * robin), so the trace never runs out of names.
  *
@@ -60,12 +66,19 @@
 #include "ftf/writer.h"
 #include "events.h"
 #include "proctable.h"
+#include "proctree.h"
 #include "stackprof.h"
 
+#define FTFB_CMDLINE_MAX 512
 struct ftfb_task_info {
 	uint32_t tid, tgid;
 	char comm[16];
 	char process_name[64];
+	/* the process's /proc/PID/cmdline (NUL-separated, cut at
+	 * FTFB_CMDLINE_MAX - 1 bytes), for Perfetto's process details;
+	 * cmdline_len 0: unknown */
+	char cmdline[FTFB_CMDLINE_MAX];
+	uint16_t cmdline_len;
 };
 
 /* Resolves a tid first seen in the stream (the tool reads /proc; tests
@@ -94,6 +107,8 @@ struct ftfb_usdt_desc {
 	uint8_t role;	      /* enum ftfb_usdt_role */
 	int8_t name_arg;      /* BEGIN: the slice is named by this string
 			       * argument when it was read (-1: by name) */
+	bool name_prefixed;   /* ... as "NAME STRING" ("import gc": never
+			       * taken for a slice named gc) */
 	uint16_t pair;	      /* BEGIN and END of one pair share it */
 	/* argument names (NULL: argN, or end_argN at an END; "": the
 	 * argument is not written) */
@@ -110,6 +125,13 @@ struct ftfb_uslice {
 	 * can begin the slice again with them */
 	struct ftfb_usdt start;
 	uint32_t below; /* index + 1 of the one under it, 0: none */
+	/* the thread's uprobe call depth at the START */
+	uint32_t depth0;
+	/* it crosses another slice of the thread (a pair that ended while
+	 * this one was open above it, a call it started in that returned
+	 * before its END, or a call its END is in that began after its
+	 * START): written on an async track, where Perfetto keeps it */
+	bool crossed;
 };
 
 struct ftfb_translator_opts {
@@ -154,6 +176,19 @@ struct ftfb_translator_stats {
 	 * start (started before the trace), starts past FTFB_USLICE_MAX
 	 * open slices (not written) */
 	uint64_t usdt_instants, usdt_slices, usdt_unmatched, usdt_capped;
+	/* of usdt_slices, those that crossed another slice (async) */
+	uint64_t usdt_async;
+	/* switches whose outgoing task was not the one the CPU's previous
+	 * switch put there: that one was ended first (see on_switch) */
+	uint64_t switches_repaired;
+};
+
+/* Per CPU: the task the last switch put on it (tid + 1, 0: none to end
+ * later: idle, unfollowed or not seen yet) and its prio. */
+#define FTFB_TR_MAX_CPUS 1024
+struct ftfb_cpu_on {
+	uint32_t tid_plus1;
+	int32_t prio;
 };
 
 /* Per-function call counts and inclusive time (for the summary): a call
@@ -221,10 +256,13 @@ struct ftfb_translator {
 	int s_uarg[FTFB_USDT_MAX_ARGS], s_end_arg[FTFB_USDT_MAX_ARGS];
 	struct ftfb_uslice *uslices;
 	uint32_t uslice_free; /* index + 1, 0: none */
+	uint64_t uslice_async_id; /* the last async id given */
 	struct ftfb_tr_blockio blk;
 	struct ftfb_tr_mem mem;
 	struct ftfb_tr_irq irq;
 	bool drops_written;
+	struct ftfb_proctree ptree; /* command lines waiting to be written */
+	struct ftfb_cpu_on cpu_on[FTFB_TR_MAX_CPUS];
 	uint64_t last_ts; /* newest event timestamp seen (mono ns) */
 };
 

@@ -48,6 +48,9 @@ int ftfb_tr_usdt_init(struct ftfb_translator *t);
 void ftfb_tr_usdt_free(struct ftfb_translator *t);
 int ftfb_tr_usdt(struct ftfb_translator *t, const struct ftfb_usdt *e);
 /* ends k's open USDT slices at ns, marked unfinished */
+/* k's uprobe call depth fell: its open slices begun deeper cross the call
+ * that returned */
+void ftfb_tr_usdt_call_ended(struct ftfb_translator *t, struct ftfb_task *k);
 int ftfb_tr_usdt_close(struct ftfb_translator *t, struct ftfb_task *k,
 		       uint64_t ns);
 

@@ -6,9 +6,21 @@
  * from opts.usdt[cookie], the arguments as int64 `arg0..`, or interned
  * strings for those read as strings. A START~END pair is one duration
  * complete record written at the END: the START's arguments, then the
- * END's (`end_arg0..` unless named). Complete records rather than a begin
- * and an end: a pair that does not nest with the thread's function calls
- * (a START in one call, its END in another) still reads right.
+ * END's (`end_arg0..` unless named).
+ *
+ * Pairs are not bound to nest: a transaction starts inside one query and
+ * commits inside another, a START in one function call ends in another.
+ * Perfetto drops a thread track's slice that crosses another
+ * (slice_drop_overlapping_complete_event), so a pair that crosses one of
+ * its thread's slices - another pair, or a uprobe call - is written as an
+ * async begin and end (an id of its own) on the process's async track of
+ * its name, where crossing is fine; a pair that nests stays a complete
+ * record on its thread, among the calls it belongs to. Whether it crosses
+ * is known at its END: a pair started later still open above it, a call
+ * it started in that has returned, a call its END is in that began after
+ * its START (marked as calls return and pairs end: ftfb_tr_usdt_call_ended,
+ * end_slice). A pair crossed that way marks the other one too, so no two
+ * complete records of a thread ever cross.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -124,6 +136,36 @@ static int hit_args(struct ftfb_translator *t, const struct ftfb_usdt *e,
 	return 0;
 }
 
+/* The name of a slice named by its START's string argument i (id
+ * a->v[i]): that string, or "NAME STRING" when the pair asks for it. */
+static int string_name(struct ftfb_translator *t,
+		       const struct ftfb_usdt_desc *d,
+		       const struct ftfb_usdt *start, int i)
+{
+	char buf[64 + FTFB_USDT_STR_LEN + 2];
+	uint32_t off = 0, sbytes = start->strbytes;
+	int n;
+
+	if (sbytes > FTFB_USDT_STR_BYTES)
+		sbytes = FTFB_USDT_STR_BYTES;
+	/* where hit_args found it (it was read: within the bounds) */
+	for (int j = 0; j < i; j++) {
+		uint64_t len = start->args[j];
+
+		if ((start->strmask & (1u << j)) && len &&
+		    len <= FTFB_USDT_STR_LEN && off + len <= sbytes)
+			off += ((uint32_t)len + 7) & ~7u;
+	}
+	n = snprintf(buf, sizeof(buf), "%.64s %.*s", d->name,
+		     (int)strnlen(start->str + off, start->args[i]),
+		     start->str + off);
+	if (n < 0)
+		return -EINVAL;
+	if ((size_t)n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	return ftfb_tr_str_id(t, buf, (size_t)n, NULL);
+}
+
 /* The name ids of a's arguments (0: not written), interned before the
  * record is begun (no string can be interned while its arguments are
  * pending). */
@@ -218,6 +260,8 @@ static int begin_slice(struct ftfb_translator *t, struct ftfb_task *k,
 	s = &t->uslices[idx - 1];
 	t->uslice_free = s->below;
 	s->start = *e;
+	s->depth0 = k->depth;
+	s->crossed = false;
 	s->below = k->uslice_top;
 	k->uslice_top = idx;
 	return 0;
@@ -233,7 +277,8 @@ static int write_slice(struct ftfb_translator *t, struct ftfb_task *k,
 	const struct ftfb_usdt_desc *ed = end ? &t->o.usdt[end->cookie] : NULL;
 	uint64_t begin_ns = s->start.hdr.ts;
 	struct uargs ba;
-	int ints = 0, strs = 0, room = FTF_MAX_ARGS, name, cat, ref, err;
+	int ints = 0, strs = 0, room = FTF_MAX_ARGS, name = 0, cat, ref, err;
+	ftf_arg_types types;
 	int bids[FTFB_USDT_MAX_ARGS], eids[FTFB_USDT_MAX_ARGS];
 
 	err = hit_args(t, &s->start, &ba);
@@ -241,7 +286,11 @@ static int write_slice(struct ftfb_translator *t, struct ftfb_task *k,
 		err = probe_ids(t, s->start.cookie, &name, &cat);
 	if (!err && bd->name_arg >= 0 && bd->name_arg < ba.n &&
 	    (ba.strmask & (1u << bd->name_arg)))
-		name = (int)ba.v[bd->name_arg];
+		name = bd->name_prefixed
+			       ? string_name(t, bd, &s->start, bd->name_arg)
+			       : (int)ba.v[bd->name_arg];
+	if (name < 0)
+		err = name;
 	if (!err)
 		err = arg_name_ids(t, bd, &ba, false, bids);
 	if (!err && ed)
@@ -258,9 +307,15 @@ static int write_slice(struct ftfb_translator *t, struct ftfb_task *k,
 	count_args(&ba, bids, &ints, &strs, &room);
 	if (ed)
 		count_args(ea, eids, &ints, &strs, &room);
-	err = ftf_write_duration_complete(
-		t->w, FTF_ARG_TYPES(ints, 0, ed ? 0 : 1, 0, strs, 0), ref, cat,
-		name, ftfb_tr_ticks(t, begin_ns), ftfb_tr_ticks(t, ns));
+	types = FTF_ARG_TYPES(ints, 0, ed ? 0 : 1, 0, strs, 0);
+	if (s->crossed)
+		err = ftf_write_async_begin(t->w, types, ref, cat, name,
+					    ftfb_tr_ticks(t, begin_ns),
+					    ++t->uslice_async_id);
+	else
+		err = ftf_write_duration_complete(t->w, types, ref, cat, name,
+						  ftfb_tr_ticks(t, begin_ns),
+						  ftfb_tr_ticks(t, ns));
 	room = ed ? FTF_MAX_ARGS : FTF_MAX_ARGS - 1;
 	if (!err)
 		err = write_args(t, &ba, bids, &room);
@@ -268,6 +323,14 @@ static int write_slice(struct ftfb_translator *t, struct ftfb_task *k,
 		err = write_args(t, ea, eids, &room);
 	if (!err && !ed)
 		err = ftf_arg_bool(t->w, t->s_unfinished, true);
+	if (!err && s->crossed)
+		err = ftf_write_async_end(t->w, FTF_ARG_TYPES(0, 0, 0, 0, 0, 0),
+					  ref, cat, name, ftfb_tr_ticks(t, ns),
+					  t->uslice_async_id);
+	if (!err && s->crossed) {
+		t->st.records++;
+		t->st.usdt_async++;
+	}
 	if (err)
 		return err;
 	t->st.records++;
@@ -275,27 +338,55 @@ static int write_slice(struct ftfb_translator *t, struct ftfb_task *k,
 	return 0;
 }
 
-/* Ends the newest open slice of e's pair on k. */
-static int end_slice(struct ftfb_translator *t, struct ftfb_task *k,
-		     const struct ftfb_usdt *e, const struct uargs *a)
+void ftfb_tr_usdt_call_ended(struct ftfb_translator *t, struct ftfb_task *k)
 {
-	uint16_t pair = t->o.usdt[e->cookie].pair;
+	for (uint32_t i = k->uslice_top; i; i = t->uslices[i - 1].below) {
+		struct ftfb_uslice *s = &t->uslices[i - 1];
+
+		if (s->depth0 > k->depth)
+			s->crossed = true;
+	}
+}
+
+/* The link to the newest open slice of pair on k (NULL: none). */
+static uint32_t *find_open(struct ftfb_translator *t, struct ftfb_task *k,
+			   uint16_t pair)
+{
 	uint32_t *link = &k->uslice_top;
 
 	while (*link) {
 		struct ftfb_uslice *s = &t->uslices[*link - 1];
-		uint32_t idx = *link;
 
-		if (t->o.usdt[s->start.cookie].pair == pair) {
-			*link = s->below;
-			s->below = t->uslice_free;
-			t->uslice_free = idx;
-			return write_slice(t, k, s, e->hdr.ts, e, a);
-		}
+		if (t->o.usdt[s->start.cookie].pair == pair)
+			return link;
 		link = &s->below;
 	}
-	t->st.usdt_unmatched++;
-	return 0;
+	return NULL;
+}
+
+/* Ends the newest open slice of e's pair on k. */
+static int end_slice(struct ftfb_translator *t, struct ftfb_task *k,
+		     const struct ftfb_usdt *e, const struct uargs *a)
+{
+	uint32_t *link = find_open(t, k, t->o.usdt[e->cookie].pair);
+	uint32_t idx;
+	struct ftfb_uslice *s;
+
+	if (!link) {
+		t->st.usdt_unmatched++;
+		return 0;
+	}
+	idx = *link;
+	s = &t->uslices[idx - 1];
+	/* the ones above it began inside it and outlive it */
+	for (uint32_t i = k->uslice_top; i != idx; i = t->uslices[i - 1].below)
+		t->uslices[i - 1].crossed = s->crossed = true;
+	if (k->depth != s->depth0)
+		s->crossed = true;
+	*link = s->below;
+	s->below = t->uslice_free;
+	t->uslice_free = idx;
+	return write_slice(t, k, s, e->hdr.ts, e, a);
 }
 
 int ftfb_tr_usdt(struct ftfb_translator *t, const struct ftfb_usdt *e)

@@ -14,7 +14,9 @@
 static const struct python_pair {
 	const char *start, *end, *name;
 	const char *start_args[2], *end_args[2];
-	int name_arg; /* the start's string argument naming the slice */
+	/* the start's string argument naming the slice, after the name
+	 * ("import json": a module gc is not a collection) */
+	int name_arg;
 } python_pairs[] = {
 	{
 		.start = "gc__start",
@@ -168,6 +170,7 @@ static int add_python(struct ftfb_usdt_set *s, int *pair,
 				continue;
 			d->name = pp->name;
 			d->name_arg = (int8_t)pp->name_arg;
+			d->name_prefixed = pp->name_arg >= 0;
 			if (pp->name_arg >= 0)
 				s->probes.v[i].strmask |= 1u << pp->name_arg;
 		}

@@ -96,6 +96,45 @@ static void keeps_the_last_window_by_age(void **state)
 	ftfb_fring_free(&r);
 }
 
+/* A burst, then nothing: the ring lets go of the chunks the window has
+ * moved past (evicted in order, handed to the callback) and, empty, of
+ * its spare: its bytes fall to 0. */
+static void an_idle_window_gives_its_chunks_back(void **state)
+{
+	uint64_t drops[FTFB_EV_KIND_MAX] = {0};
+	struct seen evicted = {0}, kept = {0};
+	struct ftfb_fring r;
+	/* 100,000 events 1 us apart (100 ms), window 500 ms */
+	const uint64_t n = 100000, step = 1000, t0 = 1000 * MS;
+	const uint64_t last = t0 + (n - 1) * step;
+
+	(void)state;
+	assert_int_equal(
+		ftfb_fring_init(&r, 500 * MS, 64u << 20, on_evict, &evicted),
+		0);
+	append_n(&r, 0, n, t0, step, drops);
+	/* 48-byte records, 4.8 MB in 256 KiB chunks: at least 18 */
+	assert_true(ftfb_fring_bytes(&r) >= 18 * (256u << 10));
+	/* a window ending at t0 + 500 ms holds all of it */
+	ftfb_fring_expire(&r, t0 + 500 * MS);
+	assert_int_equal(evicted.n, 0);
+	/* at t0 + 550 ms the window starts at t0 + 50 ms: the chunks all
+	 * older go, the rest stay (a chunk: 5,461 records, 5.5 ms) */
+	ftfb_fring_expire(&r, t0 + 550 * MS);
+	assert_true(evicted.n > 0 && evicted.n < n);
+	assert_true(evicted.last_ts < t0 + 50 * MS);
+	kept.next_id = evicted.n;
+	walk_all(&r, &kept);
+	assert_int_equal(evicted.n + kept.n, n);
+	assert_true(kept.first_ts >= t0 + 50 * MS - 6 * MS);
+	ftfb_fring_expire(&r, last + 501 * MS);
+	assert_int_equal(evicted.bad, 0);
+	assert_int_equal(evicted.n, n);
+	assert_null(r.oldest);
+	assert_int_equal(ftfb_fring_bytes(&r), 0);
+	ftfb_fring_free(&r);
+}
+
 static void the_size_cap_decides_when_smaller(void **state)
 {
 	uint64_t drops[FTFB_EV_KIND_MAX] = { 0 };
@@ -142,6 +181,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(keeps_the_last_window_by_age),
+		cmocka_unit_test(an_idle_window_gives_its_chunks_back),
 		cmocka_unit_test(the_size_cap_decides_when_smaller),
 		cmocka_unit_test(chunks_keep_the_drops_of_their_start),
 	};

@@ -5,9 +5,12 @@ Traces are read through the project's reader (ftf-dump), whose line format
 follows Fuchsia's trace-reader (Record::ToString). Only the standard library
 is used.
 """
+import csv
+import io
 import os
 import re
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -22,6 +25,30 @@ def check(cond, what):
     if not cond:
         raise Fail(what)
     print(f"  ok: {what}")
+
+
+def trace_processor():
+    """Perfetto's trace_processor_shell: $TRACE_PROCESSOR (meson option
+    trace_processor) or on PATH; None if there is none."""
+    tp = os.environ.get("TRACE_PROCESSOR") or shutil.which("trace_processor_shell")
+    return tp if tp and os.access(tp, os.X_OK) else None
+
+
+def tp_query(path, sql):
+    """The rows (dicts of strings) of sql on the trace as Perfetto reads
+    it, or None (said so) when there is no trace_processor_shell."""
+    tp = trace_processor()
+    if tp is None:
+        print("  SKIPPED (no trace_processor_shell; meson option trace_processor): " + sql)
+        return None
+    with open(path + ".sql", "w") as f:
+        f.write(sql + "\n")
+    p = subprocess.run([tp, "-q", path + ".sql", path], capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        raise Fail(f"trace_processor_shell failed on {path}: {p.stderr.strip()[-500:]}")
+    lines = [ln for ln in p.stdout.splitlines() if ln.strip()]
+    start = next((i for i, ln in enumerate(lines) if ln.startswith('"')), len(lines))
+    return list(csv.DictReader(io.StringIO("\n".join(lines[start:]))))
 
 
 def skip_unless_root():

@@ -2,7 +2,10 @@
 /*
  * stackwl - the workload of the --stacks tests: thread "spinner" spins in
  * spin_fn() until it has used SPIN_MS of CPU time; thread "sleeper", in
- * sleep_loop(), blocks NAPS times in nanosleep() (through block_once()).
+ * sleep_loop(), blocks at least NAPS times in nanosleep() (through
+ * block_once()), and on until the spinner is done, so the end of the run
+ * (a flight recorder's last window) always holds naps, however long a
+ * starved spinner takes.
  * Both measure themselves and print, at the end:
  *   spinner tid=T cpu_ns=N          the spinner's CPU time while spinning
  *   sleeper tid=T slept_ns=N naps=K the time spent inside nanosleep()
@@ -33,6 +36,8 @@ static uint64_t clock_ns(clockid_t c)
 static volatile uint64_t sink;
 static uint64_t spin_cpu_ns, slept_ns;
 static pid_t spinner_tid, sleeper_tid;
+static int naps;
+static volatile int spinner_done;
 
 /* Spins until the thread used SPIN_MS of CPU (at most 20 s of wall
  * time on a loaded machine). */
@@ -64,7 +69,7 @@ __attribute__((noinline)) void block_once(void)
 
 __attribute__((noinline)) void sleep_loop(void)
 {
-	for (int i = 0; i < NAPS; i++)
+	for (naps = 0; naps < NAPS || !spinner_done; naps++)
 		block_once();
 	__asm__ volatile("" ::: "memory");
 }
@@ -75,6 +80,7 @@ static void *spinner(void *arg)
 	prctl(PR_SET_NAME, "spinner");
 	spinner_tid = gettid();
 	spin_fn();
+	spinner_done = 1;
 	return NULL;
 }
 
@@ -102,6 +108,6 @@ int main(int argc, char **argv)
 	printf("spinner tid=%d cpu_ns=%llu\n", (int)spinner_tid,
 	       (unsigned long long)spin_cpu_ns);
 	printf("sleeper tid=%d slept_ns=%llu naps=%d\n", (int)sleeper_tid,
-	       (unsigned long long)slept_ns, NAPS);
+	       (unsigned long long)slept_ns, naps);
 	return 0;
 }

@@ -201,12 +201,53 @@ def mode_errors(tool, ftf_dump, wl, outdir):
         check(not os.path.exists(out.replace(".fxt", "-1.fxt")), "no snapshot written")
 
 
+def vm_rss_kb(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def mode_memory(tool, ftf_dump, syswl, outdir):
+    """-F 1s through a burst of system calls (syswl N: 2 threads, 2.5 N
+    calls each, 2 events per call), then 6 s without: the recorder gives
+    back what the window no longer holds, so ftf-bpf's RSS (VmRSS in
+    /proc, sampled every 0.2 s) falls back from its peak. Margins are wide:
+    the burst must raise RSS by 4 MB at least, and at the end RSS must be
+    under the baseline plus half the burst's rise."""
+    n = 150000
+    out = os.path.join(outdir, "memory.fxt")
+    tr = Tracer(tool, ["-F", "1s", "-f", "--syscalls", "-o", out, "--", "sh", "-c",
+                       f"sleep 2; {syswl} {n} > /dev/null; echo burst-over >&2; sleep 6"])
+    samples = []
+    while tr.p.poll() is None:
+        kb = vm_rss_kb(tr.p.pid)
+        if kb:
+            samples.append(kb)
+        time.sleep(0.2)
+    rc = tr.wait()
+    check(rc == 0, f"exit 0 (got {rc})")
+    check(len(samples) > 20, f"RSS sampled {len(samples)} times")
+    base = min(samples[:5])
+    peak = max(samples)
+    end = samples[-3]
+    print(f"  VmRSS (MB): base {base / 1024:.1f}, peak {peak / 1024:.1f}, end {end / 1024:.1f}")
+    check(peak - base >= 4 * 1024, f"the burst raised RSS by {(peak - base) / 1024:.1f} MB (at least 4)")
+    check(end <= base + (peak - base) / 2,
+          f"6 s after the burst RSS {end / 1024:.1f} MB is back under base + half the rise "
+          f"({(base + (peak - base) / 2) / 1024:.1f} MB)")
+
+
 def main():
     skip_unless_root()
     mode, tool, ftf_dump, wl, outdir = sys.argv[1:6]
     os.makedirs(outdir, exist_ok=True)
     fn = {"trigger": mode_trigger, "usr1": mode_usr1, "stopwrite": mode_stopwrite,
-          "errors": mode_errors}[mode]
+          "errors": mode_errors, "memory": mode_memory}[mode]
     run_main(lambda: fn(tool, ftf_dump, wl, outdir))
 
 

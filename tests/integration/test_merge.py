@@ -11,10 +11,11 @@ own trace with libftf (the calibrated TSC, as ftf-bpf's) of N steps, one
 slice "step" taken right around each call of its out-of-line
 selftrace_step(), while `ftf-bpf -u selftrace_step -- self-trace` traces
 it. ftf-merge puts the two together (plain and gzip). In the merged
-trace, on the program's "stepper" thread, each of its own slices must
-start within 50 us of the uprobe slice of the same call (a margin for a
-loaded machine: the program's clock read and the uprobe trap are a few
-instructions apart) and end within 50 us after it; nothing may be lost: N
+trace, on the program's "stepper" thread, its own slices must start
+and end within 50 us of the uprobe slice of the same call (the program's
+clock read and the uprobe trap are a few instructions apart): the median
+pair, and at least 95% of the pairs (a preemption between the two, on a
+loaded machine, can part one pair further); nothing may be lost: N
 slices of each kind, the thread named, both provider names. `cat` of the
 two would put them tens of milliseconds apart (each part read at its own
 ticks per second).
@@ -64,11 +65,17 @@ def check_merged(path, ftf_dump, tid):
         d = sorted(d)
         print(f"  uprobe slice {what} - own slice {what} (us): min {d[0]:.2f}, "
               f"median {d[len(d) // 2]:.2f}, max {d[-1]:.2f}")
-    check(all(-MARGIN_US <= d <= MARGIN_US for d in starts),
-          f"every own slice starts within {MARGIN_US:.0f} us of its call's uprobe slice "
-          f"(all {N} pairs: {min(starts):.2f}..{max(starts):.2f} us)")
-    check(all(-MARGIN_US <= d <= MARGIN_US for d in ends),
-          f"and ends within {MARGIN_US:.0f} us of it ({min(ends):.2f}..{max(ends):.2f} us)")
+    # A pair's gap is the few instructions between the program's clock read
+    # and the uprobe trap, unless the scheduler preempts the thread right
+    # between them (seen under load: 54 us). A wrong clock mapping shifts
+    # every pair alike (tens of ms for `cat`), so: the median within the
+    # margin, and at least 95% of the pairs.
+    for what, d in (("starts", starts), ("ends", ends)):
+        inside = sum(1 for x in d if -MARGIN_US <= x <= MARGIN_US)
+        med = sorted(d)[len(d) // 2]
+        check(abs(med) <= MARGIN_US and inside >= 0.95 * N,
+              f"own slices' {what} within {MARGIN_US:.0f} us of their calls' uprobe slices: "
+              f"median {med:.2f} us, {inside} of {N} pairs inside ({min(d):.2f}..{max(d):.2f} us)")
     check("stepper" in t.thread_names(tid), f"thread {tid} is named 'stepper': {t.thread_names(tid)}")
     providers = [l for l in t.lines if l.startswith("Metadata(content: ProviderInfo")]
     check(any('"self-trace"' in p for p in providers) and any('"ftf-bpf"' in p for p in providers),

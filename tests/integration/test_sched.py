@@ -19,7 +19,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ftfcheck import Fail, Trace, Tracer, check, ends_on_record_boundary, run_main, skip_unless_root  # noqa: E402
+from ftfcheck import Fail, Trace, Tracer, check, ends_on_record_boundary, run_main, skip_unless_root, tp_query  # noqa: E402
 
 N = 3000
 
@@ -46,6 +46,28 @@ def check_pingpong_trace(t, pid, ping, pong, stderr):
     check("pingpong" in t.process_names(pid), f"process {pid} is named 'pingpong': {t.process_names(pid)}")
     check(t.dropped_total() == 0, "the trace records no dropped events")
     check("lost: 0 events" in stderr, "the summary reports 0 lost events")
+
+
+def kernel_prio(tid):
+    """The kernel's prio of a running task, from /proc (stat field 18,
+    priority, is prio - 100: -1 - rt_priority for real-time, 20 + nice
+    for the others)."""
+    with open(f"/proc/{tid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[15]) + 100
+
+
+def check_cpu_slices_end(path):
+    """In Perfetto's sched table, a CPU slice with no end (dur -1, "Did
+    not end" in the UI) can only be the last one of its CPU: the task
+    still running when the trace stopped."""
+    rows = tp_query(path, "select s.cpu, s.ts, s.utid, (select max(ts) from sched m where m.cpu = s.cpu) as last "
+                          "from sched s where s.dur < 0")
+    if rows is None:
+        return
+    dangling = [r for r in rows if r["ts"] != r["last"]]
+    check(not dangling, f"in Perfetto every CPU slice ends but the last of its CPU "
+                        f"({len(rows)} open at the end, {len(dangling)} before: {dangling[:3]})")
 
 
 def mode_pid(tool, ftf_dump, pingpong, outdir):
@@ -93,6 +115,7 @@ def mode_pid(tool, ftf_dump, pingpong, outdir):
             broken += 1
         last_in[cpu] = 0 if "incoming_weight: int32(-2147483648)" in rest else in_tid
     check(broken == 0, f"every switch on a CPU starts from the task the previous recorded one put there ({broken} not)")
+    check_cpu_slices_end(out)
 
 
 def mode_cmd(tool, ftf_dump, pingpong, outdir):
@@ -153,16 +176,27 @@ def mode_names(tool, ftf_dump, pingpong, outdir):
 
 def mode_all(tool, ftf_dump, pingpong, outdir):
     out = os.path.join(outdir, "sched-all.fxt")
-    # A busy process on CPU 0 for part of the trace; CPU 1 goes idle.
-    busy = [subprocess.Popen([pingpong, "30000", "--cpu", "0"], stdout=subprocess.DEVNULL)]
+    # A busy process on CPU 0 for part of the trace; CPU 1 goes idle. And
+    # one at SCHED_FIFO 10 (kernel prio 89: real-time) on CPU 1, next to
+    # one at nice 0 (prio 120).
+    busy = [subprocess.Popen([pingpong, "30000", "--cpu", "0"], stdout=subprocess.DEVNULL),
+            subprocess.Popen(["chrt", "-f", "10", pingpong, "3000", "--wait", "--cpu", "1"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True),
+            subprocess.Popen(["nice", "-n", str(-os.nice(0)), pingpong, "3000", "--wait", "--cpu", "1"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)]
+    ids = [parse_ids(b.stdout.readline()) for b in busy[1:]]
+    prios = {tid: kernel_prio(tid) for i in ids for tid in i[1:]}
+    print(f"  real-time and nice-0 workloads (pid, ping, pong): {ids}, kernel prios {prios}")
     try:
-        p = subprocess.run([tool, "-a", "-d", "1500ms", "-o", out],
-                           capture_output=True, text=True, timeout=120)
+        tr = Tracer(tool, ["-a", "-d", "1500ms", "-o", out])
+        for b in busy[1:]:
+            b.stdin.write("go\n")
+            b.stdin.flush()
+        p = subprocess.CompletedProcess(tr.cmdline, tr.wait(), "", tr.stderr)
     finally:
         for b in busy:
             b.kill()
             b.wait()
-    print("  ftf-bpf said:\n    " + p.stderr.strip().replace("\n", "\n    "))
     check(p.returncode == 0, f"ftf-bpf -a -d 1500ms exited 0 (got {p.returncode})")
     check("duration reached" in p.stderr, "ftf-bpf stopped because the duration was reached")
     t = Trace(ftf_dump, out)
@@ -186,6 +220,14 @@ def mode_all(tool, ftf_dump, pingpong, outdir):
     check(not unnamed, f"every thread switched in has a name ({len(unnamed)} without: {sorted(unnamed)[:10]})")
     bad = t.nameless()
     check(not bad, f"every thread and process in the trace is named ({len(bad)} not: {bad[:10]})")
+    check(sorted(set(prios.values())) == [89, 120], f"the workloads run at kernel prio 89 and 120: {prios}")
+    check_cpu_slices_end(out)
+    rows = tp_query(out, "select t.tid, s.priority, count(*) as n from sched s join thread t using (utid) "
+                         f"where t.tid in ({','.join(map(str, prios))}) group by 1, 2")
+    if rows is not None:
+        seen = {int(r["tid"]): int(r["priority"]) for r in rows}
+        check(len(rows) == len(prios) and seen == prios,
+              f"Perfetto's CPU slices carry the kernel's prio (real-time below 100): {seen}, expected {prios}")
 
 
 def mode_dying(tool, ftf_dump, pingpong, outdir):
@@ -245,9 +287,45 @@ def mode_sigint(tool, ftf_dump, pingpong, outdir):
     check(len(t.switches) > 1000, f"the trace holds the switches of the busy second: {len(t.switches)}")
 
 
+def mode_title(tool, ftf_dump, titlewl, outdir):
+    """A process that set its title (argv overwritten, NUL-padded, as
+    setproctitle does) is named as ps -o args shows it, its thread by its
+    comm; Perfetto's process table has its title and its command line."""
+    out = os.path.join(outdir, "sched-title.fxt")
+    title = "titlewl: 15/main: checkpointer"
+    wl = subprocess.Popen([titlewl, title] + ["x" * 20] * 4, stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, text=True)
+    pid = int(wl.stdout.readline().split("=")[1])
+    shown = subprocess.run(["ps", "-o", "args=", "-p", str(pid)], capture_output=True, text=True).stdout.strip()
+    with open(f"/proc/{pid}/comm") as f:
+        comm = f.read().strip()
+    print(f"  workload pid={pid}: ps -o args shows {shown!r}, comm {comm!r}")
+    check(shown == title, f"ps -o args shows the title the workload set: {shown!r}")
+    tr = Tracer(tool, ["-p", str(pid), "-o", out])
+    wl.communicate(input="go\n", timeout=60)
+    check(tr.wait() == 0, "ftf-bpf exited 0 when the process exited")
+    t = Trace(ftf_dump, out)
+    check(t.check_code == 0, f"ftf-dump --check accepts the trace ({t.check_out.strip()})")
+    check(shown in t.process_names(pid), f"the FTF process is named as ps shows it: {t.process_names(pid)}")
+    check(comm in t.thread_names(pid), f"its thread keeps its comm: {t.thread_names(pid)}")
+    rows = tp_query(out, f"select p.name, p.cmdline, t.name as thread from process p "
+                         f"join thread t on t.upid = p.upid and t.tid = p.pid where p.pid = {pid}")
+    if rows is not None:
+        check(len(rows) == 1, f"Perfetto has process {pid} once: {rows}")
+        r = rows[0]
+        check(r["name"] == shown, f"Perfetto names it as ps shows it: {r['name']!r}")
+        check(r["cmdline"].strip() == shown, f"Perfetto's process details have its command line: {r['cmdline']!r}")
+        check(r["thread"] == comm, f"Perfetto names its thread by comm: {r['thread']!r}")
+        bad = tp_query(out, "select name, value from stats where value > 0 and severity in ('error', 'data_loss')")
+        check(not bad, f"trace_processor reports no error stats: {bad}")
+
+
 def main():
     skip_unless_root()
     mode, tool, ftf_dump, pingpong, outdir = sys.argv[1:6]
+    if mode == "title":
+        os.makedirs(outdir, exist_ok=True)
+        run_main(lambda: mode_title(tool, ftf_dump, sys.argv[6], outdir))
     os.makedirs(outdir, exist_ok=True)
     fn = {"pid": mode_pid, "cmd": mode_cmd, "names": mode_names, "all": mode_all, "sigint": mode_sigint,
           "dying": mode_dying}[mode]

@@ -25,7 +25,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ftfcheck import Fail, Trace, Tracer, check, run_main, skip_unless_root  # noqa: E402
+from ftfcheck import Fail, Trace, Tracer, check, run_main, skip_unless_root, tp_query  # noqa: E402
 
 FREQ = 99
 
@@ -122,6 +122,8 @@ def decode_samples(stream):
         if num != 1:
             raise Fail(f"field {num} at the top of the packet stream")
         f = fields(pkt)
+        if get(pkt, 2) is not None:
+            continue  # a ProcessTree: the processes' command lines
         seq_id = get(pkt, 10)
         q = seqs.setdefault(seq_id, Seq())
         defaults = get(pkt, 59)
@@ -211,6 +213,18 @@ def test(mode, tool, ftf_dump, wl, outdir):
     kinds = sorted(q.timebase for q in seqs.values())
     print(f"  decoded {len(stream)} bytes of packets: {len(samples)} samples on sequences {kinds}")
     check(kinds == ["off-CPU time (ns)", "on-CPU samples"], "one sequence (timebase) per kind")
+    # The UI names a session after its timebase track with values (else
+    # "Session N"): each session has one, named by its kind, and the
+    # on-CPU samples count 1 each there (the flame graph's weights).
+    rows = tp_query(out, "select s.id, ct.name, count(*) as n, min(c.value) as lo, max(c.value) as hi "
+                         "from stack_sample_session s join stack_sample_counter_track ct on ct.session_id = s.id "
+                         "join counter c on c.track_id = ct.id group by s.id, ct.name")
+    if rows is not None:
+        names = sorted(r["name"] for r in rows)
+        check(names == ["off-CPU time (ns)", "on-CPU samples"],
+              f"Perfetto names both sample sessions by their timebase: {rows}")
+        on = [r for r in rows if r["name"] == "on-CPU samples"][0]
+        check(float(on["lo"]) == 1 and float(on["hi"]) == 1, f"each on-CPU sample counts 1: {on}")
 
     on = [s for s in samples if s["kind"] == "on-CPU samples" and s["tid"] == spin_tid]
     expect = spin_ns / 1e9 * FREQ

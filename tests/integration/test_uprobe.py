@@ -155,6 +155,8 @@ def mode_children(tool, ftf_dump, workload, lib, outdir):
         slices = [e for e in t.events if e[5] in ("DurationBegin", "DurationEnd")]
         if not flag:
             check(not slices, f"without -f the children's calls are not probed ({len(slices)} slices)")
+            check(re.search(r"no probe fired, while \d+ tasks were forked \(processes or threads\): -f probes the traced process's children", p.stderr),
+                  "the summary says -f probes the children")
             check(all(any(s[4] == k or s[3] == k for s in t.switches) for k in kids),
                   "without -f the children's scheduling is traced")
             sib.wait(timeout=120)
@@ -163,6 +165,7 @@ def mode_children(tool, ftf_dump, workload, lib, outdir):
             sib_pid = int(sib.stdout.readline().split()[1])
             cmd = shell(sib_pid)
             continue
+        check("-f probes the traced" not in p.stderr, "with -f, no hint to add it")
         for k in kids:
             check_trace(t, k, p.stderr)
         per_child = sum(PER_THREAD.values()) * 2 * len(THREADS)

@@ -3,7 +3,7 @@
 """Real-BPF integration tests of USDT probes (run as root).
 
 usage: test_usdt.py MODE FTF_BPF FTF_DUMP USDTWL OUTDIR
-MODE: pid | cmd | kill | list | errors | python-cmd | python-pid
+MODE: pid | cmd | kill | list | errors | python-cmd | python-pid | crossing
 
 The workload (tests/usdt/usdtwl.c) fires exactly known probes on two
 threads "uw-worker-0" and "uw-worker-1": tick(i, 3i) for i = 0..999,
@@ -23,7 +23,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ftfcheck import Trace, Tracer, check, ends_on_record_boundary, run_main, skip_unless_root  # noqa: E402
+from ftfcheck import Trace, Tracer, check, trace_processor, ends_on_record_boundary, run_main, skip_unless_root  # noqa: E402
 
 THREADS = ["uw-worker-0", "uw-worker-1"]
 
@@ -281,15 +281,16 @@ def check_python_trace(t, pid, res, gc_key, exact_imports):
             continue
         where.add((int(m[1]), int(m[2])))
         a = args_of(m[4])
-        if "generation" in a:  # (an import of the module gc is named gc too)
+        if m[3] == "gc":  # (an import of the module gc is "import gc")
             gcs[a["generation"]] += 1
             if set(a) != {"generation", "collected"}:
                 bad_args.append(line)
         else:
             if set(a) != {"found"}:
                 bad_args.append(line)
+            check(m[3].startswith("import "), f"a python slice other than gc is 'import MODULE' ({m[3]})")
             if a.get("found") == 1:
-                imports[m[3]] += 1
+                imports[m[3][len("import "):]] += 1
     check(where == {(pid, pid)}, f"the python slices are on the interpreter's thread ({where})")
     check(not bad_args, f"gc slices have generation and collected, import slices found ({bad_args[:3]})")
     want = res[gc_key]
@@ -339,13 +340,94 @@ def mode_python_pid(tool, ftf_dump, wl, outdir):
     check_python_trace(Trace(ftf_dump, out), pid, res, "gc", True)
 
 
+def perfetto_counts(path):
+    """{slice name: count} and the slice_drop_* stats trace_processor
+    reports for path; None when there is no trace_processor_shell."""
+    tp = trace_processor()
+    if tp is None:
+        return None
+    q = ("select 'n', name, count(*) from slice group by name union all "
+         "select 's', name, value from stats where name like 'slice_drop%' and value > 0;")
+    p = subprocess.run([tp, "-q", "/dev/stdin", path], input=q,
+                       capture_output=True, text=True, timeout=300)
+    names, drops = {}, {}
+    for line in p.stdout.splitlines():
+        f = [x.strip('"') for x in line.split(",")]
+        if len(f) == 3 and f[0] in ("n", "s"):
+            (names if f[0] == "n" else drops)[f[1]] = int(f[2])
+    return names, drops
+
+
+def spans_cross(a, b):
+    return a[0] < b[0] < a[1] < b[1] or b[0] < a[0] < b[1] < a[1]
+
+
+def mode_crossing(tool, ftf_dump, wl, outdir):
+    """Pairs that cross (tests/usdt/crosswl.c: per thread, N transactions
+    each begun in the query BEGIN and committed in the query END, a query
+    SELECT nested between): all reach the trace, the crossing ones on
+    async tracks, the nested ones as complete slices on their thread that
+    cross nothing, and trace_processor keeps them all."""
+    n, nthreads = 500, 2
+    cw = os.path.join(os.path.dirname(wl), "crosswl")
+    out = os.path.join(outdir, "usdt-crossing.fxt")
+    cmd = [tool, "-v", "-o", out,
+           "-u", f"usdt:{cw}:crosswl:txn__start~usdt:{cw}:crosswl:txn__commit",
+           "-u", f"usdt:{cw}:crosswl:query__start,str~usdt:{cw}:crosswl:query__done",
+           "--", cw, str(n)]
+    print("  run:", " ".join(cmd))
+    p = subprocess.run(cmd, input="go\n", capture_output=True, text=True, timeout=120)
+    print("  ftf-bpf said:\n    " + p.stderr.strip().replace("\n", "\n    "))
+    check(p.returncode == 0, f"ftf-bpf -- crosswl exited 0 (got {p.returncode})")
+    check("attached 0 uprobes" not in p.stderr, "-v with USDT probes only says nothing of 0 uprobes")
+    t = Trace(ftf_dump, out)
+    check(t.check_code == 0, f"ftf-dump --check accepts the trace ({t.check_out.strip()[:200]})")
+    evs = [e for e in t.events if e[3] == "crosswl"]
+    begins = [e for e in evs if e[5].startswith("AsyncBegin")]
+    ends = [e for e in evs if e[5].startswith("AsyncEnd")]
+    complete = [e for e in evs if e[5].startswith("DurationComplete")]
+    texts = collections.Counter(args_of(e[6]).get("arg0") for e in complete + begins
+                                if e[4] == "query")
+    want = {"BEGIN": n * nthreads, "SELECT": n * nthreads, "END": n * nthreads}
+    check(dict(texts) == want, f"every query pair is in the trace: {dict(texts)} (want {want})")
+    txns = sorted(args_of(e[6])["arg0"] for e in begins + complete if e[4] == "txn")
+    check(txns == sorted(list(range(n)) * nthreads),
+          f"every transaction is in the trace ({len(txns)}, want {n * nthreads})")
+    check(all(e[4] == "query" and args_of(e[6])["arg0"] == "SELECT" for e in complete),
+          "the complete slices are the SELECT queries, that nest in their transaction")
+    check(len(begins) == len(ends) == 3 * n * nthreads,
+          f"the crossing pairs (txn, BEGIN, END) are async begin/end records "
+          f"({len(begins)} begins, {len(ends)} ends, want {3 * n * nthreads})")
+    ids = collections.Counter(re.search(r"Async(Begin|End)\(id: (\d+)\)", line)[2]
+                              for line in t.lines if "Async" in line)
+    check(len(ids) == len(begins) and set(ids.values()) == {2},
+          "each async pair has its own id, on one begin and one end")
+    by_tid = collections.defaultdict(list)
+    for line in t.lines:
+        m = re.match(r'^Event\(ts: (\d+), pt: \d+/(\d+), .*DurationComplete\(end_ts: (\d+)\)', line)
+        if m:
+            by_tid[m[2]].append((int(m[1]), int(m[3])))
+    crossing = sum(spans_cross(a, b) for s in by_tid.values()
+                   for i, a in enumerate(sorted(s)) for b in sorted(s)[i + 1:i + 64])
+    check(crossing == 0, f"no two complete slices of a thread cross ({crossing} do)")
+    tp = perfetto_counts(out)
+    if tp is None:
+        print("  (no trace_processor_shell: Perfetto's own count not checked)")
+        return
+    names, drops = tp
+    print(f"  trace_processor: slices {names}, drop stats {drops}")
+    check(names.get("txn") == n * nthreads and names.get("query") == 3 * n * nthreads,
+          f"trace_processor keeps {n * nthreads} txn and {3 * n * nthreads} query slices ({names})")
+    check(not drops, f"trace_processor reports no slice_drop_* stat ({drops})")
+
+
 def main():
     skip_unless_root()
     mode, tool, ftf_dump, wl, outdir = sys.argv[1:6]
     os.makedirs(outdir, exist_ok=True)
     fn = {"pid": mode_pid, "cmd": mode_cmd, "kill": mode_kill, "list": mode_list,
           "errors": mode_errors, "python-cmd": mode_python_cmd,
-          "python-pid": mode_python_pid}[mode]
+          "python-pid": mode_python_pid, "crossing": mode_crossing}[mode]
     run_main(lambda: fn(tool, ftf_dump, os.path.abspath(wl), outdir))
 
 

@@ -158,7 +158,7 @@ static void process_name_from_cmdline(void **state)
 	ftfb_procfs_name_from_cmdline(c1, sizeof(c1) - 1, out, sizeof(out));
 	assert_string_equal(out, "python3");
 	ftfb_procfs_name_from_cmdline(c2, sizeof(c2) - 1, out, sizeof(out));
-	assert_string_equal(out, "sshd:");
+	assert_string_equal(out, "sshd: user@pts/0");
 	ftfb_procfs_name_from_cmdline(c3, sizeof(c3) - 1, out, sizeof(out));
 	assert_string_equal(out, "plain");
 	ftfb_procfs_name_from_cmdline("", 0, out, sizeof(out));
@@ -167,6 +167,10 @@ static void process_name_from_cmdline(void **state)
 	assert_string_equal(out, "");
 	ftfb_procfs_name_from_cmdline("/x/abcdefgh", 11, out, 4);
 	assert_string_equal(out, "abc");
+	/* PostgreSQL's title: argv overwritten, the rest padded with NULs */
+	ftfb_procfs_name_from_cmdline("postgres: 15/main: checkpointer \0\0\0",
+				      35, out, sizeof(out));
+	assert_string_equal(out, "postgres: 15/main: checkpointer");
 }
 
 int main(void)

@@ -4,8 +4,10 @@
  * built here -> the exact FTF records, read back through the reader.
  * Expected values come from the format (ftf-format.md: thread states,
  * idle weight INT32_MIN, `waker`, `process` koid) and the documented
- * weight mapping (140 - kernel prio), not from the code's output.
+ * weight mapping (the kernel's prio, as Linux numbers it: Perfetto reads
+ * below 100 as real-time), not from the code's output.
  */
+#define _GNU_SOURCE /* memmem */
 #include "tr_harness.h"
 
 #include <limits.h>
@@ -41,8 +43,10 @@ static void state_maps_to_ftf_state(void **state)
 	tr_setup(&h, &o);
 	tr_add(&h, 100, 100, "a", NULL);
 	tr_add(&h, 101, 100, "b", NULL);
+	/* one CPU each: every switch starts from what its CPU ran (a CPU
+	 * put b on is never left by a) */
 	for (size_t i = 0; i < n; i++)
-		ev_switch(&h, 1000 + i, (uint16_t)(i % 2), 100, 100,
+		ev_switch(&h, 1000 + i, (uint16_t)i, 100, 100,
 			  cases[i].linux_state, 120, 101, 100, 120);
 	tr_finish(&h, 5000);
 	assert_int_equal(tr_count(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH),
@@ -57,7 +61,7 @@ static void state_maps_to_ftf_state(void **state)
 				 cases[i].linux_state, r->out_state,
 				 cases[i].ftf);
 		assert_int_equal(r->ts, 1000 + i);
-		assert_int_equal(r->cpu, i % 2);
+		assert_int_equal(r->cpu, i);
 		assert_int_equal(r->out_koid, 100);
 		assert_int_equal(r->in_koid, 101);
 	}
@@ -92,20 +96,20 @@ static void switch_weights_and_idle(void **state)
 	assert_int_equal(r->args[0].type, FTF_ARG_INT32);
 	assert_int_equal(r->args[1].type, FTF_ARG_INT32);
 	assert_int_equal(r->args[0].i64, INT32_MIN);
-	assert_int_equal(r->args[1].i64, 20);
+	assert_int_equal(r->args[1].i64, 120);
 	assert_int_equal(r->in_koid, 0);
 
 	r = tr_nth(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH, 1);
 	in = tr_arg(r, "incoming_weight");
 	out = tr_arg(r, "outgoing_weight");
 	assert_int_equal(out->i64, INT32_MIN);
-	assert_int_equal(in->i64, 140);
+	assert_int_equal(in->i64, 0);
 	assert_int_equal(r->out_koid, 0);
 	assert_int_equal(r->in_koid, 200);
 
 	r = tr_nth(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH, 2);
-	assert_int_equal(tr_arg(r, "incoming_weight")->i64, 40);
-	assert_int_equal(tr_arg(r, "outgoing_weight")->i64, 1);
+	assert_int_equal(tr_arg(r, "incoming_weight")->i64, 100);
+	assert_int_equal(tr_arg(r, "outgoing_weight")->i64, 139);
 	assert_int_equal(r->out_state, 1);
 	/* the idle task's kernel objects: process 0 and its thread 0, both
 	 * "swapper" (Perfetto's name for it), once */
@@ -151,9 +155,101 @@ static void unfollowed_incoming_is_idle(void **state)
 	r = tr_nth(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH, 0);
 	assert_non_null(r);
 	assert_int_equal(tr_arg(r, "incoming_weight")->i64, INT32_MIN);
-	assert_int_equal(tr_arg(r, "outgoing_weight")->i64, 20);
+	assert_int_equal(tr_arg(r, "outgoing_weight")->i64, 120);
 	assert_int_equal(r->out_state, 3); /* blocked: S */
 	assert_int_equal(r->in_koid, 400);
+	tr_free(&h);
+}
+
+/* The kernel reported no switch-out of b on CPU 0 (the next switch there
+ * leaves c): b is ended at that switch by a switch to idle written first,
+ * at the same time (else Perfetto shows b running to the trace's end).
+ * Idle and an unfollowed incoming task (-p) are never ended so. */
+static void stale_cpu_task_is_ended(void **state)
+{
+	struct ftfb_translator_opts o = {0};
+	const struct trec *r;
+	struct tr h;
+
+	(void)state;
+	tr_setup(&h, &o);
+	tr_add(&h, 100, 100, "a", NULL);
+	tr_add(&h, 101, 100, "b", NULL);
+	tr_add(&h, 102, 100, "c", NULL);
+	tr_add(&h, 103, 100, "d", NULL);
+	ev_switch(&h, 10, 0, 100, 100, FTFB_TASK_INTERRUPTIBLE, 120, 101, 100,
+		  110);
+	/* CPU 1 in between: its own task, consistent */
+	ev_switch(&h, 15, 1, 103, 100, FTFB_PREEMPTED, 120, 100, 100, 120);
+	ev_switch(&h, 20, 0, 102, 100, FTFB_TASK_INTERRUPTIBLE, 120, 0, 0, 120);
+	/* after idle: no end needed for idle */
+	ev_switch(&h, 30, 0, 103, 100, FTFB_PREEMPTED, 120, 102, 100, 120);
+	/* after an unfollowed incoming task: nothing to end either */
+	ev_switch(&h, 40, 0, 102, 100,
+		  FTFB_TASK_INTERRUPTIBLE | FTFB_NEXT_UNFOLLOWED, 120, 101, 100,
+		  120);
+	ev_switch(&h, 50, 0, 100, 100, FTFB_PREEMPTED, 120, 102, 100, 120);
+	tr_finish(&h, 100);
+	assert_int_equal(tr_count(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH),
+			 6 + 1);
+	assert_int_equal(h.t.st.switches_repaired, 1);
+	r = tr_nth(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH, 2);
+	assert_int_equal(r->ts, 20);
+	assert_int_equal(r->cpu, 0);
+	assert_int_equal(r->out_koid, 101);
+	assert_int_equal(r->in_koid, 0);
+	assert_int_equal(r->out_state, 1); /* running: unknown, last seen */
+	assert_int_equal(tr_arg(r, "incoming_weight")->i64, INT32_MIN);
+	assert_int_equal(tr_arg(r, "outgoing_weight")->i64, 110);
+	r = tr_nth(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH, 3);
+	assert_int_equal(r->ts, 20);
+	assert_int_equal(r->out_koid, 102);
+	assert_int_equal(r->in_koid, 0);
+	for (size_t i = 4; i < 7; i++) {
+		r = tr_nth(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH, i);
+		assert_int_not_equal(r->in_koid, 0);
+	}
+	tr_free(&h);
+}
+
+/* Command lines go to Perfetto as a ProcessTree packet (a blob record of
+ * type 3): TracePacket.process_tree (2) .processes (1) {pid (1), ppid
+ * (2), cmdline (3) per argument}; a title the process set (one argument
+ * with spaces) gets its padding cut and an empty second argument, so
+ * Perfetto names the process by all of it. Bytes from the protobuf
+ * encoding of those fields, by hand. */
+static void cmdline_as_process_tree(void **state)
+{
+	static const uint8_t prog[] = {0x08, 100, 0x10, 0, 0x1a, 9, '/', 'b',
+				       'i', 'n', '/', 'p', 'r', 'o', 'g', 0x1a,
+				       2, '-', 'x'};
+	static const uint8_t title[] = {0x08, 101, 0x10, 0, 0x1a, 11, 's',
+					'v', 'c', ':', ' ', 'w', 'o', 'r', 'k',
+					'e', 'r', 0x1a, 0};
+	struct ftfb_translator_opts o = {0};
+	struct ftfb_task_info ti;
+	struct tr h;
+
+	(void)state;
+	tr_setup(&h, &o);
+	memset(&ti, 0, sizeof(ti));
+	ti.tid = ti.tgid = 100;
+	snprintf(ti.comm, sizeof(ti.comm), "prog");
+	memcpy(ti.cmdline, "/bin/prog\0-x\0", 13);
+	ti.cmdline_len = 13;
+	assert_int_equal(ftfb_translator_add_task(&h.t, &ti), 0);
+	ti.tid = ti.tgid = 101;
+	memcpy(ti.cmdline, "svc: worker  \0\0", 15);
+	ti.cmdline_len = 15;
+	snprintf(ti.process_name, sizeof(ti.process_name), "svc: worker");
+	assert_int_equal(ftfb_translator_add_task(&h.t, &ti), 0);
+	/* nothing before the first event: it gives the packet its time */
+	assert_null(memmem(h.mem.data, h.mem.len, prog, sizeof(prog)));
+	ev_switch(&h, 10, 0, 100, 100, FTFB_TASK_INTERRUPTIBLE, 120, 101, 101,
+		  120);
+	tr_finish(&h, 100);
+	assert_non_null(memmem(h.mem.data, h.mem.len, prog, sizeof(prog)));
+	assert_non_null(memmem(h.mem.data, h.mem.len, title, sizeof(title)));
 	tr_free(&h);
 }
 
@@ -606,6 +702,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(state_maps_to_ftf_state),
 		cmocka_unit_test(switch_weights_and_idle),
+		cmocka_unit_test(stale_cpu_task_is_ended),
+		cmocka_unit_test(cmdline_as_process_tree),
 		cmocka_unit_test(unfollowed_incoming_is_idle),
 		cmocka_unit_test(wakeup_has_waker),
 		cmocka_unit_test(names_from_start_fork_exec_rename),

@@ -14,7 +14,17 @@
 #include "tr_harness.h"
 #include "usdtspec.h"
 
-enum { TICK, MSG, REQ_START, REQ_DONE, IMP_START, IMP_DONE, NPROBES };
+enum {
+	TICK,
+	MSG,
+	REQ_START,
+	REQ_DONE,
+	IMP_START,
+	IMP_DONE,
+	TXN_START,
+	TXN_DONE,
+	NPROBES
+};
 
 static const struct ftfb_usdt_desc probes[NPROBES] = {
 	[TICK] = {.name = "tick", .category = "app", .name_arg = -1},
@@ -41,6 +51,16 @@ static const struct ftfb_usdt_desc probes[NPROBES] = {
 		      .pair = 1,
 		      .name_arg = -1,
 		      .arg_names = {"", "found"}},
+	[TXN_START] = {.name = "txn",
+		       .category = "db",
+		       .role = FTFB_USDT_BEGIN,
+		       .pair = 2,
+		       .name_arg = -1},
+	[TXN_DONE] = {.name = "txn__done",
+		      .category = "db",
+		      .role = FTFB_USDT_END,
+		      .pair = 2,
+		      .name_arg = -1},
 };
 
 /* A hit of probe `cookie` by thread tid: n int args, and with str
@@ -145,6 +165,108 @@ static void nested_pairs_are_nested_complete_slices(void **state)
 	tr_free(&h);
 }
 
+static size_t n_async(const struct tr *h, int sub)
+{
+	return tr_count(h, FTF_REC_EVENT, sub);
+}
+
+/* The i-th async begin (end: its end) must be `name` at ts on tid. */
+static const struct trec *async_rec(const struct tr *h, int sub, size_t i,
+				    const char *name, uint64_t ts)
+{
+	const struct trec *r = tr_nth(h, FTF_REC_EVENT, sub, i);
+
+	assert_non_null(r);
+	assert_string_equal(r->name, name);
+	assert_int_equal(r->ts, ts);
+	return r;
+}
+
+/* A transaction begun in one query and committed in the next, as
+ * PostgreSQL's probes fire: the query that ends while the transaction is
+ * open above it and the transaction that ends inside a later query cross;
+ * the query between them nests in the transaction and stays complete. */
+static void crossing_pairs_become_async_nesting_ones_stay(void **state)
+{
+	const struct trec *b, *e;
+	struct tr h;
+
+	(void)state;
+	setup(&h);
+	ev_usdt(&h, 1000, 100, REQ_START, 1, (const int64_t[]){1}, NULL);
+	ev_usdt(&h, 1100, 100, TXN_START, 1, (const int64_t[]){7}, NULL);
+	ev_usdt(&h, 1200, 100, REQ_DONE, 1, (const int64_t[]){1}, NULL);
+	ev_usdt(&h, 1300, 100, REQ_START, 1, (const int64_t[]){2}, NULL);
+	ev_usdt(&h, 1400, 100, REQ_DONE, 1, (const int64_t[]){2}, NULL);
+	ev_usdt(&h, 1500, 100, REQ_START, 1, (const int64_t[]){3}, NULL);
+	ev_usdt(&h, 1600, 100, TXN_DONE, 1, (const int64_t[]){7}, NULL);
+	ev_usdt(&h, 1700, 100, REQ_DONE, 1, (const int64_t[]){3}, NULL);
+	tr_finish(&h, 3000);
+	assert_int_equal(
+		tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_COMPLETE), 1);
+	b = slice(&h, 0);
+	assert_string_equal(b->name, "req");
+	assert_int_equal(b->ts, 1300);
+	assert_int_equal(b->extra, 1400);
+	assert_int_equal(n_async(&h, FTF_EVENT_ASYNC_BEGIN), 3);
+	assert_int_equal(n_async(&h, FTF_EVENT_ASYNC_END), 3);
+	/* written at their ENDs: query 1, the transaction, query 3 */
+	b = async_rec(&h, FTF_EVENT_ASYNC_BEGIN, 0, "req", 1000);
+	e = async_rec(&h, FTF_EVENT_ASYNC_END, 0, "req", 1200);
+	assert_int_equal(b->extra, e->extra);
+	assert_int_equal(b->pid, 100);
+	assert_int_equal(tr_arg(b, "arg0")->i64, 1);
+	assert_int_equal(tr_arg(b, "end_arg0")->i64, 1);
+	b = async_rec(&h, FTF_EVENT_ASYNC_BEGIN, 1, "txn", 1100);
+	e = async_rec(&h, FTF_EVENT_ASYNC_END, 1, "txn", 1600);
+	assert_int_equal(b->extra, e->extra);
+	assert_string_equal(b->cat, "db");
+	b = async_rec(&h, FTF_EVENT_ASYNC_BEGIN, 2, "req", 1500);
+	e = async_rec(&h, FTF_EVENT_ASYNC_END, 2, "req", 1700);
+	assert_int_equal(b->extra, e->extra);
+	/* each pair its own id */
+	assert_true(b->extra !=
+		    tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_ASYNC_BEGIN, 0)->extra);
+	assert_int_equal(h.t.st.usdt_slices, 4);
+	assert_int_equal(h.t.st.usdt_async, 3);
+	tr_free(&h);
+}
+
+/* A pair started in one call and ended after it returned, and one started
+ * before a call and ended inside it, cross the call's slice; one inside a
+ * call nests. */
+static void pairs_crossing_a_call_become_async(void **state)
+{
+	static const struct ftfb_func fn[] = {{"work", "app"}};
+	struct ftfb_translator_opts o = {
+		.usdt = probes, .nusdt = NPROBES, .funcs = fn, .nfuncs = 1};
+	struct tr h;
+
+	(void)state;
+	tr_setup(&h, &o);
+	tr_add(&h, 100, 100, "app", "app");
+	ev_entry(&h, 1000, 100, 100, 0, 0, NULL);
+	ev_usdt(&h, 1100, 100, REQ_START, 1, (const int64_t[]){1}, NULL);
+	ev_ret(&h, 1200, 100, 100, 0, 0);
+	ev_usdt(&h, 1300, 100, REQ_DONE, 1, (const int64_t[]){1}, NULL);
+	ev_usdt(&h, 1400, 100, TXN_START, 1, (const int64_t[]){2}, NULL);
+	ev_entry(&h, 1500, 100, 100, 0, 0, NULL);
+	ev_usdt(&h, 1600, 100, TXN_DONE, 1, (const int64_t[]){2}, NULL);
+	ev_usdt(&h, 1610, 100, REQ_START, 1, (const int64_t[]){3}, NULL);
+	ev_usdt(&h, 1620, 100, REQ_DONE, 1, (const int64_t[]){3}, NULL);
+	ev_ret(&h, 1700, 100, 100, 0, 0);
+	tr_finish(&h, 3000);
+	assert_int_equal(
+		tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_COMPLETE), 1);
+	assert_int_equal(slice(&h, 0)->ts, 1610);
+	assert_int_equal(n_async(&h, FTF_EVENT_ASYNC_BEGIN), 2);
+	async_rec(&h, FTF_EVENT_ASYNC_BEGIN, 0, "req", 1100);
+	async_rec(&h, FTF_EVENT_ASYNC_END, 0, "req", 1300);
+	async_rec(&h, FTF_EVENT_ASYNC_BEGIN, 1, "txn", 1400);
+	async_rec(&h, FTF_EVENT_ASYNC_END, 1, "txn", 1600);
+	tr_free(&h);
+}
+
 static void open_slices_end_unfinished_at_exit_and_stop(void **state)
 {
 	const struct trec *r;
@@ -193,6 +315,27 @@ static void a_slice_named_by_a_string_argument(void **state)
 	assert_string_equal(r->name, "json");
 	assert_int_equal(r->ts, 1000);
 	assert_int_equal(r->extra, 1300);
+	tr_free(&h);
+}
+
+/* --python's imports: "import MODULE", never taken for the slice "gc" of
+ * a collection when the module is gc. */
+static void a_prefixed_string_name(void **state)
+{
+	struct ftfb_usdt_desc p[NPROBES];
+	struct ftfb_translator_opts o = {.usdt = p, .nusdt = NPROBES};
+	struct tr h;
+
+	(void)state;
+	memcpy(p, probes, sizeof(p));
+	p[IMP_START].name_prefixed = true;
+	tr_setup(&h, &o);
+	tr_add(&h, 100, 100, "app", "app");
+	ev_usdt(&h, 1000, 100, IMP_START, 1, (const int64_t[]){0}, "gc");
+	ev_usdt(&h, 1200, 100, IMP_DONE, 2, (const int64_t[]){0, 1}, "gc");
+	tr_finish(&h, 3000);
+	assert_string_equal(slice(&h, 0)->name, "import gc");
+	assert_int_equal(tr_arg(slice(&h, 0), "found")->i64, 1);
 	tr_free(&h);
 }
 
@@ -337,8 +480,11 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(instants_carry_int_and_string_args),
 		cmocka_unit_test(nested_pairs_are_nested_complete_slices),
+		cmocka_unit_test(crossing_pairs_become_async_nesting_ones_stay),
+		cmocka_unit_test(pairs_crossing_a_call_become_async),
 		cmocka_unit_test(open_slices_end_unfinished_at_exit_and_stop),
 		cmocka_unit_test(a_slice_named_by_a_string_argument),
+		cmocka_unit_test(a_prefixed_string_name),
 		cmocka_unit_test(an_unknown_probe_is_skipped),
 		cmocka_unit_test(open_slices_are_inherited_at_a_window_start),
 		cmocka_unit_test(an_inherited_slice_keeps_its_string_name),
