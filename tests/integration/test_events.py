@@ -16,7 +16,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ftfcheck import Fail, Trace, Tracer, check, run_main, skip_unless_root  # noqa: E402
+from ftfcheck import Fail, Trace, Tracer, check, run_main, skip_unless_root, tp_query  # noqa: E402
 
 N = 32          # block requests of each kind, page faults
 IO_BYTES = 65536
@@ -33,9 +33,18 @@ def run(tool, args):
     return p
 
 
+def perfetto_clean(out):
+    """Perfetto reads the trace with no error or data-loss statistic."""
+    rows = tp_query(out, "select name, idx, value from stats where value > 0 "
+                         "and severity in ('error', 'data_loss')")
+    if rows is not None:
+        check(not rows, f"Perfetto reads it with no error stats ({rows[:5]})")
+
+
 def valid(ftf_dump, out):
     t = Trace(ftf_dump, out)
     check(t.check_code == 0, f"ftf-dump --check accepts the trace ({t.check_out.strip()[:200]})")
+    perfetto_clean(out)
     bad = t.nameless()
     check(not bad, f"every thread and process is named ({len(bad)} not: {bad[:6]})")
     check(t.dropped_total() == 0, "no event lost")
@@ -266,6 +275,7 @@ def mode_waker(tool, ftf_dump, wl, outdir):
     t = Trace(ftf_dump, out)
     check(t.check_code == 0, f"ftf-dump --check accepts the trace ({t.check_out.strip()[:200]})")
     check(t.dropped_total() == 0, "no event lost")
+    perfetto_clean(out)
     _, stream = read_ftf(out)
     seqs, samples = decode_samples(stream)
     check("waker stacks" in {q.timebase for q in seqs.values()}, "a sequence (timebase) 'waker stacks'")
