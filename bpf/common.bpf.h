@@ -184,18 +184,14 @@ static __always_inline void ftfb_ubuf_flush(struct ftfb_ubuf *b, __u32 cpu)
 	rb = ftfb_ring_of(FTFB_EV_BATCH, cpu);
 	if (!rb || bpf_ringbuf_output(rb, &b->batch, sizeof(b->batch) + len,
 				      ftfb_wake_flags(rb))) {
-		ftfb_add(&drops, FTFB_EV_UENTRY, b->n_entry);
-		ftfb_add(&drops, FTFB_EV_URET, b->n_ret);
-		ftfb_add(&drops, FTFB_EV_SENTER, b->n_senter);
-		ftfb_add(&drops, FTFB_EV_SEXIT, b->n_sexit);
-		ftfb_add(&drops, FTFB_EV_USDT, b->n_usdt);
+		ftfb_add(&drops, FTFB_EV_UENTRY, b->n[FTFB_UBUF_ENTRY]);
+		ftfb_add(&drops, FTFB_EV_URET, b->n[FTFB_UBUF_RET]);
+		ftfb_add(&drops, FTFB_EV_SENTER, b->n[FTFB_UBUF_SENTER]);
+		ftfb_add(&drops, FTFB_EV_SEXIT, b->n[FTFB_UBUF_SEXIT]);
+		ftfb_add(&drops, FTFB_EV_USDT, b->n[FTFB_UBUF_USDT]);
 	}
 	b->batch.len = 0;
-	b->n_entry = 0;
-	b->n_ret = 0;
-	b->n_senter = 0;
-	b->n_sexit = 0;
-	b->n_usdt = 0;
+	__builtin_memset(b->n, 0, sizeof(b->n));
 }
 
 /* Flush this cpu's buffer from a sched program (switch: prev's events;

@@ -6,6 +6,10 @@
  * event is a small fixed-size struct that starts with struct ftfb_hdr; no
  * strings except a 16-byte comm on the events that change a name.
  * Timestamps are bpf_ktime_get_ns() (CLOCK_MONOTONIC ns).
+ *
+ * A new kind is a value below FTFB_EV_KIND_MAX, its struct here, and its
+ * row in src/translate/event_kinds.c (size, counter name, summary label,
+ * the translator's handler); its source is a row of src/sources.c.
  */
 #ifndef FTFB_EVENTS_H
 #define FTFB_EVENTS_H

@@ -145,7 +145,7 @@ int BPF_PROG(ftfb_sys_enter, struct pt_regs *regs, long nr)
 		enter_direct(regs, nr, id, cpu);
 		return 0;
 	}
-	b->fired_senter++;
+	b->fired[FTFB_UBUF_SENTER]++;
 	c = ftfb_ubuf_append(b, id, cpu, FTFB_EV_SENTER, nargs, (__u32)nr, 0,
 			     &off);
 	v = (void *)(c + 1);
@@ -164,7 +164,7 @@ int BPF_PROG(ftfb_sys_enter, struct pt_regs *regs, long nr)
 		v[5] = BPF_CORE_READ(regs, r9);
 	b->batch.len = off + sizeof(*c) +
 		       8 * (nargs > FTFB_MAX_ARGS ? FTFB_MAX_ARGS : nargs);
-	b->n_senter++;
+	b->n[FTFB_UBUF_SENTER]++;
 	ftfb_barrier();
 	b->busy = 0;
 	return 0;
@@ -207,11 +207,11 @@ int BPF_PROG(ftfb_sys_exit, struct pt_regs *regs, long ret)
 		ftfb_submit(rb, e);
 		return 0;
 	}
-	b->fired_sexit++;
+	b->fired[FTFB_UBUF_SEXIT]++;
 	c = ftfb_ubuf_append(b, id, cpu, FTFB_EV_SEXIT, 1, (__u32)nr, 0, &off);
 	*(__s64 *)(c + 1) = ret;
 	b->batch.len = off + sizeof(*c) + 8;
-	b->n_sexit++;
+	b->n[FTFB_UBUF_SEXIT]++;
 	ftfb_barrier();
 	b->busy = 0;
 	return 0;

@@ -35,22 +35,28 @@ struct ftfb_ucompact {
 	(sizeof(struct ftfb_ucompact) + 8 * FTFB_USDT_MAX_ARGS +               \
 	 FTFB_USDT_STR_BYTES)
 
+/* The kinds a buffer holds, each a slot of its counters below; the
+ * kind of slot i is FTFB_UBUF_SLOT_KINDS[i]. */
+enum ftfb_ubuf_slot {
+	FTFB_UBUF_ENTRY = 0, /* FTFB_EV_UENTRY */
+	FTFB_UBUF_RET,	     /* FTFB_EV_URET */
+	FTFB_UBUF_SENTER,    /* FTFB_EV_SENTER */
+	FTFB_UBUF_SEXIT,     /* FTFB_EV_SEXIT */
+	FTFB_UBUF_USDT,	     /* FTFB_EV_USDT */
+	FTFB_UBUF_NSLOTS,
+};
+#define FTFB_UBUF_SLOT_KINDS                                                   \
+	{ FTFB_EV_UENTRY, FTFB_EV_URET, FTFB_EV_SENTER, FTFB_EV_SEXIT,          \
+	  FTFB_EV_USDT }
+
 struct ftfb_ubuf {
-	__u64 busy;    /* 64 bits: clang 14 has no 32-bit BPF cmpxchg */
-	__u32 n_entry; /* events of each kind in data[] */
-	__u32 n_ret;
-	__u32 n_senter;
-	__u32 n_sexit;
-	__u32 n_usdt;
+	__u64 busy; /* 64 bits: clang 14 has no 32-bit BPF cmpxchg */
+	__u32 n[FTFB_UBUF_NSLOTS]; /* events of each kind in data[] */
 	__u32 _pad;
 	/* Events appended to this buffer since load, by kind: part of the
 	 * `fired` counts (kept here, in the cache line the append touches
 	 * anyway, rather than in the `fired` map: measured cheaper). */
-	__u64 fired_entry;
-	__u64 fired_ret;
-	__u64 fired_senter; /* the same for system calls */
-	__u64 fired_sexit;
-	__u64 fired_usdt; /* USDT hits */
+	__u64 fired[FTFB_UBUF_NSLOTS];
 	struct ftfb_batch batch; /* batch.len: bytes used in data[] */
 	__u8 data[FTFB_UBUF_BYTES];
 };

@@ -99,7 +99,7 @@ static __always_inline int on_entry(struct pt_regs *ctx)
 		ftfb_submit(rb, e);
 		return 0;
 	}
-	b->fired_entry++;
+	b->fired[FTFB_UBUF_ENTRY]++;
 	c = ftfb_ubuf_append(b, id, cpu, FTFB_EV_UENTRY, nargs,
 			      bpf_get_attach_cookie(ctx), ctx->sp, &off);
 	v = (void *)(c + 1);
@@ -118,7 +118,7 @@ static __always_inline int on_entry(struct pt_regs *ctx)
 		v[5] = ctx->r9;
 	b->batch.len = off + sizeof(*c) +
 		       8 * (nargs > FTFB_MAX_ARGS ? FTFB_MAX_ARGS : nargs);
-	b->n_entry++;
+	b->n[FTFB_UBUF_ENTRY]++;
 	ftfb_barrier();
 	b->busy = 0;
 	return 0;
@@ -145,12 +145,12 @@ static __always_inline int on_return(struct pt_regs *ctx)
 		ftfb_submit(rb, e);
 		return 0;
 	}
-	b->fired_ret++;
+	b->fired[FTFB_UBUF_RET]++;
 	c = ftfb_ubuf_append(b, id, cpu, FTFB_EV_URET, 1,
 			      bpf_get_attach_cookie(ctx), ctx->sp, &off);
 	*(__u64 *)(c + 1) = ctx->ax;
 	b->batch.len = off + sizeof(*c) + 8;
-	b->n_ret++;
+	b->n[FTFB_UBUF_RET]++;
 	ftfb_barrier();
 	b->busy = 0;
 	return 0;

@@ -114,7 +114,7 @@ int ftfb_usdt(struct pt_regs *ctx)
 		hit_direct(ctx, id, cpu, (__u32)ck, n, mask);
 		return 0;
 	}
-	b->fired_usdt++;
+	b->fired[FTFB_UBUF_USDT]++;
 	c = ftfb_ubuf_append(b, id, cpu, FTFB_EV_USDT, 0, (__u32)ck, 0, &off);
 	if (off > FTFB_UBUF_BYTES - FTFB_UCOMPACT_MAX) { /* for the verifier */
 		b->busy = 0;
@@ -132,7 +132,7 @@ int ftfb_usdt(struct pt_regs *ctx)
 	c->nvals = n + sbytes / 8;
 	c->sp = (__u64)n | (__u64)got << 16 | (__u64)sbytes << 32;
 	b->batch.len = off + sizeof(*c) + 8 * n + sbytes;
-	b->n_usdt++;
+	b->n[FTFB_UBUF_USDT]++;
 	ftfb_barrier();
 	b->busy = 0;
 	return 0;

@@ -207,13 +207,13 @@ void cli_usage(FILE *f, const char *prog)
 "                         are counted and reported\n"
 "\n"
 "Output and limits:\n"
-"  -o, --output FILE      trace file (default: " CLI_DEFAULT_OUTPUT "); an existing\n"
+"  -o, --output FILE      trace file (default: " FTFB_DEFAULT_OUTPUT "); an existing\n"
 "                         file is kept as FILE.old once the trace started\n"
 "                         (a failed start leaves it); a symlink, device,\n"
 "                         FIFO or directory is refused;\n"
 "                         a name ending in .gz (trace.fxt.gz) is gzipped\n"
 "      --compress         gzip the trace as it is written (default name\n"
-"                         " CLI_DEFAULT_OUTPUT ".gz); flushed to a point that\n"
+"                         " FTFB_DEFAULT_OUTPUT ".gz); flushed to a point that\n"
 "                         decodes to whole records at least every second;\n"
 "                         Perfetto and ftf-dump read it\n"
 "  -d, --duration DUR     stop after DUR: 500ms, 10s, 2m, 1h (a bare number\n"
@@ -386,226 +386,292 @@ static uint64_t round_up_pow2(uint64_t v)
 	return p;
 }
 
-int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,
-	      size_t errlen)
+/* What the parse keeps besides the options: to check once all are in. */
+struct parse_state {
+	const char *flight_only; /* an -F option given without -F */
+	bool output_given;
+};
+
+static void set_defaults(struct cli_opts *o)
 {
-	const char *flight_only = NULL; /* an -F option given without -F */
-	bool output_given = false;
-	int c, targets;
+	memset(o, 0, sizeof(*o));
+	o->output = FTFB_DEFAULT_OUTPUT;
+	o->ring_bytes = FTFB_DEFAULT_RING_BYTES;
+	o->nr_rings = FTFB_DEFAULT_RINGS;
+	o->flight_bytes = FTFB_FLIGHT_DEFAULT_BYTES;
+	o->max_snapshots = FTFB_FLIGHT_DEFAULT_SNAPSHOTS;
+}
+
+/* Each option group below returns 0 (taken), 1 (not one of its own) or
+ * -EINVAL with one line in err. */
+#define NOT_MINE 1
+
+/* What is traced: -a, -p, -u, -f. */
+static int parse_target_opt(int c, const char *arg, struct cli_opts *o,
+			    char *err, size_t errlen)
+{
 	long v;
 
-	memset(o, 0, sizeof(*o));
-	o->output = CLI_DEFAULT_OUTPUT;
-	o->ring_bytes = CLI_DEFAULT_RING_BYTES;
-	o->nr_rings = 1;
-	o->flight_bytes = 256ull << 20;
-	o->max_snapshots = 10;
-	err[0] = '\0';
-
-	optind = 1;
-	opterr = 0;
-	/* '+': stop at the first non-option, which starts CMD. */
-	while ((c = getopt_long(argc, argv, "+:ap:u:o:d:F:fgqvhV", long_opts,
-				NULL)) != -1) {
-		switch (c) {
-		case 'a':
-			o->all = true;
-			break;
-		case 'p':
-			if (parse_int(optarg, 1, INT_MAX, &v))
-				return fail(err, errlen,
-					    "invalid PID '%s' for -p: give the numeric id of a running process (see pgrep NAME)",
-					    optarg);
-			if (o->pid)
-				return fail(err, errlen,
-					    "-p given twice: trace one process per run (its threads and children are included)");
-			o->pid = (int)v;
-			break;
-		case 'u':
-			if (!*optarg)
-				return fail(err, errlen,
-					    "empty -u spec: give FUNC, BINARY:FUNC, LIB:FUNC or BINARY:0xOFFSET");
-			if (o->nuprobes == CLI_MAX_UPROBES)
-				return fail(err, errlen,
-					    "too many -u specs (at most %d): use globs such as 'parse_*' to match many functions with one spec",
-					    CLI_MAX_UPROBES);
-			o->uprobes[o->nuprobes++] = optarg;
-			break;
-		case 'o':
-			if (!*optarg)
-				return fail(err, errlen,
-					    "empty output path for -o: give a file name such as trace.fxt");
-			o->output = optarg;
-			output_given = true;
-			break;
-		case 'F':
-			if (cli_parse_duration(optarg, &o->flight_ns) ||
-			    !o->flight_ns)
-				return fail(err, errlen,
-					    "invalid window '%s' for -F: use a duration such as 2s, 500ms, 1m",
-					    optarg);
-			break;
-		case OPT_FLIGHT_SIZE:
-			if (cli_parse_size(optarg, &o->flight_bytes) ||
-			    o->flight_bytes < (1u << 20))
-				return fail(err, errlen,
-					    "invalid size '%s' for --flight-size: use at least 1M, e.g. 64M, 256M, 2G",
-					    optarg);
-			flight_only = "--flight-size";
-			break;
-		case OPT_POST:
-			if (!strcmp(optarg, "0"))
-				o->post_ns = 0;
-			else if (cli_parse_duration(optarg, &o->post_ns))
-				return fail(err, errlen,
-					    "invalid duration '%s' for --post: use e.g. 0, 200ms, 2s",
-					    optarg);
-			flight_only = "--post";
-			break;
-		case OPT_MAX_SNAPSHOTS:
-			if (parse_int(optarg, 1, 1000, &v))
-				return fail(err, errlen,
-					    "invalid count '%s' for --max-snapshots: give 1..1000",
-					    optarg);
-			o->max_snapshots = (unsigned)v;
-			flight_only = "--max-snapshots";
-			break;
-		case OPT_SYSCALLS:
-			o->syscalls = true;
-			o->syscall_list = optarg; /* (only --syscalls=LIST) */
-			if (optarg && !*optarg)
-				return fail(err, errlen,
-					    "--syscalls= needs names: e.g. --syscalls=read,write,'*sock*', or --syscalls for all");
-			break;
-		case OPT_EVENTS:
-			if (parse_events(optarg, &o->events, err, errlen))
-				return -EINVAL;
-			break;
-		case OPT_TRIGGER:
-			if (parse_trigger(optarg, o, err, errlen))
-				return -EINVAL;
-			flight_only = "--trigger";
-			break;
-		case 'd':
-			if (cli_parse_duration(optarg, &o->duration_ns))
-				return fail(err, errlen,
-					    "invalid duration '%s' for -d: use a number with a unit, e.g. 500ms, 10s, 2m, 1h",
-					    optarg);
-			break;
-		case OPT_BUFFER_SIZE: {
-			uint64_t b;
-
-			if (cli_parse_size(optarg, &b) || b > (1ull << 30))
-				return fail(err, errlen,
-					    "invalid --buffer-size '%s': use a size from 4K to 1G, e.g. 256K, 8M, 64M",
-					    optarg);
-			o->ring_bytes = round_up_pow2(b);
-			break;
-		}
-		case OPT_RINGS:
-			if (parse_int(optarg, 1, 64, &v))
-				return fail(err, errlen,
-					    "invalid --rings '%s': give a number from 1 to 64",
-					    optarg);
-			o->nr_rings = (int)v;
-			break;
-		case OPT_CLOCK:
-			if (!strcmp(optarg, "mono"))
-				o->clock_mono = true;
-			else if (!strcmp(optarg, "tsc"))
-				o->clock_mono = false;
-			else
-				return fail(err, errlen,
-					    "invalid --clock '%s': use tsc (calibrated TSC ticks) or mono (CLOCK_MONOTONIC ns)",
-					    optarg);
-			break;
-		case OPT_ARGS:
-			if (parse_int(optarg, 0, 6, &v))
-				return fail(err, errlen,
-					    "invalid --args '%s': give a number of integer arguments from 0 to 6",
-					    optarg);
-			o->nargs = (int)v;
-			break;
-		case OPT_LIST:
-			o->action = CLI_LIST;
-			break;
-		case OPT_USDT_STRINGS:
-			o->usdt_strings = true;
-			break;
-		case OPT_PYTHON:
-			o->python = true;
-			break;
-		case OPT_NO_SCHED:
-			o->no_sched = true;
-			break;
-		case OPT_STATUS:
-			o->force_status = true;
-			break;
-		case 'f':
-			o->follow_children = true;
-			break;
-		case OPT_COMPRESS:
-			o->compress = true;
-			break;
-		case 'g':
-			o->stacks = true;
-			break;
-		case OPT_FREQ:
-			if (parse_int(optarg, 1, CLI_MAX_FREQ_HZ, &v))
-				return fail(err, errlen,
-					    "invalid --freq '%s': give samples per second from 1 to %d",
-					    optarg, CLI_MAX_FREQ_HZ);
-			o->freq_hz = (unsigned)v;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'v':
-			o->verbose = true;
-			break;
-		case 'h':
-			o->action = CLI_HELP;
-			return 0;
-		case 'V':
-			o->action = CLI_VERSION;
-			return 0;
-		case ':':
+	switch (c) {
+	case 'a':
+		o->all = true;
+		return 0;
+	case 'p':
+		if (parse_int(arg, 1, INT_MAX, &v))
 			return fail(err, errlen,
-				    "option %s needs a value: see --help",
-				    argv[optind - 1]);
-		default:
-			if (optopt)
-				return fail(err, errlen,
-					    "unknown option -%c: see --help",
-					    optopt);
+				    "invalid PID '%s' for -p: give the numeric id of a running process (see pgrep NAME)",
+				    arg);
+		if (o->pid)
 			return fail(err, errlen,
-				    "unknown option %s: see --help",
-				    argv[optind - 1]);
-		}
-	}
-	if (o->compress && !output_given)
-		o->output = CLI_DEFAULT_OUTPUT ".gz";
-	if (cli_gz_name(o->output))
-		o->compress = true;
-	if (optind < argc) {
-		/* getopt stops at "--" having consumed it, or at CMD. */
-		o->cmd = &argv[optind];
-	}
-
-	if (o->action == CLI_LIST) {
-		if (o->nuprobes == 0 && !o->syscalls && !o->python)
+				    "-p given twice: trace one process per run (its threads and children are included)");
+		o->pid = (int)v;
+		return 0;
+	case 'u':
+		if (!*arg)
 			return fail(err, errlen,
-				    "--list needs at least one -u SPEC, --python or --syscalls=LIST to show what it matches");
+				    "empty -u spec: give FUNC, BINARY:FUNC, LIB:FUNC or BINARY:0xOFFSET");
+		if (o->nuprobes == CLI_MAX_UPROBES)
+			return fail(err, errlen,
+				    "too many -u specs (at most %d): use globs such as 'parse_*' to match many functions with one spec",
+				    CLI_MAX_UPROBES);
+		o->uprobes[o->nuprobes++] = arg;
+		return 0;
+	case 'f':
+		o->follow_children = true;
 		return 0;
 	}
+	return NOT_MINE;
+}
 
-	targets = (o->all ? 1 : 0) + (o->pid ? 1 : 0) + (o->cmd ? 1 : 0);
+/* What is recorded besides scheduling: --syscalls, --args, -g, --freq,
+ * --usdt-strings, --python, --no-sched. */
+static int parse_record_opt(int c, const char *arg, struct cli_opts *o,
+			    char *err, size_t errlen)
+{
+	long v;
+
+	switch (c) {
+	case OPT_SYSCALLS:
+		o->syscalls = true;
+		o->syscall_list = arg; /* (only --syscalls=LIST) */
+		if (arg && !*arg)
+			return fail(err, errlen,
+				    "--syscalls= needs names: e.g. --syscalls=read,write,'*sock*', or --syscalls for all");
+		return 0;
+	case OPT_EVENTS:
+		return parse_events(arg, &o->events, err, errlen);
+	case OPT_ARGS:
+		if (parse_int(arg, 0, FTFB_MAX_ARGS, &v))
+			return fail(err, errlen,
+				    "invalid --args '%s': give a number of integer arguments from 0 to %d",
+				    arg, FTFB_MAX_ARGS);
+		o->nargs = (int)v;
+		return 0;
+	case 'g':
+		o->stacks = true;
+		return 0;
+	case OPT_FREQ:
+		if (parse_int(arg, 1, FTFB_MAX_FREQ_HZ, &v))
+			return fail(err, errlen,
+				    "invalid --freq '%s': give samples per second from 1 to %d",
+				    arg, FTFB_MAX_FREQ_HZ);
+		o->freq_hz = (unsigned)v;
+		return 0;
+	case OPT_USDT_STRINGS:
+		o->usdt_strings = true;
+		return 0;
+	case OPT_PYTHON:
+		o->python = true;
+		return 0;
+	case OPT_NO_SCHED:
+		o->no_sched = true;
+		return 0;
+	}
+	return NOT_MINE;
+}
+
+/* Where and how it is written: -o, --compress, -d, --buffer-size,
+ * --rings, --clock. */
+static int parse_output_opt(int c, const char *arg, struct cli_opts *o,
+			    struct parse_state *ps, char *err, size_t errlen)
+{
+	uint64_t b;
+	long v;
+
+	switch (c) {
+	case 'o':
+		if (!*arg)
+			return fail(err, errlen,
+				    "empty output path for -o: give a file name such as trace.fxt");
+		o->output = arg;
+		ps->output_given = true;
+		return 0;
+	case OPT_COMPRESS:
+		o->compress = true;
+		return 0;
+	case 'd':
+		if (cli_parse_duration(arg, &o->duration_ns))
+			return fail(err, errlen,
+				    "invalid duration '%s' for -d: use a number with a unit, e.g. 500ms, 10s, 2m, 1h",
+				    arg);
+		return 0;
+	case OPT_BUFFER_SIZE:
+		if (cli_parse_size(arg, &b) || b > FTFB_MAX_RING_BYTES)
+			return fail(err, errlen,
+				    "invalid --buffer-size '%s': use a size from 4K to 1G, e.g. 256K, 8M, 64M",
+				    arg);
+		o->ring_bytes = round_up_pow2(b);
+		return 0;
+	case OPT_RINGS:
+		if (parse_int(arg, 1, FTFB_MAX_RINGS, &v))
+			return fail(err, errlen,
+				    "invalid --rings '%s': give a number from 1 to %d",
+				    arg, FTFB_MAX_RINGS);
+		o->nr_rings = (int)v;
+		return 0;
+	case OPT_CLOCK:
+		if (strcmp(arg, "mono") && strcmp(arg, "tsc"))
+			return fail(err, errlen,
+				    "invalid --clock '%s': use tsc (calibrated TSC ticks) or mono (CLOCK_MONOTONIC ns)",
+				    arg);
+		o->clock_mono = !strcmp(arg, "mono");
+		return 0;
+	}
+	return NOT_MINE;
+}
+
+/* The flight recorder: -F, --flight-size, --post, --max-snapshots,
+ * --trigger (all but -F only with -F: noted in ps). */
+static int parse_flight_opt(int c, const char *arg, struct cli_opts *o,
+			    struct parse_state *ps, char *err, size_t errlen)
+{
+	long v;
+
+	switch (c) {
+	case 'F':
+		if (cli_parse_duration(arg, &o->flight_ns) || !o->flight_ns)
+			return fail(err, errlen,
+				    "invalid window '%s' for -F: use a duration such as 2s, 500ms, 1m",
+				    arg);
+		return 0;
+	case OPT_FLIGHT_SIZE:
+		if (cli_parse_size(arg, &o->flight_bytes) ||
+		    o->flight_bytes < FTFB_FLIGHT_MIN_BYTES)
+			return fail(err, errlen,
+				    "invalid size '%s' for --flight-size: use at least 1M, e.g. 64M, 256M, 2G",
+				    arg);
+		break;
+	case OPT_POST:
+		if (!strcmp(arg, "0"))
+			o->post_ns = 0;
+		else if (cli_parse_duration(arg, &o->post_ns))
+			return fail(err, errlen,
+				    "invalid duration '%s' for --post: use e.g. 0, 200ms, 2s",
+				    arg);
+		break;
+	case OPT_MAX_SNAPSHOTS:
+		if (parse_int(arg, 1, FTFB_FLIGHT_MAX_SNAPSHOTS, &v))
+			return fail(err, errlen,
+				    "invalid count '%s' for --max-snapshots: give 1..%d",
+				    arg, FTFB_FLIGHT_MAX_SNAPSHOTS);
+		o->max_snapshots = (unsigned)v;
+		break;
+	case OPT_TRIGGER:
+		if (parse_trigger(arg, o, err, errlen))
+			return -EINVAL;
+		break;
+	default:
+		return NOT_MINE;
+	}
+	ps->flight_only = c == OPT_FLIGHT_SIZE ? "--flight-size"
+			  : c == OPT_POST      ? "--post"
+			  : c == OPT_TRIGGER   ? "--trigger"
+					       : "--max-snapshots";
+	return 0;
+}
+
+/* What it says and does: --list, -q, -v, --status, -h, -V. */
+static int parse_ui_opt(int c, struct cli_opts *o)
+{
+	switch (c) {
+	case OPT_LIST:
+		o->action = CLI_LIST;
+		return 0;
+	case 'q':
+		o->quiet = true;
+		return 0;
+	case 'v':
+		o->verbose = true;
+		return 0;
+	case OPT_STATUS:
+		o->force_status = true;
+		return 0;
+	case 'h':
+		o->action = CLI_HELP;
+		return 0;
+	case 'V':
+		o->action = CLI_VERSION;
+		return 0;
+	}
+	return NOT_MINE;
+}
+
+/* One option: its group's answer, or an error for a missing value or
+ * an unknown option. */
+static int parse_one(int c, char **argv, struct cli_opts *o,
+		     struct parse_state *ps, char *err, size_t errlen)
+{
+	int r = parse_target_opt(c, optarg, o, err, errlen);
+
+	if (r == NOT_MINE)
+		r = parse_record_opt(c, optarg, o, err, errlen);
+	if (r == NOT_MINE)
+		r = parse_output_opt(c, optarg, o, ps, err, errlen);
+	if (r == NOT_MINE)
+		r = parse_flight_opt(c, optarg, o, ps, err, errlen);
+	if (r == NOT_MINE)
+		r = parse_ui_opt(c, o);
+	if (r != NOT_MINE)
+		return r;
+	if (c == ':')
+		return fail(err, errlen, "option %s needs a value: see --help",
+			    argv[optind - 1]);
+	if (optopt)
+		return fail(err, errlen, "unknown option -%c: see --help",
+			    optopt);
+	return fail(err, errlen, "unknown option %s: see --help",
+		    argv[optind - 1]);
+}
+
+/* Exactly one of -a, -p, -- CMD. */
+static int check_target(const struct cli_opts *o, char *err, size_t errlen)
+{
+	int targets = (o->all ? 1 : 0) + (o->pid ? 1 : 0) + (o->cmd ? 1 : 0);
+
 	if (targets == 0)
 		return fail(err, errlen,
 			    "nothing to trace: give -a (all processes), -p PID, or a command after -- (see --help)");
 	if (targets > 1)
 		return fail(err, errlen,
 			    "give only one of -a, -p PID and -- CMD");
+	return 0;
+}
+
+/* With -a there is no main binary: every -u spec names its own. */
+static int check_all_specs(const struct cli_opts *o, char *err, size_t errlen)
+{
+	for (int i = 0; o->all && i < o->nuprobes; i++)
+		if (!strchr(o->uprobes[i], ':'))
+			return fail(err, errlen,
+				    "-u '%s' with -a has no main binary: name it as BINARY:FUNC or LIB:FUNC",
+				    o->uprobes[i]);
+	return 0;
+}
+
+/* Options that need another one. */
+static int check_combinations(struct cli_opts *o, const struct parse_state *ps,
+			      char *err, size_t errlen)
+{
 	if (o->no_sched && o->nuprobes == 0 && !o->syscalls && !o->python &&
 	    !o->stacks && !o->events)
 		return fail(err, errlen,
@@ -617,12 +683,11 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,
 		return fail(err, errlen,
 			    "--freq sets the rate of stack samples: add --stacks (-g)");
 	if (!o->freq_hz)
-		o->freq_hz = CLI_DEFAULT_FREQ_HZ;
-
-	if (!o->flight_ns && flight_only)
+		o->freq_hz = FTFB_DEFAULT_FREQ_HZ;
+	if (!o->flight_ns && ps->flight_only)
 		return fail(err, errlen,
 			    "%s belongs to the flight recorder: add -F DUR (the window to keep)",
-			    flight_only);
+			    ps->flight_only);
 	if (o->ntriggers && o->nuprobes == 0)
 		return fail(err, errlen,
 			    "--trigger '%s' needs the function traced: add -u %s",
@@ -630,12 +695,42 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,
 	if (o->nargs && o->nuprobes == 0 && !o->syscalls)
 		return fail(err, errlen,
 			    "--args records the arguments of calls: add -u SPEC or --syscalls, or drop --args");
-	if (o->all && o->nuprobes) {
-		for (int i = 0; i < o->nuprobes; i++)
-			if (!strchr(o->uprobes[i], ':'))
-				return fail(err, errlen,
-					    "-u '%s' with -a has no main binary: name it as BINARY:FUNC or LIB:FUNC",
-					    o->uprobes[i]);
+	return 0;
+}
+
+int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,
+	      size_t errlen)
+{
+	struct parse_state ps = { 0 };
+	int c;
+
+	set_defaults(o);
+	err[0] = '\0';
+	optind = 1;
+	opterr = 0;
+	/* '+': stop at the first non-option, which starts CMD. */
+	while ((c = getopt_long(argc, argv, "+:ap:u:o:d:F:fgqvhV", long_opts,
+				NULL)) != -1) {
+		if (parse_one(c, argv, o, &ps, err, errlen))
+			return -EINVAL;
+		if (o->action == CLI_HELP || o->action == CLI_VERSION)
+			return 0;
 	}
+	if (o->compress && !ps.output_given)
+		o->output = FTFB_DEFAULT_OUTPUT ".gz";
+	if (cli_gz_name(o->output))
+		o->compress = true;
+	if (optind < argc) /* getopt stops at "--" having consumed it, or at CMD */
+		o->cmd = &argv[optind];
+	if (o->action == CLI_LIST) {
+		if (o->nuprobes == 0 && !o->syscalls && !o->python)
+			return fail(err, errlen,
+				    "--list needs at least one -u SPEC, --python or --syscalls=LIST to show what it matches");
+		return 0;
+	}
+	if (check_target(o, err, errlen) ||
+	    check_combinations(o, &ps, err, errlen) ||
+	    check_all_specs(o, err, errlen))
+		return -EINVAL;
 	return 0;
 }

@@ -14,12 +14,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define CLI_MAX_UPROBES 64
-#define CLI_MAX_TRIGGERS 16
-#define CLI_DEFAULT_OUTPUT "trace.fxt"
-#define CLI_DEFAULT_RING_BYTES (8u << 20)
-#define CLI_DEFAULT_FREQ_HZ 99
-#define CLI_MAX_FREQ_HZ 10000
+#include "defaults.h"
+
+#define CLI_MAX_UPROBES FTFB_MAX_UPROBE_SPECS
+#define CLI_MAX_TRIGGERS FTFB_MAX_TRIGGERS
 
 /* --events=LIST: the event sources beyond scheduling, one bit each */
 enum cli_event_bits {

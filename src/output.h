@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * output.h - the trace file a writer writes to: plain (.fxt) or gzipped
- * (.fxt.gz, --compress), created as target_open_output does: written
- * under a temporary name and put in place (an existing file kept as .old)
- * by ftfb_output_commit; a symlink or any file that is not regular
- * refused.
+ * (.fxt.gz, --compress), written under a temporary name and put in place
+ * (an existing file kept as .old) by ftfb_output_commit; a symlink or any
+ * file that is not regular refused.
  */
 #ifndef FTFB_OUTPUT_H
 #define FTFB_OUTPUT_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * target.h - what ftf-bpf traces: checks on -p PID, starting -- CMD held
- * at the exec until the probes are attached, and the output file.
+ * at the exec until the probes are attached.
  */
 #ifndef FTFB_TARGET_H
 #define FTFB_TARGET_H
@@ -49,22 +49,5 @@ bool target_child_exited(struct target_child *c);
 bool target_stop(struct target_child *c, int wait_ms);
 /* Non-blocking: true once pid no longer exists. */
 bool target_pid_gone(int pid);
-
-/*
- * Opens a new trace for path, to be put in place by target_commit_output
- * once the trace really started, so a failed start leaves what was there
- * untouched: a symlink, a directory or any other file that is not regular
- * at path is refused; the trace is written to a new temporary file
- * path.partXXXXXX (its name in tmp, tmplen >= PATH_MAX), created with
- * O_EXCL. Returns its fd or -errno with one line in err.
- */
-int target_open_output(const char *path, char *tmp, size_t tmplen,
-		       char *err, size_t errlen);
-
-/* Keeps an existing regular file at path as path.old (as perf does) and
- * renames tmp to path. 0, or -errno with one line in err (tmp is then
- * still there, the caller's to remove). */
-int target_commit_output(const char *tmp, const char *path, char *err,
-			 size_t errlen);
 
 #endif

@@ -654,12 +654,71 @@ const struct ftf_reader_string *ftf_reader_string(const struct ftf_reader *r,
 	return &r->strings[index];
 }
 
+/* The record's body by its type; an unknown type is marked and
+ * skipped. */
+static int read_body(struct ctx *x, struct cursor *c, uint64_t h,
+		     unsigned type, struct ftf_record *rec)
+{
+	switch (type) {
+	case FTF_REC_METADATA:
+		return read_metadata(x, c, h, rec);
+	case FTF_REC_INIT:
+		return read_init(x, c, rec);
+	case FTF_REC_STRING:
+		return read_string(x, c, h, rec);
+	case FTF_REC_THREAD:
+		return read_thread(x, c, h, rec);
+	case FTF_REC_EVENT:
+		return read_event(x, c, h, rec);
+	case FTF_REC_BLOB:
+		return read_blob(x, c, h, rec);
+	case FTF_REC_USERSPACE_OBJECT:
+		return read_uobj(x, c, h, rec);
+	case FTF_REC_KERNEL_OBJECT:
+		return read_kobj(x, c, h, rec);
+	case FTF_REC_SCHED:
+		return read_sched(x, c, h, rec);
+	case FTF_REC_LOG:
+		return read_log(x, c, h, rec);
+	case FTF_REC_LARGE:
+		return read_large(x, c, h, rec);
+	}
+	rec->unknown = true;
+	return 0;
+}
+
+/* The next record's header word and size in words: 1, 0 at the end of
+ * the data, or a fatal error (a partial or impossible record). */
+static int read_header(struct ftf_reader *r, uint64_t *h, size_t *size)
+{
+	size_t left = r->len - r->pos;
+	unsigned type;
+
+	if (left == 0)
+		return 0;
+	if (left < 8)
+		return fatal_fail(r, r->pos, r->pos,
+				  "%zu trailing bytes are not a whole record",
+				  left);
+	*h = load_word(r->data + r->pos);
+	type = bits(*h, 0, 3);
+	*size = type == FTF_REC_LARGE ? bits(*h, 4, 35) : bits(*h, 4, 15);
+	if (*size == 0)
+		return fatal_fail(r, r->pos, r->pos + 8,
+				  "record of type %u has size 0", type);
+	if (*size > left / 8)
+		return fatal_fail(r, r->pos, r->pos,
+				  "record size %zu words runs past the end of the data (%zu bytes left)",
+				  *size, left);
+	return 1;
+}
+
 int ftf_reader_next(struct ftf_reader *r, struct ftf_record *rec)
 {
-	size_t left, size;
+	size_t size = 0;
 	struct cursor c;
 	struct ctx x;
-	uint64_t h;
+	uint64_t h = 0;
 	unsigned type;
 	int err;
 
@@ -667,24 +726,10 @@ int ftf_reader_next(struct ftf_reader *r, struct ftf_record *rec)
 		return r->err;
 	if (!r->strings)
 		return fatal_fail(r, r->pos, r->pos, "reader not initialised");
-	left = r->len - r->pos;
-	if (left == 0)
-		return 0;
-	if (left < 8)
-		return fatal_fail(r, r->pos, r->pos,
-				  "%zu trailing bytes are not a whole record",
-				  left);
-	h = load_word(r->data + r->pos);
+	err = read_header(r, &h, &size);
+	if (err <= 0)
+		return err;
 	type = bits(h, 0, 3);
-	size = type == FTF_REC_LARGE ? bits(h, 4, 35) : bits(h, 4, 15);
-	if (size == 0)
-		return fatal_fail(r, r->pos, r->pos + 8,
-				  "record of type %u has size 0", type);
-	if (size > left / 8)
-		return fatal_fail(r, r->pos, r->pos,
-				  "record size %zu words runs past the end of the data (%zu bytes left)",
-				  size, left);
-
 	memset(rec, 0, sizeof(*rec));
 	rec->offset = r->base + r->pos;
 	rec->type = type;
@@ -697,46 +742,7 @@ int ftf_reader_next(struct ftf_reader *r, struct ftf_record *rec)
 	x.end = r->pos + size * 8;
 	/* The record is whole: whatever its content, the next one follows. */
 	r->pos = x.end;
-
-	switch (type) {
-	case FTF_REC_METADATA:
-		err = read_metadata(&x, &c, h, rec);
-		break;
-	case FTF_REC_INIT:
-		err = read_init(&x, &c, rec);
-		break;
-	case FTF_REC_STRING:
-		err = read_string(&x, &c, h, rec);
-		break;
-	case FTF_REC_THREAD:
-		err = read_thread(&x, &c, h, rec);
-		break;
-	case FTF_REC_EVENT:
-		err = read_event(&x, &c, h, rec);
-		break;
-	case FTF_REC_BLOB:
-		err = read_blob(&x, &c, h, rec);
-		break;
-	case FTF_REC_USERSPACE_OBJECT:
-		err = read_uobj(&x, &c, h, rec);
-		break;
-	case FTF_REC_KERNEL_OBJECT:
-		err = read_kobj(&x, &c, h, rec);
-		break;
-	case FTF_REC_SCHED:
-		err = read_sched(&x, &c, h, rec);
-		break;
-	case FTF_REC_LOG:
-		err = read_log(&x, &c, h, rec);
-		break;
-	case FTF_REC_LARGE:
-		err = read_large(&x, &c, h, rec);
-		break;
-	default:
-		rec->unknown = true;
-		err = 0;
-		break;
-	}
+	err = read_body(&x, &c, h, type, rec);
 	if (err)
 		return err;
 	if (rec->unknown)

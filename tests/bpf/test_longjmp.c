@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../sched/tr_harness.h"
+#include "../translate/tr_harness.h"
 #include "common.h"
 #include "offset.h"
 

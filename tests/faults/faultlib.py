@@ -11,7 +11,7 @@ import threading
 import time
 
 UPROBE_EVENTS = "/sys/kernel/tracing/uprobe_events"
-DETACHER = "ftf-bpf-detach"  # src/detach.h
+DETACHER = "ftf-bpf-detach"  # src/loader/detach.h
 
 
 def _bpftool(what):

@@ -5,7 +5,7 @@
 usage: test_uprobe.py MODE FTF_BPF FTF_DUMP WORKLOAD WORKLOAD_LIB OUTDIR
 MODE: pid | cmd | children
 
-The workload (tests/uprobe/workload.c) has exactly known behaviour: 3
+The workload (tests/probe/workload.c) has exactly known behaviour: 3
 threads "wl-worker-0..2", each calling work_a 1000 times (returning 2i+1),
 work_b 500 times (3i), fib(10) once (177 nested calls, 10 deep, returning
 55), args6(11, 22, 33, 44, 55, 66) once (returning 1001) and wl_lib_add(i,

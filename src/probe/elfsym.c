@@ -1,0 +1,492 @@
+// SPDX-License-Identifier: MIT
+/*
+ * elfsym.c - function symbols and their file offsets, read with libelf.
+ *
+ * The file is checked by hand before libelf parses it, so that a short
+ * file says "truncated" rather than a generic libelf error, and so that
+ * every table libelf will read lies inside the file.
+ */
+#include "elfsym.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifdef FTFB_HAVE_LIBIBERTY
+#include <libiberty/demangle.h>
+#endif
+
+void ftfb_seterr(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!buf || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+int ftfb_open_regular(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return S_ISDIR(st.st_mode) ? -EISDIR : -ENOEXEC;
+	}
+	return fd;
+}
+
+char *ftfb_demangle(const char *name)
+{
+#ifdef FTFB_HAVE_LIBIBERTY
+	if (!name || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
+		return NULL;
+	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+#else
+	(void)name;
+	return NULL;
+#endif
+}
+
+void ftfb_symlist_truncate(struct ftfb_symlist *l, size_t n)
+{
+	for (size_t i = n; i < l->n; i++) {
+		struct ftfb_sym *s = &l->v[i];
+
+		free(s->name);
+		free(s->demangled);
+		free(s->binary);
+		for (size_t j = 0; j < s->naliases; j++)
+			free(s->aliases[j]);
+		free(s->aliases);
+	}
+	if (n < l->n)
+		l->n = n;
+}
+
+void ftfb_symlist_free(struct ftfb_symlist *l)
+{
+	if (!l)
+		return;
+	ftfb_symlist_truncate(l, 0);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+/* One symbol as read, before grouping by address. */
+struct raw_sym {
+	const char *name; /* points into libelf's data: valid until elf_end */
+	uint64_t off;
+	uint64_t size;
+	int rank; /* lower = preferred as the entry's name */
+};
+
+static int leading_underscores(const char *s)
+{
+	int n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+static int raw_cmp(const void *pa, const void *pb)
+{
+	const struct raw_sym *a = pa, *b = pb;
+	int ua, ub;
+	size_t la, lb;
+
+	if (a->off != b->off)
+		return a->off < b->off ? -1 : 1;
+	if (a->rank != b->rank)
+		return a->rank - b->rank;
+	ua = leading_underscores(a->name);
+	ub = leading_underscores(b->name);
+	if (ua != ub)
+		return ua - ub;
+	la = strlen(a->name);
+	lb = strlen(b->name);
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+/* Is [off, off+len) inside a file of @size bytes? (no overflow) */
+static bool in_file(uint64_t off, uint64_t len, uint64_t size)
+{
+	return len <= size && off <= size - len;
+}
+
+/* The parts of check_layout return 0, -ENOEXEC (errmsg set), or this:
+ * something lies past the end of the file. */
+#define TRUNCATED 1
+
+static int corrupt(const char *path, char *errmsg, size_t errlen)
+{
+	ftfb_seterr(errmsg, errlen, "%s: corrupt ELF file (%s)", path,
+		    elf_errmsg(-1));
+	return -ENOEXEC;
+}
+
+/* The identification, the class and the ELF header (an executable or a
+ * shared library), into eh. */
+static int check_header(int fd, Elf *elf, const char *path, uint64_t size,
+			GElf_Ehdr *eh, char *errmsg, size_t errlen)
+{
+	unsigned char ident[EI_NIDENT];
+	ssize_t r = pread(fd, ident, sizeof(ident), 0);
+
+	if (r < 4 || memcmp(ident, ELFMAG, SELFMAG) != 0) {
+		ftfb_seterr(errmsg, errlen, "%s: not an ELF file", path);
+		return -ENOEXEC;
+	}
+	if (r < EI_NIDENT)
+		return TRUNCATED;
+	if (ident[EI_CLASS] != ELFCLASS32 && ident[EI_CLASS] != ELFCLASS64) {
+		ftfb_seterr(errmsg, errlen, "%s: corrupt ELF file (bad class %u)",
+			    path, ident[EI_CLASS]);
+		return -ENOEXEC;
+	}
+	if (size < (ident[EI_CLASS] == ELFCLASS64 ? sizeof(Elf64_Ehdr)
+						  : sizeof(Elf32_Ehdr)))
+		return TRUNCATED;
+	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, eh))
+		return corrupt(path, errmsg, errlen);
+	if (eh->e_type != ET_EXEC && eh->e_type != ET_DYN) {
+		ftfb_seterr(errmsg, errlen,
+			    "%s: ELF file of type %u (not an executable or shared library)",
+			    path, eh->e_type);
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
+/* The section and program header tables inside the file. e_phnum ==
+ * PN_XNUM means "in section 0's sh_info": take libelf's count then,
+ * after checking the section headers. */
+static int check_tables(Elf *elf, const char *path, uint64_t size,
+			const GElf_Ehdr *eh, char *errmsg, size_t errlen)
+{
+	size_t phnum = eh->e_phnum, shnum = eh->e_shnum;
+
+	if (eh->e_shoff) {
+		if (!in_file(eh->e_shoff, eh->e_shentsize, size))
+			return TRUNCATED;
+		/* extended numbering: section 0 is inside the file */
+		if ((shnum == 0 || phnum == PN_XNUM) &&
+		    (elf_getshdrnum(elf, &shnum) != 0 ||
+		     (phnum == PN_XNUM && elf_getphdrnum(elf, &phnum) != 0)))
+			return corrupt(path, errmsg, errlen);
+		if (eh->e_shentsize == 0 || shnum > size / eh->e_shentsize ||
+		    !in_file(eh->e_shoff, (uint64_t)shnum * eh->e_shentsize,
+			     size))
+			return TRUNCATED;
+	}
+	if (phnum && (eh->e_phentsize == 0 || phnum > size / eh->e_phentsize ||
+		      !in_file(eh->e_phoff, (uint64_t)phnum * eh->e_phentsize,
+			       size)))
+		return TRUNCATED;
+	return 0;
+}
+
+/* Every section with contents inside the file. */
+static int check_sections(Elf *elf, const char *path, uint64_t size,
+			  char *errmsg, size_t errlen)
+{
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn;
+	     scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			return corrupt(path, errmsg, errlen);
+		if (sh.sh_type != SHT_NOBITS && sh.sh_type != SHT_NULL &&
+		    !in_file(sh.sh_offset, sh.sh_size, size))
+			return TRUNCATED;
+	}
+	return 0;
+}
+
+/* Checks the ELF identification and that the headers and tables the
+ * reader will use lie inside the file. Returns 0 or -ENOEXEC. */
+static int check_layout(int fd, Elf *elf, const char *path, uint64_t size,
+			char *errmsg, size_t errlen)
+{
+	GElf_Ehdr eh;
+	int r = check_header(fd, elf, path, size, &eh, errmsg, errlen);
+
+	if (!r)
+		r = check_tables(elf, path, size, &eh, errmsg, errlen);
+	if (!r)
+		r = check_sections(elf, path, size, errmsg, errlen);
+	if (r == TRUNCATED) {
+		ftfb_seterr(errmsg, errlen, "%s: truncated ELF file", path);
+		return -ENOEXEC;
+	}
+	return r;
+}
+
+struct phdrs {
+	GElf_Phdr *v;
+	size_t n;
+};
+
+/* File offset of virtual address @vaddr through the PT_LOAD segments:
+ * the file-backed part of the segment holding it. */
+static bool vaddr_to_offset(const struct phdrs *ph, uint64_t vaddr,
+			    uint64_t *off)
+{
+	for (size_t i = 0; i < ph->n; i++) {
+		const GElf_Phdr *p = &ph->v[i];
+
+		if (vaddr >= p->p_vaddr && vaddr - p->p_vaddr < p->p_filesz) {
+			*off = vaddr - p->p_vaddr + p->p_offset;
+			return true;
+		}
+	}
+	return false;
+}
+
+static int read_phdrs(Elf *elf, struct phdrs *ph)
+{
+	size_t n;
+
+	ph->v = NULL;
+	ph->n = 0;
+	if (elf_getphdrnum(elf, &n) != 0)
+		return -ENOEXEC;
+	if (n == 0)
+		return 0;
+	ph->v = calloc(n, sizeof(*ph->v));
+	if (!ph->v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr p;
+
+		if (!gelf_getphdr(elf, (int)i, &p))
+			return -ENOEXEC;
+		if (p.p_type == PT_LOAD)
+			ph->v[ph->n++] = p;
+	}
+	return 0;
+}
+
+/* Appends the functions of one symbol table to @raw. */
+static int collect(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
+		   const struct phdrs *ph, struct raw_sym **raw, size_t *nraw,
+		   size_t *cap)
+{
+	bool dyn = sh->sh_type == SHT_DYNSYM;
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+	size_t count;
+
+	if (!data || !entsize)
+		return 0;
+	count = data->d_size / entsize;
+	for (size_t i = 1; i < count; i++) {
+		GElf_Sym sym;
+		const char *name;
+		int type, bind;
+		uint64_t off;
+
+		if (!gelf_getsym(data, (int)i, &sym))
+			break;
+		type = GELF_ST_TYPE(sym.st_info);
+		bind = GELF_ST_BIND(sym.st_info);
+		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+			continue;
+		if (sym.st_shndx == SHN_UNDEF || sym.st_value == 0)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		if (!vaddr_to_offset(ph, sym.st_value, &off))
+			continue;
+		if (*nraw == *cap) {
+			size_t ncap = *cap ? *cap * 2 : 256;
+			struct raw_sym *n = realloc(*raw, ncap * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			*raw = n;
+			*cap = ncap;
+		}
+		(*raw)[(*nraw)++] = (struct raw_sym){
+			.name = name,
+			.off = off,
+			.size = sym.st_size,
+			.rank = (bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2) *
+					2 + (dyn ? 0 : 1),
+		};
+	}
+	return 0;
+}
+
+/* Groups the sorted raw symbols by offset into @out. */
+static int build_list(const struct raw_sym *raw, size_t nraw,
+		      const char *path, struct ftfb_symlist *out)
+{
+	size_t ngroups = 0;
+
+	for (size_t i = 0; i < nraw; i++)
+		if (i == 0 || raw[i].off != raw[i - 1].off)
+			ngroups++;
+	out->v = ngroups ? calloc(ngroups, sizeof(*out->v)) : NULL;
+	if (ngroups && !out->v)
+		return -ENOMEM;
+	out->n = 0;
+
+	for (size_t i = 0; i < nraw;) {
+		size_t j = i;
+		struct ftfb_sym *s = &out->v[out->n++];
+
+		while (j < nraw && raw[j].off == raw[i].off)
+			j++;
+		s->offset = raw[i].off;
+		s->name = strdup(raw[i].name);
+		s->binary = strdup(path);
+		if (!s->name || !s->binary)
+			return -ENOMEM;
+		s->demangled = ftfb_demangle(s->name);
+		for (size_t k = i; k < j; k++) {
+			bool seen = false;
+
+			if (raw[k].size > s->size)
+				s->size = raw[k].size;
+			if (k == i)
+				continue;
+			if (strcmp(raw[k].name, s->name) == 0)
+				seen = true;
+			for (size_t a = 0; !seen && a < s->naliases; a++)
+				seen = strcmp(raw[k].name, s->aliases[a]) == 0;
+			if (seen)
+				continue;
+			if (!s->aliases) {
+				s->aliases = calloc(j - i, sizeof(char *));
+				if (!s->aliases)
+					return -ENOMEM;
+			}
+			s->aliases[s->naliases] = strdup(raw[k].name);
+			if (!s->aliases[s->naliases])
+				return -ENOMEM;
+			s->naliases++;
+		}
+		i = j;
+	}
+	return 0;
+}
+
+/* Opens path as an ELF file to read (ELF_C_READ, not _MMAP: a file
+ * shrinking under us must not be able to SIGBUS the tracer) and checks
+ * its layout. The fd, or -errno with errmsg set (*elf NULL). */
+static int open_elf(const char *path, Elf **elf, char *errmsg, size_t errlen)
+{
+	struct stat st;
+	int fd, err;
+
+	*elf = NULL;
+	fd = ftfb_open_regular(path);
+	if (fd < 0) {
+		ftfb_seterr(errmsg, errlen, "%s: %s", path,
+			    fd == -ENOEXEC || fd == -EISDIR
+				    ? "not a regular file (give an ELF binary or library)"
+				    : strerror(-fd));
+		return fd;
+	}
+	if (fstat(fd, &st) != 0) {
+		err = -errno;
+		ftfb_seterr(errmsg, errlen, "%s: %s", path, strerror(errno));
+	} else if (!(*elf = elf_begin(fd, ELF_C_READ, NULL))) {
+		err = corrupt(path, errmsg, errlen);
+	} else {
+		err = check_layout(fd, *elf, path, (uint64_t)st.st_size, errmsg,
+				   errlen);
+	}
+	if (!err)
+		return fd;
+	if (*elf)
+		elf_end(*elf);
+	*elf = NULL;
+	close(fd);
+	return err;
+}
+
+/* The functions of every symbol table, sorted by offset. */
+static int collect_all(Elf *elf, const struct phdrs *ph, struct raw_sym **raw,
+		       size_t *nraw)
+{
+	size_t cap = 0;
+
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn;
+	     scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		int err;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)
+			continue;
+		err = collect(elf, scn, &sh, ph, raw, nraw, &cap);
+		if (err)
+			return err;
+	}
+	if (*nraw)
+		qsort(*raw, *nraw, sizeof(**raw), raw_cmp);
+	return 0;
+}
+
+int ftfb_elf_functions(const char *path, struct ftfb_symlist *out,
+		       char *errmsg, size_t errlen)
+{
+	struct raw_sym *raw = NULL;
+	size_t nraw = 0;
+	struct phdrs ph = { 0 };
+	Elf *elf;
+	int fd, err;
+
+	out->v = NULL;
+	out->n = 0;
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		ftfb_seterr(errmsg, errlen, "libelf: %s", elf_errmsg(-1));
+		return -EINVAL;
+	}
+	fd = open_elf(path, &elf, errmsg, errlen);
+	if (fd < 0)
+		return fd;
+	err = read_phdrs(elf, &ph);
+	if (err == -ENOEXEC)
+		ftfb_seterr(errmsg, errlen,
+			    "%s: corrupt ELF file (bad program headers)", path);
+	if (!err)
+		err = collect_all(elf, &ph, &raw, &nraw);
+	if (!err)
+		err = build_list(raw, nraw, path, out);
+	if (err && err != -ENOEXEC) {
+		ftfb_symlist_free(out);
+		ftfb_seterr(errmsg, errlen, "%s: out of memory", path);
+	}
+	free(raw);
+	free(ph.v);
+	elf_end(elf);
+	close(fd);
+	return err;
+}

@@ -1,0 +1,594 @@
+// SPDX-License-Identifier: MIT
+/*
+ * session.c - one trace in phases (see session.h): prepare, attach,
+ * loop, finish, close. What each phase needs to know lives elsewhere:
+ * the checks in preflight.c, the sources in sources.c, the output in
+ * the sinks (sink_file.c, sink_flight.c), the words in report.c.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bpf_loader.h"
+#include "flight.h"
+#include "monotime.h"
+#include "preflight.h"
+#include "probespec.h"
+#include "procfs.h"
+#include "report.h"
+#include "session.h"
+#include "sources.h"
+#include "symbolize.h"
+
+#define STATUS_INTERVAL_NS 1000000000ull
+#define POLL_MS 100
+#define STOP_COMMAND_WAIT_MS 5000 /* for a command still running at the stop */
+
+static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t snapshot_signals; /* SIGUSR1s received */
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	snapshot_signals++;
+}
+
+/* One error line; the phase fails with exit code 1. */
+static int fail(struct session *s, const char *msg)
+{
+	fprintf(stderr, "ftf-bpf: %s\n", msg);
+	s->rc = 1;
+	return 1;
+}
+
+struct ftfb_usdt_set_opts session_usdt_opts(const struct cli_opts *o,
+					    const char *mb)
+{
+	struct ftfb_usdt_set_opts uo = {
+		.specs = (const char *const *)o->uprobes,
+		.nspecs = o->nuprobes,
+		.python = o->python,
+		.strings = o->usdt_strings,
+		.pid = o->pid,
+		.main_binary = mb,
+	};
+
+	return uo;
+}
+
+/* -p/--: the link's pid filter keeps every other process from taking
+ * the probe, but also the target's children; with -f there is none and
+ * the BPF programs keep the traced tgids (the map follows fork in the
+ * kernel, before the child runs). */
+int session_link_pid(const struct session *s)
+{
+	if (s->o->follow_children)
+		return -1;
+	if (s->o->pid)
+		return s->o->pid;
+	return s->have_child ? s->child.pid : -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* prepare                                                              */
+/* ------------------------------------------------------------------ */
+
+/* Every spec, before the output or the kernel is touched, so a spec
+ * that matches nothing costs nothing. */
+static int resolve_specs(struct session *s, char *err, size_t errlen)
+{
+	const struct cli_opts *o = s->o;
+	struct ftfb_usdt_set_opts uo = session_usdt_opts(o, s->mb);
+
+	if (ftfb_usdt_set_build(&s->usdt, &uo, err, errlen) ||
+	    ftfb_uprobe_set_build(&s->probes, (const char *const *)o->uprobes,
+				  o->nuprobes, o->pid, s->mb, err, errlen) ||
+	    (o->syscall_list && ftfb_syscall_list(o->syscall_list,
+						  s->sys_wanted, err, errlen)))
+		return -1;
+	return 0;
+}
+
+/* Marks the traced functions of one --trigger spec; how many. */
+static size_t mark_trigger(struct session *s, const struct ftfb_symlist *sl,
+			   uint64_t min_ns)
+{
+	size_t hits = 0;
+
+	for (size_t j = 0; j < sl->n; j++) {
+		long k = ftfb_uprobe_set_find(&s->probes, sl->v[j].binary,
+					      sl->v[j].offset);
+
+		if (k >= 0) {
+			s->trigger_ns[k] = min_ns;
+			hits++;
+		}
+	}
+	return hits;
+}
+
+/* -F --trigger: which traced functions (cookies) trigger, after how
+ * long. A trigger names functions that -u traces: the same binary and
+ * offset. 0, or -1 with one line in err. */
+static int resolve_triggers(struct session *s, char *err, size_t errlen)
+{
+	const struct cli_opts *o = s->o;
+	size_t n = s->probes.nfuncs ? s->probes.nfuncs : 1;
+
+	if (!o->ntriggers)
+		return 0;
+	s->trigger_ns = malloc(n * sizeof(*s->trigger_ns));
+	if (!s->trigger_ns) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t k = 0; k < s->probes.nfuncs; k++)
+		s->trigger_ns[k] = FTFB_FLIGHT_NO_TRIGGER;
+	for (int i = 0; i < o->ntriggers; i++) {
+		const char *spec = o->triggers[i].spec;
+		struct ftfb_symlist sl = { 0 };
+		size_t hits;
+
+		if (ftfb_is_usdt_spec(spec)) {
+			snprintf(err, errlen,
+				 "--trigger '%s': a trigger is a call of a -u function that lasts too long, not a USDT probe",
+				 spec);
+			return -1;
+		}
+		if (ftfb_probespec_resolve(spec, o->pid, s->mb, &sl, err,
+					   errlen)) {
+			char why[512];
+
+			snprintf(why, sizeof(why), "%.500s", err);
+			snprintf(err, errlen, "--trigger: %s", why);
+			return -1;
+		}
+		hits = mark_trigger(s, &sl, o->triggers[i].min_ns);
+		ftfb_symlist_free(&sl);
+		if (!hits) {
+			snprintf(err, errlen,
+				 "--trigger '%s' matches no function traced with -u: add -u '%s' (or a -u spec that matches it)",
+				 spec, spec);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The sink: the trace file, or (-F) the flight recorder. */
+static int open_sink(struct session *s, char *err, size_t errlen)
+{
+	const struct cli_opts *o = s->o;
+	struct ftfb_flight_opts fo;
+
+	if (!o->flight_ns)
+		return ftfb_sink_file_open(&s->sink, o->output, o->compress,
+					   &s->clock, err, errlen);
+	if (resolve_triggers(s, err, errlen))
+		return -1;
+	memset(&fo, 0, sizeof(fo));
+	fo.window_ns = o->flight_ns;
+	fo.max_bytes = o->flight_bytes;
+	fo.output = o->output;
+	fo.compress = o->compress;
+	fo.max_snapshots = o->max_snapshots;
+	fo.post_ns = o->post_ns;
+	fo.trigger_ns = s->trigger_ns;
+	fo.clock = &s->clock;
+	fo.quiet = o->quiet;
+	fo.verbose = o->verbose;
+	return ftfb_sink_flight_open(&s->sink, &fo, err, errlen);
+}
+
+int session_prepare(struct session *s, struct cli_opts *o)
+{
+	char err[1024];
+
+	memset(s, 0, sizeof(*s));
+	s->o = o;
+	s->stop_reason = "Ctrl-C";
+	if (preflight_system(o, err, sizeof(err)) ||
+	    preflight_target(o, s->main_bin, sizeof(s->main_bin), &s->mb, err,
+			     sizeof(err)) ||
+	    resolve_specs(s, err, sizeof(err)))
+		return fail(s, err);
+	ftf_clock_init(&s->clock, o->clock_mono ? FTF_CLOCK_MONO : FTF_CLOCK_TSC);
+	if (o->verbose)
+		report_clock(stderr, &s->clock);
+	if (open_sink(s, err, sizeof(err)))
+		return fail(s, err);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* attach                                                               */
+/* ------------------------------------------------------------------ */
+
+static int open_loader(struct session *s, char *err, size_t errlen)
+{
+	const struct cli_opts *o = s->o;
+	struct ftfb_loader_opts lo = {
+		.filter_tgids = !o->all,
+		.ring_bytes = o->ring_bytes,
+		.nr_rings = o->nr_rings,
+		.sched = !o->no_sched,
+		.uprobe_nargs = o->nargs,
+		.verbose = o->verbose,
+		.exclude_self = true,
+		.background_detach = true,
+		.waker_stacks = (o->events & CLI_EV_WAKER) != 0,
+	};
+	int pids[2] = { o->pid, s->have_child ? s->child.pid : 0 };
+	int r;
+
+	if (o->verbose)
+		fprintf(stderr, "ftf-bpf: loading BPF programs\n");
+	if (ftfb_loader_open(&s->loader, &lo, err, errlen))
+		return -1;
+	for (int i = 0; i < 2; i++)
+		if (pids[i] && (r = ftfb_loader_trace_tgid(s->loader,
+							   (uint32_t)pids[i]))) {
+			snprintf(err, errlen, "cannot filter on pid %d: %s",
+				 pids[i], strerror(-r));
+			return -1;
+		}
+	return 0;
+}
+
+/* The translator's options (the sink sets its writer) and -g's. */
+static int start_sink(struct session *s, char *err, size_t errlen)
+{
+	struct ftfb_translator_opts to = {
+		.clock_mono = s->o->clock_mono,
+		.lookup = ftfb_procfs_lookup,
+		.self_tid = (uint32_t)getpid(),
+		.funcs = s->probes.funcs,
+		.nfuncs = s->probes.nfuncs,
+		.usdt = s->usdt.descs,
+		.nusdt = s->usdt.n,
+	};
+
+	if (s->o->stacks) {
+		if (ftfb_symbolizer_new(&s->sym)) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		s->stack_opts.symbolize = ftfb_symbolize;
+		s->stack_opts.symbolize_ctx = s->sym;
+		s->stack_opts.freq_hz = s->o->freq_hz;
+		s->stack_opts.forget = ftfb_symbolizer_forget;
+	}
+	return s->sink->ops->start(s->sink, &to,
+				   s->o->stacks ? &s->stack_opts : NULL, err,
+				   errlen);
+}
+
+static int add_task(void *ctx, const struct ftfb_task_info *ti)
+{
+	struct ftfb_sink *sink = ctx;
+
+	return sink->ops->add_task(sink, ti);
+}
+
+/* Names what is already alive. Attached first, scanned second: a task
+ * born in between is both scanned and seen forking. */
+static int name_alive_tasks(struct session *s, char *err, size_t errlen)
+{
+	const struct cli_opts *o = s->o;
+	int r;
+
+	if (o->all)
+		return ftfb_procfs_scan(add_task, s->sink), 0;
+	r = ftfb_procfs_scan_pid((uint32_t)(o->pid ? o->pid : s->child.pid),
+				 add_task, s->sink);
+	if (r && o->pid) {
+		snprintf(err, errlen, "pid %d exited before tracing began",
+			 o->pid);
+		return -1;
+	}
+	return 0;
+}
+
+int session_attach(struct session *s)
+{
+	char err[1024];
+
+	if (s->o->cmd) {
+		if (target_spawn(&s->child, s->o->cmd, err, sizeof(err)))
+			return fail(s, err);
+		s->have_child = true;
+	}
+	if (open_loader(s, err, sizeof(err)) ||
+	    ftfb_sources_attach(s, err, sizeof(err)) ||
+	    start_sink(s, err, sizeof(err)) ||
+	    name_alive_tasks(s, err, sizeof(err)))
+		return fail(s, err);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* loop                                                                 */
+/* ------------------------------------------------------------------ */
+
+static int on_event(void *ctx, const void *data, size_t size)
+{
+	struct session *s = ctx;
+
+	/* No early return on a signal: libbpf has consumed this record
+	 * already, so refusing it would lose it uncounted. The poll returns
+	 * within about two timeouts anyway (ftfb_loader_poll), and the drain
+	 * after the loop takes the rest. */
+	s->events++;
+	return s->sink->ops->event(s->sink, data, size);
+}
+
+static void record_drops(struct session *s)
+{
+	if (ftfb_loader_counters(s->loader, s->drops, s->fired) == 0)
+		s->sink->ops->drops(s->sink, ftfb_mono_ns(), s->drops);
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* a snapshot with -F; without, said and ignored (its default kills) */
+	sa.sa_handler = on_usr1;
+	sigaction(SIGUSR1, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* "tracing pid 123 into trace.fxt; Ctrl-C to stop" */
+static void say_tracing(const struct session *s)
+{
+	const struct cli_opts *o = s->o;
+	char what[PATH_MAX + 32], first[PATH_MAX];
+
+	if (o->all)
+		snprintf(what, sizeof(what), "all processes");
+	else if (o->pid)
+		snprintf(what, sizeof(what), "pid %d", o->pid);
+	else
+		snprintf(what, sizeof(what), "'%s' (pid %d)", o->cmd[0],
+			 s->child.pid);
+	if (!o->flight_ns) {
+		fprintf(stderr, "ftf-bpf: tracing %s into %s; Ctrl-C to stop\n",
+			what, o->output);
+		return;
+	}
+	ftfb_flight_snapshot_path(o->output, 1, first, sizeof(first));
+	fprintf(stderr,
+		"ftf-bpf: tracing %s, keeping the last %.3f s in memory; snapshots (%s, ...) on SIGUSR1 (kill -USR1 %d)%s and at the stop; Ctrl-C to stop\n",
+		what, (double)o->flight_ns / 1e9, first, (int)getpid(),
+		o->ntriggers ? ", at every --trigger" : "");
+}
+
+/* Why the loop stops now, or NULL to go on. */
+static const char *stop_condition(struct session *s, uint64_t now,
+				  uint64_t deadline)
+{
+	if (s->sink->err)
+		return "output error";
+	if (stop_signal)
+		return stop_signal == SIGINT ? "Ctrl-C"
+		       : stop_signal == SIGTERM ? "SIGTERM"
+						: "SIGHUP";
+	if (deadline && now >= deadline)
+		return "duration reached";
+	if (s->have_child && target_child_exited(&s->child))
+		return "command exited";
+	if (s->o->pid && target_pid_gone(s->o->pid))
+		return "traced process exited";
+	return NULL;
+}
+
+/* A snapshot per SIGUSR1 since the last look. */
+static void deliver_requests(struct session *s, uint64_t now)
+{
+	static sig_atomic_t seen;
+
+	while (seen != snapshot_signals) {
+		seen++;
+		s->sink->ops->request(s->sink, "SIGUSR1");
+		s->sink->ops->tick(s->sink, now);
+	}
+}
+
+/* Once a second: the drops, and the status line where it is shown. */
+static void status_tick(struct session *s, uint64_t now, uint64_t *last_ns,
+			uint64_t *last_events)
+{
+	double dt = (double)(now - *last_ns) / 1e9;
+
+	if (now - *last_ns < STATUS_INTERVAL_NS)
+		return;
+	record_drops(s);
+	if (s->status_line)
+		report_status(stderr, (double)(now - s->start_ns) / 1e9,
+			      dt > 0 ? (double)(s->events - *last_events) / dt
+				     : 0,
+			      report_total(s->drops),
+			      s->sink->ops->bytes(s->sink),
+			      s->sink->bytes_label);
+	*last_events = s->events;
+	*last_ns = now;
+}
+
+/* Signals, the start, the -- CMD let go; then the loop: poll, deliver,
+ * ticks, stop conditions. Non-zero only if the CMD could not start (a
+ * ring buffer error stops the loop, and the finish still drains). */
+int session_loop(struct session *s)
+{
+	const struct cli_opts *o = s->o;
+	uint64_t deadline = 0, last_status, last_events = 0;
+	char err[1024];
+
+	install_signals();
+	s->start_ns = ftfb_mono_ns();
+	if (o->duration_ns)
+		deadline = s->start_ns + o->duration_ns;
+	if (s->have_child &&
+	    target_release(&s->child, o->cmd[0], err, sizeof(err))) {
+		s->start_ns = 0; /* not started: no summary, no trace */
+		return fail(s, err);
+	}
+	/* Started: only now does the trace replace what was at -o. */
+	if (s->sink->ops->commit(s->sink, err, sizeof(err)))
+		return fail(s, err);
+	if (!o->quiet)
+		say_tracing(s);
+	s->status_line = !o->quiet && (o->force_status || isatty(STDERR_FILENO));
+	last_status = s->start_ns;
+	for (;;) {
+		int r = ftfb_loader_poll(s->loader, POLL_MS, on_event, s);
+		uint64_t now = ftfb_mono_ns();
+		const char *why;
+
+		if (r < 0 && r != -EINTR && !s->sink->err) {
+			/* what the rings hold is still drained */
+			snprintf(err, sizeof(err),
+				 "reading the BPF ring buffer failed: %s",
+				 strerror(-r));
+			fail(s, err);
+			s->stop_reason = "ring buffer error";
+			return 0;
+		}
+		why = stop_condition(s, now, deadline);
+		if (why) {
+			s->stop_reason = why;
+			return 0;
+		}
+		deliver_requests(s, now);
+		s->sink->ops->tick(s->sink, now);
+		status_tick(s, now, &last_status, &last_events);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* finish and close                                                     */
+/* ------------------------------------------------------------------ */
+
+/* The trace stopped (-d, a signal) with the command still running: it
+ * is not left behind, reparented to init. As perf record does, it gets
+ * SIGTERM and is waited for (a few seconds). False if it still runs. */
+static bool stop_command(struct session *s)
+{
+	if (target_child_exited(&s->child))
+		return true;
+	if (!s->o->quiet)
+		fprintf(stderr, "ftf-bpf: stopping '%s' (pid %d) with SIGTERM\n",
+			s->o->cmd[0], s->child.pid);
+	if (target_stop(&s->child, STOP_COMMAND_WAIT_MS))
+		return true;
+	fprintf(stderr,
+		"ftf-bpf: '%s' (pid %d) still runs %d s after SIGTERM: left running (kill -KILL %d)\n",
+		s->o->cmd[0], s->child.pid, STOP_COMMAND_WAIT_MS / 1000,
+		s->child.pid);
+	return false;
+}
+
+/* "'make' exited with status 2" */
+static void say_child_status(const struct session *s)
+{
+	int st = s->child.status;
+
+	if (!s->have_child || !s->child.exited || s->o->quiet)
+		return;
+	if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
+		fprintf(stderr, "ftf-bpf: '%s' exited with status %d\n",
+			s->o->cmd[0], WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		fprintf(stderr, "ftf-bpf: '%s' was killed by signal %d (%s)\n",
+			s->o->cmd[0], WTERMSIG(st), strsignal(WTERMSIG(st)));
+}
+
+void session_finish(struct session *s)
+{
+	char err[1024];
+
+	/* Whatever is still in the rings belongs to the trace. */
+	if (!s->sink->err) {
+		int r = ftfb_loader_drain(s->loader, on_event, s);
+
+		if (r < 0 && !s->sink->err) {
+			snprintf(err, sizeof(err),
+				 "reading the last events from the BPF buffers failed: %s; the trace may miss events from the end",
+				 strerror(-r));
+			fail(s, err);
+		}
+	}
+	record_drops(s);
+	if (s->status_line)
+		report_status_clear(stderr);
+	if (s->sink->ops->finish(s->sink, ftfb_mono_ns(), s->stop_reason))
+		s->rc = 1;
+	if (s->have_child && !stop_command(s))
+		s->rc = 1;
+	say_child_status(s);
+}
+
+static void summary(const struct session *s)
+{
+	const struct ftfb_report_ctx ctx = {
+		.drops = s->drops,
+		.loader = s->loader,
+		.syscalls = s->o->syscalls,
+	};
+
+	const struct cli_opts *o = s->o;
+	const uint64_t *by_kind = s->sink->ops->by_kind(s->sink);
+
+	report_head(stderr, s->stop_reason,
+		    (double)(ftfb_mono_ns() - s->start_ns) / 1e9, by_kind,
+		    s->events, s->drops, s->sink->err != 0);
+	if (!o->all && !o->follow_children && (o->nuprobes || o->python))
+		report_hint_children(stderr, by_kind);
+	s->sink->ops->summary(s->sink, &ctx, stderr);
+}
+
+int session_close(struct session *s)
+{
+	/* The links are closed last (ftfb_loader_close below): recording
+	 * stopped at the drain, and the kernel's release of a link can take
+	 * minutes on a busy machine, which neither the trace nor the
+	 * summary waits for. */
+	if (s->loader)
+		ftfb_loader_stop_recording(s->loader);
+	if (s->have_child && !s->child.exited && s->child.go_fd > 0)
+		target_abort(&s->child);
+	if (s->sink) {
+		s->sink->ops->close_output(s->sink);
+		if (s->sink->err) {
+			fprintf(stderr,
+				"ftf-bpf: %s; the trace holds the whole records written before the error\n",
+				s->sink->errmsg);
+			s->rc = 1;
+		}
+		if (s->start_ns && !s->o->quiet)
+			summary(s);
+	}
+	ftfb_loader_close(s->loader);
+	if (s->sink)
+		s->sink->ops->free(s->sink);
+	ftfb_symbolizer_free(s->sym);
+	free(s->trigger_ns);
+	ftfb_uprobe_set_free(&s->probes);
+	ftfb_usdt_set_free(&s->usdt);
+	return s->rc;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sources.h - the event sources of a trace, one row each (as wprof's
+ * capture_features[]): its name, the option that turns it on, its BPF
+ * object and programs, when it is wanted, how it is attached, and the
+ * raw event kinds it emits (rows of event_kinds.c). A new source is a
+ * BPF file, a row here, a handler in the event-kind table and its option.
+ *
+ * The scheduling programs are loaded and attached with the loader itself
+ * (ftfb_loader_open, --no-sched leaves only the buffer flushers): every
+ * other source depends on them for the rings, the traced set and the
+ * flush of the per-CPU buffers.
+ */
+#ifndef FTFB_SOURCES_H
+#define FTFB_SOURCES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "events.h"
+
+struct session;
+
+#define FTFB_SOURCE_MAX_KINDS 9
+
+struct ftfb_source {
+	const char *name;     /* "syscalls" */
+	const char *option;   /* "--syscalls[=LIST]" */
+	const char *object;   /* "bpf/syscalls.bpf.c" */
+	const char *programs; /* "ftfb_sys_enter, ftfb_sys_exit" */
+	/* the kinds it emits, 0-terminated */
+	enum ftfb_kind kinds[FTFB_SOURCE_MAX_KINDS];
+	bool (*wanted)(const struct session *s);
+	/* NULL: attached by ftfb_loader_open; else 0, or -errno with one
+	 * line in err */
+	int (*attach)(struct session *s, char *err, size_t errlen);
+};
+
+extern const struct ftfb_source ftfb_sources[];
+extern const size_t ftfb_nsources;
+
+/* Attaches every wanted source, in the table's order (the uprobes arm
+ * the USDT probes with them, after both are attached). 0, or -errno with
+ * one line in err. */
+int ftfb_sources_attach(struct session *s, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * translate_priv.h - the translator's helpers shared by its parts
+ * (translate.c, translate_usdt.c, event_kinds.c) and its state, which
+ * white-box tests may read; not for the tool.
+ */
+#ifndef FTFB_TRANSLATE_PRIV_H
+#define FTFB_TRANSLATE_PRIV_H
+
+#include "proctree.h"
+#include "translate.h"
+
+/* Open USDT slices, all threads together (a pool: no allocation per
+ * event); a task's form a stack through `below`. */
+struct ftfb_uslice {
+	/* the START hit as the BPF side sent it: its strings are interned
+	 * only when the slice is written (an id taken at the start could be
+	 * a temporary one, reused by then), and a flight-recorder snapshot
+	 * can begin the slice again with them */
+	struct ftfb_usdt start;
+	uint32_t below; /* index + 1 of the one under it, 0: none */
+	/* the thread's uprobe call depth at the START */
+	uint32_t depth0;
+	/* it crosses another slice of the thread (a pair that ended while
+	 * this one was open above it, a call it started in that returned
+	 * before its END, or a call its END is in that began after its
+	 * START): written on an async track, where Perfetto keeps it */
+	bool crossed;
+};
+
+/* Per CPU: the task the last switch put on it (tid + 1, 0: none to end
+ * later: idle, unfollowed or not seen yet) and its prio. */
+#define FTFB_TR_MAX_CPUS 1024
+struct ftfb_cpu_on {
+	uint32_t tid_plus1;
+	int32_t prio;
+};
+
+/* --events=io: argument names (0: not interned yet), requests seen,
+ * the lanes of requests in flight together (see translate_blockio.c) */
+#define FTFB_IO_MAX_LANES 1024
+struct ftfb_io_lane {
+	uint32_t tgid, tid; /* the process (or disk), the lane's pseudo tid */
+	uint64_t last_end;  /* the end of its last request */
+};
+
+struct ftfb_tr_blockio {
+	int s_cat, s_disk, s_sector, s_bytes, s_queue_ns, s_device_ns, s_flags,
+		s_error, s_tid;
+	uint64_t requests;
+	uint64_t lanes_full; /* requests not written: no lane left */
+	uint32_t nlanes;
+	struct ftfb_io_lane lanes[FTFB_IO_MAX_LANES];
+};
+
+/* --events=mem: names (0: not yet) and the page size */
+struct ftfb_tr_mem {
+	int s_mm, s_rss, s_fault, s_addr, s_blocked, s_write;
+	int s_member[FTFB_RSS_MEMBERS];
+	uint64_t page_size;
+};
+
+/* --events=irq: names (0: not yet) */
+struct ftfb_tr_irq {
+	int s_irq, s_softirq, s_nr, s_tid;
+};
+
+struct ftfb_translator {
+	struct ftfb_translator_opts o;
+	struct ftf_writer *w;
+	struct ftfb_proctable pt;
+	struct ftfb_translator_stats st;
+	struct ftfb_func_stats *fstats; /* nfuncs */
+	int *func_name_id; /* nfuncs; 0 unknown, -1 use temp slots */
+	int *func_cat_id;
+	int temp_next;
+	bool ids_exhausted; /* the writer ran out of string ids */
+	/* argument and event names, interned at init */
+	int s_incoming_weight, s_outgoing_weight, s_waker;
+	int s_unfinished, s_before_window, s_ret, s_arg[FTFB_MAX_ARGS];
+	int s_drop_name, s_drop_cat, s_total, s_kind[FTFB_EV_KIND_MAX];
+	/* system calls: their names (0: not interned yet), category, the
+	 * error argument and error names, per-call statistics */
+	int s_syscall, s_error;
+	int sys_name_id[FTFB_NR_SYSCALLS];
+	int errno_name_id[FTFB_MAX_ERRNO + 1];
+	struct ftfb_func_stats sys_stats[FTFB_NR_SYSCALLS];
+	/* USDT: name and category ids per probe (0: not yet), the default
+	 * argument names, the open slices' pool and its free list */
+	int *usdt_name_id, *usdt_cat_id;
+	int s_uarg[FTFB_USDT_MAX_ARGS], s_end_arg[FTFB_USDT_MAX_ARGS];
+	struct ftfb_uslice *uslices;
+	uint32_t uslice_free; /* index + 1, 0: none */
+	uint64_t uslice_async_id; /* the last async id given */
+	struct ftfb_tr_blockio blk; /* --events: translate_blockio.c, */
+	struct ftfb_tr_mem mem;	    /* translate_mem.c, */
+	struct ftfb_tr_irq irq;	    /* translate_irq.c */
+	bool drops_written;
+	struct ftfb_proctree ptree; /* command lines waiting to be written */
+	struct ftfb_cpu_on cpu_on[FTFB_TR_MAX_CPUS];
+	uint64_t last_ts; /* newest event timestamp seen (mono ns) */
+};
+
+/* In place (the tests' harness keeps one in a struct): 0 or a negative
+ * errno; free undoes it. */
+int ftfb_translator_init(struct ftfb_translator *t,
+			 const struct ftfb_translator_opts *o);
+void ftfb_translator_free(struct ftfb_translator *t);
+
+/* mono ns -> the trace's ticks */
+uint64_t ftfb_tr_ticks(struct ftfb_translator *t, uint64_t ns);
+/* string id of s (permanent, or a temporary slot once ids run out:
+ * *temp then true) */
+int ftfb_tr_str_id(struct ftfb_translator *t, const char *s, size_t len,
+		   bool *temp);
+/* the task, created (and named) on first sight */
+int ftfb_tr_ensure_task(struct ftfb_translator *t, uint32_t tid,
+			uint32_t tgid_hint, struct ftfb_task **out);
+/* its thread ref, a slot assigned if needed */
+int ftfb_tr_thread_ref(struct ftfb_translator *t, struct ftfb_task *k);
+
+/* a string id kept in *cache once interned for good (a temporary one is
+ * returned, not kept); 0 in *cache: not yet */
+int ftfb_tr_cached_id(struct ftfb_translator *t, int *cache, const char *s);
+/* a task of no process of Linux (a disk, a cpu's interrupts), named
+ * `name`, created (process and thread records) on first use; pseudo ids
+ * are above any pid (pid_max is at most 2^22) */
+#define FTFB_PSEUDO_IRQ_PID 0x7b000000u  /* + 1 + cpu: its threads */
+#define FTFB_PSEUDO_MAX_CPUS 4096
+#define FTFB_PSEUDO_DISK_PID 0x7c000000u /* + major:minor in 22 bits */
+#define FTFB_PSEUDO_LANE_TID 0x7d000000u /* + n: block I/O lanes */
+int ftfb_tr_pseudo_task(struct ftfb_translator *t, uint32_t tid,
+			uint32_t tgid, const char *name,
+			struct ftfb_task **out);
+
+/* translate_blockio.c, translate_irq.c, translate_mem.c: the --events
+ * handlers, of one raw event (at least its kind's size) each */
+int ftfb_tr_ev_block_io(struct ftfb_translator *t, const void *data,
+			size_t size);
+int ftfb_tr_ev_irq(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_rss(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_fault(struct ftfb_translator *t, const void *data,
+		     size_t size);
+
+/* translate_usdt.c */
+int ftfb_tr_usdt_init(struct ftfb_translator *t);
+void ftfb_tr_usdt_free(struct ftfb_translator *t);
+int ftfb_tr_usdt(struct ftfb_translator *t, const struct ftfb_usdt *e);
+/* k's uprobe call depth fell: its open slices begun deeper cross the call
+ * that returned */
+void ftfb_tr_usdt_call_ended(struct ftfb_translator *t, struct ftfb_task *k);
+/* ends k's open USDT slices at ns, marked unfinished */
+int ftfb_tr_usdt_close(struct ftfb_translator *t, struct ftfb_task *k,
+		       uint64_t ns);
+
+/* The translator's handler of each event kind (event_kinds.c's table):
+ * data is an event of at least the kind's size. */
+int ftfb_tr_ev_switch(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_wakeup(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_fork(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_exec(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_rename(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_exit(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_taskname(struct ftfb_translator *t, const void *data,
+			size_t size);
+int ftfb_tr_ev_uentry(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_uret(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_senter(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_sexit(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_usdt(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_stack(struct ftfb_translator *t, const void *data, size_t size);
+
+#endif
