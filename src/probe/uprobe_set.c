@@ -7,9 +7,11 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "probespec.h"
@@ -171,8 +173,57 @@ static int drop_unprobeable(struct ftfb_symlist *sl, const char *spec,
 	return 0;
 }
 
+/* Whether @cand (a path as the target sees it, or a name on our PATH) is
+ * the file @st describes. */
+static bool same_file(int pid, const char *cand, const struct stat *st)
+{
+	char path[PATH_MAX];
+	struct stat cs;
+
+	if (cand[0] == '/')
+		snprintf(path, sizeof(path), "/proc/%d/root%s", pid, cand);
+	else if (strchr(cand, '/'))
+		snprintf(path, sizeof(path), "/proc/%d/cwd/%s", pid, cand);
+	else if (ftfb_probespec_find_binary(cand, 0, path, sizeof(path), NULL,
+					    0) != 0)
+		return false;
+	return stat(path, &cs) == 0 && cs.st_dev == st->st_dev &&
+	       cs.st_ino == st->st_ino;
+}
+
+/* The category of the functions of @binary: its short name, except for
+ * the target's own executable started through a symlink of another name
+ * (/usr/bin/redis-server -> redis-check-rdb): then the name it was
+ * started by, as the user knows it (argv[0], or its first word when the
+ * process set a title such as redis's "redis-server *:6379", when that
+ * still names the same file). */
+static void category_of(const char *binary, int pid, char *cat, size_t len)
+{
+	char exe[64], argv0[PATH_MAX] = "";
+	struct stat bs, es;
+	FILE *f;
+
+	ftfb_short_binary_name(binary, cat, len);
+	if (pid <= 0)
+		return;
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
+	if (stat(binary, &bs) || stat(exe, &es) || bs.st_dev != es.st_dev ||
+	    bs.st_ino != es.st_ino)
+		return;
+	snprintf(exe, sizeof(exe), "/proc/%d/cmdline", pid);
+	f = fopen(exe, "re");
+	if (!f)
+		return;
+	argv0[fread(argv0, 1, sizeof(argv0) - 1, f)] = '\0';
+	fclose(f);
+	if (argv0[0] && !same_file(pid, argv0, &bs))
+		argv0[strcspn(argv0, " ")] = '\0';
+	if (argv0[0] && same_file(pid, argv0, &bs))
+		ftfb_short_binary_name(argv0, cat, len);
+}
+
 /* The cookie -> (name, category) table, in spec order. */
-static int make_table(struct ftfb_uprobe_set *u, size_t total)
+static int make_table(struct ftfb_uprobe_set *u, int pid, size_t total)
 {
 	size_t k = 0;
 
@@ -185,7 +236,7 @@ static int make_table(struct ftfb_uprobe_set *u, size_t total)
 			struct ftfb_sym *s = &u->lists[i].v[j];
 			char cat[256];
 
-			ftfb_short_binary_name(s->binary, cat, sizeof(cat));
+			category_of(s->binary, pid, cat, sizeof(cat));
 			u->categories[k] = strdup(cat);
 			if (!u->categories[k])
 				return -ENOMEM;
@@ -224,7 +275,7 @@ int ftfb_uprobe_set_build(struct ftfb_uprobe_set *u, const char *const *specs,
 			return r;
 		total += u->lists[i].n;
 	}
-	return make_table(u, total);
+	return make_table(u, pid, total);
 }
 
 void ftfb_uprobe_set_free(struct ftfb_uprobe_set *u)

@@ -3,7 +3,7 @@
 """Real-BPF integration tests of uprobe slices (run as root).
 
 usage: test_uprobe.py MODE FTF_BPF FTF_DUMP WORKLOAD WORKLOAD_LIB OUTDIR
-MODE: pid | cmd | children
+MODE: pid | cmd | children | symlink
 
 The workload (tests/probe/workload.c) has exactly known behaviour: 3
 threads "wl-worker-0..2", each calling work_a 1000 times (returning 2i+1),
@@ -34,7 +34,7 @@ def int_args(argtext):
     return {k: int(v) for k, v in re.findall(r"(\w+): u?int64\((-?\d+)\)", argtext)}
 
 
-def check_trace(t, pid, stderr):
+def check_trace(t, pid, stderr, main_cat="workload"):
     check(t.check_code == 0, f"ftf-dump --check accepts the trace ({t.check_out.strip()})")
     check(ends_on_record_boundary(t.path), "the file ends on a record boundary")
     check("lost: 0 events" in stderr, "the summary reports 0 lost events")
@@ -93,14 +93,14 @@ def check_trace(t, pid, stderr):
     cats = {e[3] for e in t.events if e[4] == "wl_lib_add"}
     check(cats == {"libftfbwl"}, f"library calls have the library's category: {cats}")
     cats = {e[3] for e in t.events if e[4] == "work_a"}
-    check(cats == {"workload"}, f"main-binary calls have the binary's category: {cats}")
+    check(cats == {main_cat}, f"main-binary calls have the category {main_cat!r}: {cats}")
     # Scheduling is recorded too (the default for -p and --).
     check(any(s[4] in tids.values() for s in t.switches), "the workers' context switches are in the same trace")
 
 
-def mode_pid(tool, ftf_dump, workload, lib, outdir):
+def mode_pid(tool, ftf_dump, workload, lib, outdir, started_as=None):
     out = os.path.join(outdir, "uprobe-pid.fxt")
-    wl = subprocess.Popen([workload, "--wait-stdin"], stdin=subprocess.PIPE,
+    wl = subprocess.Popen([started_as or workload, "--wait-stdin"], stdin=subprocess.PIPE,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = wl.stdout.readline().split()
     pid = int(line[1])
@@ -111,7 +111,20 @@ def mode_pid(tool, ftf_dump, workload, lib, outdir):
     check(wl.returncode == 0, f"the workload ran to completion (exit {wl.returncode}; {wl_err.strip()[-300:]})")
     rc = tr.wait()
     check(rc == 0, f"ftf-bpf exited 0 (got {rc})")
-    check_trace(Trace(ftf_dump, out), pid, tr.stderr)
+    check_trace(Trace(ftf_dump, out), pid, tr.stderr,
+                os.path.basename(started_as) if started_as else "workload")
+
+
+def mode_symlink(tool, ftf_dump, workload, lib, outdir):
+    """-p of a process started through a symlink of another name (as
+    /usr/bin/redis-server -> redis-check-rdb): /proc/PID/exe names the
+    target, the user knows the link's name; the category is the link's."""
+    alias = os.path.join(os.path.dirname(os.path.abspath(workload)), "wl-alias")
+    if os.path.lexists(alias):
+        os.unlink(alias)
+    os.symlink(os.path.basename(workload), alias)
+    print(f"  {alias} -> {os.readlink(alias)}")
+    mode_pid(tool, ftf_dump, workload, lib, outdir, started_as=alias)
 
 
 def mode_cmd(tool, ftf_dump, workload, lib, outdir):
@@ -181,7 +194,7 @@ def main():
     skip_unless_root()
     mode, tool, ftf_dump, workload, lib, outdir = sys.argv[1:7]
     os.makedirs(outdir, exist_ok=True)
-    fn = {"pid": mode_pid, "cmd": mode_cmd, "children": mode_children}[mode]
+    fn = {"pid": mode_pid, "cmd": mode_cmd, "children": mode_children, "symlink": mode_symlink}[mode]
     run_main(lambda: fn(tool, ftf_dump, workload, lib, outdir))
 
 
