@@ -39,7 +39,12 @@ enum ftfb_kind {
 	FTFB_EV_STACK_OFF = 15, /* struct ftfb_stack: a time off CPU */
 	FTFB_EV_USDT = 16,      /* struct ftfb_usdt */
 	FTFB_EV_PYCODE = 17,    /* struct ftfb_pycode (bpf/pystack.h) */
-	FTFB_EV_KIND_MAX = 18,  /* (the drops counter lists the kinds that
+	FTFB_EV_BLOCK_IO = 18,  /* struct ftfb_block_io (--events=io) */
+	FTFB_EV_IRQ = 19,       /* struct ftfb_irq (--events=irq) */
+	FTFB_EV_RSS = 20,       /* struct ftfb_rss (--events=mem) */
+	FTFB_EV_FAULT = 21,     /* struct ftfb_fault (--events=mem) */
+	FTFB_EV_STACK_WAKER = 22, /* struct ftfb_stack (--events=waker) */
+	FTFB_EV_KIND_MAX = 23,  /* (the drops counter lists the kinds that
 				 * lost events, at most 14 of them) */
 };
 
@@ -220,6 +225,10 @@ struct ftfb_batch {
  * again after its table of sent hashes evicted it). The Python frames
  * of a CPython thread (bpf/pystack.h) are a third stack of the same kind,
  * their py.n entries after the kernel ips. */
+/* FTFB_EV_STACK_WAKER (--events=waker with --stacks): the stacks of the
+ * task that wakes a traced thread (hdr.tid/tgid = the waker, current at
+ * sched_waking; tid 0: an interrupt on an idle cpu), hdr.ts the wakeup,
+ * weight 1. */
 #define FTFB_STACK_MAX_DEPTH 127
 struct ftfb_stack {
 	struct ftfb_hdr hdr;
@@ -231,6 +240,82 @@ struct ftfb_stack {
 	__u32 _pad;
 	struct ftfb_py_part py;
 	/* then __u64 ips[nu + nk + py.n] */
+};
+
+/* --events=io: one block request, sent at its completion. hdr.ts = the
+ * completion, hdr.tid/tgid = the task that submitted it (0 if unknown:
+ * a request the kernel made, e.g. a flush, with -a), hdr.cpu = the cpu it
+ * completed on. start_ns: when it was made from its bios (block_io_start,
+ * in the submitter's context), insert_ns: when it entered the I/O
+ * scheduler's queue (0: never queued), issue_ns: when it went to the
+ * driver. op: REQ_OP_* (0 read, 1 write, 2 flush, 3 discard, ...), flags:
+ * FTFB_BLK_*; bytes as the completion reports them; dev: the disk's
+ * major << 20 | first minor, disk its name (truncated to 15). */
+#define FTFB_DISK_NAME_LEN 16
+#define FTFB_BLK_SYNC 0x1
+#define FTFB_BLK_META 0x2
+#define FTFB_BLK_FUA 0x4
+#define FTFB_BLK_PREFLUSH 0x8
+struct ftfb_block_io {
+	struct ftfb_hdr hdr;
+	__u64 start_ns;
+	__u64 insert_ns;
+	__u64 issue_ns;
+	__u64 sector;
+	__u32 bytes;
+	__u32 dev;
+	__u8 op;
+	__u8 flags;
+	__u16 _pad;
+	__s32 error;
+	char disk[FTFB_DISK_NAME_LEN];
+};
+
+/* --events=irq: one hard interrupt handler run or one softirq run, sent
+ * at its end. hdr.ts = its end, hdr.cpu its cpu, hdr.tid/tgid the task
+ * it interrupted (0: the idle task). soft: 0 for a hard interrupt (nr is
+ * the irq, name the handler's name, handled its return: IRQ_HANDLED 1,
+ * IRQ_NONE 0), 1 for a softirq (nr the vector: HI, TIMER, NET_TX, ...). */
+struct ftfb_irq {
+	struct ftfb_hdr hdr;
+	__u64 start_ns;
+	__u32 nr;
+	__u8 soft;
+	__u8 handled;
+	__u16 _pad;
+	char name[FTFB_COMM_LEN];
+};
+#define FTFB_NR_SOFTIRQS 10
+
+/* --events=mem: a traced process's resident memory changed (rss_stat).
+ * hdr.tid = hdr.tgid = the process (the mm's owner), member: 0 file
+ * pages, 1 anonymous, 2 swap entries, 3 shared memory; pages: its new
+ * value, exact (the per-cpu parts of the kernel's counter summed). */
+#define FTFB_RSS_FILE 0
+#define FTFB_RSS_ANON 1
+#define FTFB_RSS_SWAP 2
+#define FTFB_RSS_SHMEM 3
+#define FTFB_RSS_MEMBERS 4
+struct ftfb_rss {
+	struct ftfb_hdr hdr;
+	__u32 member;
+	__u32 _pad2;
+	__s64 pages;
+};
+
+/* --events=mem: a page fault from user mode during which the thread
+ * blocked (a major fault: a read from disk or swap, a wait for a page
+ * another task reads, reclaim), sent when the thread runs again. hdr.ts =
+ * then, start_ns = the fault (page_fault_user), blocked_ns = its time off
+ * CPU, addr the faulting address, error the x86 page fault error code
+ * (bit 1: a write, bit 4: an instruction fetch). */
+struct ftfb_fault {
+	struct ftfb_hdr hdr;
+	__u64 start_ns;
+	__u64 blocked_ns;
+	__u64 addr;
+	__u32 error;
+	__u32 _pad2;
 };
 
 /* Linux task state bits (include/linux/sched.h) as they appear in

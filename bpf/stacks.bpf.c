@@ -42,6 +42,15 @@ struct {
 	__type(value, struct stack_buf);
 } scratch SEC(".maps");
 
+/* the waker's sample being built (--events=waker): apart, as the on-CPU
+ * sampler's timer interrupt may come in the middle of it */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct stack_buf);
+} waker_scratch SEC(".maps");
+
 /* the stack hashes whose ips userspace has */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -223,6 +232,36 @@ static __always_inline void woke(struct task_struct *next, __u64 now, __u32 cpu)
  * the program, bpf_trace_run4, __traceiter_sched_switch (Linux 6.x); the
  * stack then starts at __schedule. */
 #define TP_FRAMES 3
+
+/* --events=waker (loaded only then): at each wakeup of a traced thread,
+ * the stacks of the task that wakes it (current). The frames of the call
+ * of this program are those of sched_switch's (TP_FRAMES): the kernel
+ * stack starts at try_to_wake_up. */
+SEC("?tp_btf/sched_waking")
+int BPF_PROG(ftfb_waker_stack, struct task_struct *p)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 cpu = bpf_get_smp_processor_id(), zero = 0;
+	struct ftfb_uw_regs ur;
+	struct stack_buf *s;
+
+	if (!recorded(p->pid, p->tgid))
+		return 0;
+	s = bpf_map_lookup_elem(&waker_scratch, &zero);
+	if (!s)
+		return 0;
+	s->ev.hdr.ts = bpf_ktime_get_ns();
+	s->ev.hdr.cpu = cpu;
+	s->ev.hdr.tid = (__u32)id;
+	s->ev.hdr.tgid = id >> 32;
+	s->ev.weight = 1;
+	/* (a kernel thread or an interrupt on an idle CPU: no user stack) */
+	take_stacks(ctx, s, id >> 32, TP_FRAMES,
+		    ftfb_uw_task_regs(bpf_get_current_task_btf(), &ur) ? &ur
+								       : NULL);
+	send(s, FTFB_EV_STACK_WAKER, cpu);
+	return 0;
+}
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(ftfb_offcpu_switch, bool preempt, struct task_struct *prev,

@@ -176,6 +176,25 @@ void cli_usage(FILE *f, const char *prog)
 "      --no-python-stacks\n"
 "                         with -g: native frames only, also in CPython\n"
 "\n"
+"Other events (each off unless listed):\n"
+"      --events LIST      more event sources, each off unless listed; LIST:\n"
+"                         io, mem, irq, waker, comma-separated (of the\n"
+"                         traced processes; with -a of all), e.g.\n"
+"                         --events=io,irq:\n"
+"                           io    each block request from its making to its\n"
+"                                 completion, as a slice in the process that\n"
+"                                 made it and in its disk (op, sector, bytes,\n"
+"                                 queue and device time)\n"
+"                           mem   resident memory (rss:file, rss:anon,\n"
+"                                 rss:swap, rss:shmem counters in bytes), and\n"
+"                                 user page faults in which a thread slept, as\n"
+"                                 slices on the thread\n"
+"                           irq   hard and soft interrupts as slices on one\n"
+"                                 track per CPU (with -p/--: those that\n"
+"                                 interrupted a traced thread)\n"
+"                           waker with -g: the waker's stacks at each wakeup\n"
+"                                 of a traced thread (timebase 'waker')\n"
+"\n"
 "Flight recorder (keep the last seconds in memory, write them on demand):\n"
 "  -F, --flight-recorder DUR  record as usual but keep only the events of the\n"
 "                         last DUR in memory and write nothing until a\n"
@@ -256,6 +275,7 @@ enum {
 	OPT_PYTHON,
 	OPT_COMPRESS,
 	OPT_FREQ,
+	OPT_EVENTS,
 };
 
 static const struct option long_opts[] = {
@@ -278,6 +298,7 @@ static const struct option long_opts[] = {
 	{ "python", no_argument, NULL, OPT_PYTHON },
 	{ "stacks", no_argument, NULL, 'g' },
 	{ "freq", required_argument, NULL, OPT_FREQ },
+	{ "events", required_argument, NULL, OPT_EVENTS },
 	{ "flight-recorder", required_argument, NULL, 'F' },
 	{ "flight-size", required_argument, NULL, OPT_FLIGHT_SIZE },
 	{ "trigger", required_argument, NULL, OPT_TRIGGER },
@@ -296,6 +317,45 @@ bool cli_gz_name(const char *path)
 	size_t n = strlen(path);
 
 	return n > 3 && !strcmp(path + n - 3, ".gz");
+}
+
+/* --events=LIST: io, mem, irq, waker, comma-separated. */
+static int parse_events(const char *list, unsigned *mask, char *err,
+			size_t errlen)
+{
+	static const struct {
+		const char *name;
+		unsigned bit;
+	} names[] = {
+		{ "io", CLI_EV_IO },
+		{ "mem", CLI_EV_MEM },
+		{ "irq", CLI_EV_IRQ },
+		{ "waker", CLI_EV_WAKER },
+	};
+	const char *p = list;
+
+	if (!*p)
+		return fail(err, errlen,
+			    "--events needs a list: e.g. --events=io,mem,irq,waker");
+	while (*p) {
+		size_t len = strcspn(p, ","), i;
+
+		for (i = 0; i < sizeof(names) / sizeof(*names); i++)
+			if (strlen(names[i].name) == len &&
+			    !strncmp(p, names[i].name, len))
+				break;
+		if (i == sizeof(names) / sizeof(*names))
+			return fail(err, errlen,
+				    "unknown event source '%.*s' in --events: give any of io, mem, irq, waker",
+				    (int)len, p);
+		*mask |= names[i].bit;
+		p += len;
+		if (*p == ',' && !*++p)
+			return fail(err, errlen,
+				    "--events=%s ends with a comma: give any of io, mem, irq, waker",
+				    list);
+	}
+	return 0;
 }
 
 /* --trigger 'SPEC>DUR' or 'SPEC'. */
@@ -405,6 +465,8 @@ static int parse_record_opt(int c, const char *arg, struct cli_opts *o,
 			return fail(err, errlen,
 				    "--syscalls= needs names: e.g. --syscalls=read,write,'*sock*', or --syscalls for all");
 		return 0;
+	case OPT_EVENTS:
+		return parse_events(arg, &o->events, err, errlen);
 	case OPT_ARGS:
 		if (parse_int(arg, 0, FTFB_MAX_ARGS, &v))
 			return fail(err, errlen,
@@ -621,12 +683,15 @@ static int check_combinations(struct cli_opts *o, const struct parse_state *ps,
 			      char *err, size_t errlen)
 {
 	if (o->no_sched && o->nuprobes == 0 && !o->syscalls && !o->python &&
-	    !o->stacks)
+	    !o->stacks && !o->events)
 		return fail(err, errlen,
-			    "--no-sched leaves nothing to record: add -u SPEC or --syscalls (or --stacks), or drop --no-sched");
+			    "--no-sched leaves nothing to record: add -u SPEC or --syscalls (or --stacks, --events), or drop --no-sched");
 	if (o->no_python_stacks && !o->stacks)
 		return fail(err, errlen,
 			    "--no-python-stacks changes what --stacks (-g) records: add -g or drop it");
+	if ((o->events & CLI_EV_WAKER) && !o->stacks)
+		return fail(err, errlen,
+			    "--events=waker records the waker's stacks: add --stacks (-g)");
 	if (o->freq_hz && !o->stacks)
 		return fail(err, errlen,
 			    "--freq sets the rate of stack samples: add --stacks (-g)");

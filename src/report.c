@@ -207,6 +207,10 @@ void report_stacks(FILE *f, const struct ftfb_stackprof *sp,
 			(unsigned long long)st->python_samples,
 			(unsigned long long)st->python_interleaved,
 			st->unknown_pycodes ? "; some Python functions unnamed (their strings were lost)" : "");
+	if (st->samples[FTFB_STACK_WAKER] || ctx->drops[FTFB_EV_STACK_WAKER])
+		fprintf(f, "  stacks: %llu waker stacks (%llu lost)\n",
+			(unsigned long long)st->samples[FTFB_STACK_WAKER],
+			(unsigned long long)ctx->drops[FTFB_EV_STACK_WAKER]);
 	if (st->unknown_stacks)
 		fprintf(f,
 			"  stacks: %llu samples name a stack whose frames were lost (written without them)\n",

@@ -227,6 +227,7 @@ static int open_loader(struct session *s, char *err, size_t errlen)
 		.exclude_self = true,
 		.background_detach = true,
 		.python_stacks = o->stacks && !o->no_python_stacks,
+		.waker_stacks = (o->events & CLI_EV_WAKER) != 0,
 	};
 	int pids[2] = { o->pid, s->have_child ? s->child.pid : 0 };
 	int r;

@@ -297,7 +297,8 @@ int ftfb_flight_event(struct ftfb_flight *f, const void *data, size_t size)
 			return err;
 	}
 	if (f->stack_store && (h->kind == FTFB_EV_STACK_ON ||
-			       h->kind == FTFB_EV_STACK_OFF) &&
+			       h->kind == FTFB_EV_STACK_OFF ||
+			       h->kind == FTFB_EV_STACK_WAKER) &&
 	    (err = keep_stacks(f, data, size)))
 		return err;
 	/* an exec: the process's maps are another image's from now on (its

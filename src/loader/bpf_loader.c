@@ -37,6 +37,9 @@
 #include "usdt.skel.h"
 #include "stacks.skel.h"
 #include "unwind_maps.h"
+#include "blockio.skel.h"
+#include "irq.skel.h"
+#include "mem.skel.h"
 #include <linux/perf_event.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -65,6 +68,12 @@ struct ftfb_loader {
 	struct usdt_bpf *usdt;    /* -u usdt:... */
 	struct stacks_bpf *stk;   /* --stacks */
 	struct ftfb_uw_loader *uw; /* --stacks: the user stack walker's tables */
+	struct blockio_bpf *blk;  /* --events=io */
+	struct irq_bpf *irq;      /* --events=irq */
+	struct mem_bpf *mem;      /* --events=mem */
+	/* the `armed` flags of the --events sources attached */
+	volatile __u32 *src_armed[3];
+	int nsrc;
 	bool up_multi_loaded; /* the uprobe.multi programs are loaded */
 	bool up_multi_used;   /* uprobes attached with uprobe_multi links */
 	int ring_fds[FTFB_MAX_RINGS];
@@ -1082,6 +1091,8 @@ int ftfb_loader_attach_stacks(struct ftfb_loader *l, unsigned freq_hz,
 	}
 	SET_COMMON_RODATA(l, s);
 	s->rodata->py_enabled = l->opts.python_stacks;
+	bpf_program__set_autoload(s->progs.ftfb_waker_stack,
+				  l->opts.waker_stacks);
 	err = share_maps(l, s->obj);
 	if (!err)
 		err = ftfb_uw_prepare(s->maps.uw_rows, FTFB_UW_ROWS_DEFAULT);
@@ -1110,9 +1121,112 @@ int ftfb_loader_attach_stacks(struct ftfb_loader *l, unsigned freq_hz,
 					s->progs.ftfb_offcpu_switch),
 				errstr(err));
 	}
+	if (!err && l->opts.waker_stacks) {
+		err = attach_stack_link(
+			l, bpf_program__attach(s->progs.ftfb_waker_stack));
+		if (err)
+			set_err(errmsg, errlen, "attaching %s failed: %s",
+				bpf_program__section_name(
+					s->progs.ftfb_waker_stack),
+				errstr(err));
+	}
 	if (!err) /* both kinds start together */
 		__atomic_store_n(&s->bss->armed, 1, __ATOMIC_RELEASE);
 	return err;
+}
+
+/* ---- --events sources: one object each, opened by its caller with
+ * its rodata set (the common ones by SET_COMMON_RODATA) ---- */
+
+/* Loads the source's object (its shared maps the sched object's;
+ * through its skeleton, whose .bss then maps the kernel's) and attaches
+ * every program. */
+static int start_source(struct ftfb_loader *l, struct bpf_object_skeleton *sk,
+			struct bpf_object *obj, const char *what, char *errmsg,
+			size_t errlen)
+{
+	struct bpf_program *prog;
+	int err = share_maps(l, obj);
+
+	if (!err)
+		err = bpf_object__load_skeleton(sk);
+	if (err) {
+		set_err(errmsg, errlen, "loading the %s programs failed: %s%s",
+			what, errstr(err), load_hint(err));
+		return err;
+	}
+	bpf_object__for_each_program(prog, obj) {
+		err = attach_stack_link(l, bpf_program__attach(prog));
+		if (err) {
+			set_err(errmsg, errlen,
+				"attaching %s failed: %s%s (--events=%s needs this tracepoint)",
+				bpf_program__section_name(prog), errstr(err),
+				load_hint(err), what);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* The source records from now on (and stops with the others). */
+static int arm_source(struct ftfb_loader *l, volatile __u32 *armed)
+{
+	l->src_armed[l->nsrc++] = armed;
+	__atomic_store_n(armed, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int open_failed(const char *what, char *errmsg, size_t errlen)
+{
+	int err = -errno;
+
+	set_err(errmsg, errlen, "opening the %s programs failed: %s", what,
+		errstr(err));
+	return err;
+}
+
+int ftfb_loader_attach_blockio(struct ftfb_loader *l, char *errmsg,
+			       size_t errlen)
+{
+	int err;
+
+	if (l->blk)
+		return 0;
+	if (!(l->blk = blockio_bpf__open()))
+		return open_failed("io", errmsg, errlen);
+	SET_COMMON_RODATA(l, l->blk);
+	err = start_source(l, l->blk->skeleton, l->blk->obj, "io", errmsg,
+			   errlen);
+	return err ? err : arm_source(l, &l->blk->bss->armed);
+}
+
+int ftfb_loader_attach_irq(struct ftfb_loader *l, char *errmsg, size_t errlen)
+{
+	int err;
+
+	if (l->irq)
+		return 0;
+	if (!(l->irq = irq_bpf__open()))
+		return open_failed("irq", errmsg, errlen);
+	SET_COMMON_RODATA(l, l->irq);
+	err = start_source(l, l->irq->skeleton, l->irq->obj, "irq", errmsg,
+			   errlen);
+	return err ? err : arm_source(l, &l->irq->bss->armed);
+}
+
+int ftfb_loader_attach_mem(struct ftfb_loader *l, char *errmsg, size_t errlen)
+{
+	int err;
+
+	if (l->mem)
+		return 0;
+	if (!(l->mem = mem_bpf__open()))
+		return open_failed("mem", errmsg, errlen);
+	SET_COMMON_RODATA(l, l->mem);
+	l->mem->rodata->nr_cpus = (__u32)l->ncpus;
+	err = start_source(l, l->mem->skeleton, l->mem->obj, "mem", errmsg,
+			   errlen);
+	return err ? err : arm_source(l, &l->mem->bss->armed);
 }
 
 bool ftfb_loader_uprobe_multi(const struct ftfb_loader *l)
@@ -1197,6 +1311,8 @@ void ftfb_loader_stop_recording(struct ftfb_loader *l)
 		__atomic_store_n(&l->sys->bss->armed, 0, __ATOMIC_RELEASE);
 	if (l->stk)
 		__atomic_store_n(&l->stk->bss->armed, 0, __ATOMIC_RELEASE);
+	for (int i = 0; i < l->nsrc; i++)
+		__atomic_store_n(l->src_armed[i], 0, __ATOMIC_RELEASE);
 	if (l->sched)
 		__atomic_store_n(&l->sched->bss->stopped, 1, __ATOMIC_RELEASE);
 }
@@ -1404,6 +1520,12 @@ int ftfb_loader_prog_ids(struct ftfb_loader *l, uint32_t *ids, size_t max)
 		add_prog_ids(l->usdt->obj, ids, max, &n);
 	if (l->stk)
 		add_prog_ids(l->stk->obj, ids, max, &n);
+	if (l->blk)
+		add_prog_ids(l->blk->obj, ids, max, &n);
+	if (l->irq)
+		add_prog_ids(l->irq->obj, ids, max, &n);
+	if (l->mem)
+		add_prog_ids(l->mem->obj, ids, max, &n);
 	return n;
 }
 
@@ -1459,6 +1581,9 @@ void ftfb_loader_close(struct ftfb_loader *l)
 	usdt_bpf__destroy(l->usdt);
 	stacks_bpf__destroy(l->stk);
 	ftfb_uw_loader_free(l->uw);
+	blockio_bpf__destroy(l->blk);
+	irq_bpf__destroy(l->irq);
+	mem_bpf__destroy(l->mem);
 	ring_buffer__free(l->rb);
 	sched_bpf__destroy(l->sched);
 	for (int i = 0; i < FTFB_MAX_RINGS; i++)

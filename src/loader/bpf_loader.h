@@ -32,6 +32,7 @@ struct ftfb_loader_opts {
 	bool uprobe_no_multi; /* one link per function even where the
 			       * kernel has uprobe_multi (tests, debugging) */
 	bool exclude_self;       /* never record this process's uprobe hits */
+	bool waker_stacks;       /* with the stacks: the wakers' (--events=waker) */
 	bool background_detach;  /* close: the links' last copies are closed
 				  * by a helper process (detach.h), so the
 				  * caller never waits for the kernel */
@@ -93,6 +94,15 @@ int ftfb_loader_attach_syscalls(struct ftfb_loader *l, const uint8_t *wanted,
  * -errno with errmsg. */
 int ftfb_loader_attach_stacks(struct ftfb_loader *l, unsigned freq_hz,
 			      char *errmsg, size_t errlen);
+
+/* --events sources, each its own object, attached and armed at once:
+ * block requests (io), interrupts (irq), resident memory and blocking
+ * page faults (mem); of the traced processes, or all with -a. 0 or
+ * -errno with errmsg. */
+int ftfb_loader_attach_blockio(struct ftfb_loader *l, char *errmsg,
+			       size_t errlen);
+int ftfb_loader_attach_irq(struct ftfb_loader *l, char *errmsg, size_t errlen);
+int ftfb_loader_attach_mem(struct ftfb_loader *l, char *errmsg, size_t errlen);
 
 /* true once uprobes were attached through uprobe_multi links. */
 bool ftfb_loader_uprobe_multi(const struct ftfb_loader *l);

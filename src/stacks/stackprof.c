@@ -96,7 +96,7 @@ struct seq {
 /* The stacks the kernel sent: hash -> ips */
 struct ftfb_stackprof {
 	struct ftfb_stackprof_opts o;
-	struct seq seq[2];
+	struct seq seq[FTFB_STACK_KINDS]; /* by kind */
 	struct ftfb_stackstore *store;
 	bool own_store;
 	struct ftfb_pycodes *pycodes;
@@ -174,8 +174,10 @@ static int start_seq(struct ftfb_stackprof *sp, struct seq *q, uint64_t ts)
 		ftfb_pb_varint(&pb, F_TB_FREQUENCY, sp->o.freq_hz);
 		ftfb_pb_varint(&pb, F_TB_COUNTER, COUNTER_SW_CPU_CLOCK);
 		ftfb_pb_string(&pb, F_TB_NAME, "on-CPU samples");
-	} else {
+	} else if (q->id == 2) {
 		ftfb_pb_string(&pb, F_TB_NAME, "off-CPU time (ns)");
+	} else {
+		ftfb_pb_string(&pb, F_TB_NAME, "waker stacks");
 	}
 	ftfb_pb_end(&pb, tb);
 	ftfb_pb_end(&pb, pd);
@@ -513,7 +515,7 @@ static const uint64_t *stack_of(struct ftfb_stackprof *sp, uint64_t hash,
 int ftfb_stackprof_sample(struct ftfb_stackprof *sp,
 			  const struct ftfb_stack_sample *s)
 {
-	struct seq *q = &sp->seq[s->kind == FTFB_STACK_OFF_CPU];
+	struct seq *q = &sp->seq[s->kind];
 	const uint64_t *uips, *kips, *pips;
 	uint32_t nu, nk, np, cs, top;
 	struct ftfb_pb pb;
@@ -609,8 +611,8 @@ int ftfb_stackprof_new(struct ftfb_stackprof **out,
 		}
 		sp->own_pycodes = true;
 	}
-	sp->seq[0].id = 1;
-	sp->seq[1].id = 2;
+	for (int k = 0; k < FTFB_STACK_KINDS; k++)
+		sp->seq[k].id = (uint32_t)k + 1;
 	sp->stream = malloc(FTF_MAX_BLOB_LEN);
 	sp->packet = malloc(SCRATCH_BYTES);
 	sp->interned = malloc(SCRATCH_BYTES);
@@ -629,7 +631,7 @@ void ftfb_stackprof_free(struct ftfb_stackprof *sp)
 {
 	if (!sp)
 		return;
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < FTFB_STACK_KINDS; k++) {
 		struct seq *q = &sp->seq[k];
 
 		ftfb_idtab_free(&q->names);
@@ -666,7 +668,7 @@ size_t ftfb_stackprof_top(const struct ftfb_stackprof *sp,
 			  enum ftfb_stack_kind kind, const char **names,
 			  uint64_t *weights, size_t n)
 {
-	const struct seq *q = &sp->seq[kind == FTFB_STACK_OFF_CPU];
+	const struct seq *q = &sp->seq[kind];
 	size_t got = 0;
 
 	/* insertion into the best n so far */

@@ -9,7 +9,8 @@
  * PerfSample packet per sample. Each kind of sample has a packet sequence
  * of its own, and so a perf session (timebase) of its own in
  * trace_processor: sequence 1 the on-CPU samples, sequence 2 the off-CPU
- * stacks (weighted by the time off CPU in ns, as timebase_count). A
+ * stacks (weighted by the time off CPU in ns, as timebase_count),
+ * sequence 3 the wakers' stacks at the wakeups of traced threads. A
  * sequence interns each distinct string, mapping, frame and callstack
  * once.
  *
@@ -34,7 +35,12 @@
 #include "pystack_codes.h"
 #include "events.h"
 
-enum ftfb_stack_kind { FTFB_STACK_ON_CPU = 0, FTFB_STACK_OFF_CPU = 1 };
+enum ftfb_stack_kind {
+	FTFB_STACK_ON_CPU = 0,
+	FTFB_STACK_OFF_CPU = 1,
+	FTFB_STACK_WAKER = 2, /* the waker's, at a wakeup (--events=waker) */
+	FTFB_STACK_KINDS = 3,
+};
 
 /* What the symbolizer knows of one instruction address. Strings are the
  * symbolizer's, read (and copied) during the call only. */
@@ -122,7 +128,7 @@ int ftfb_stackprof_flush(struct ftfb_stackprof *sp);
 void ftfb_stackprof_free(struct ftfb_stackprof *sp);
 
 struct ftfb_stackprof_stats {
-	uint64_t samples[2], weight[2];
+	uint64_t samples[FTFB_STACK_KINDS], weight[FTFB_STACK_KINDS];
 	uint64_t unknown_stacks; /* a hash whose ips never came */
 	uint64_t python_samples; /* with Python frames */
 	uint64_t python_interleaved; /* ... among complete native stacks */

@@ -134,6 +134,19 @@ int ftfb_tr_str_id(struct ftfb_translator *t, const char *s, size_t len,
 	return id;
 }
 
+int ftfb_tr_cached_id(struct ftfb_translator *t, int *cache, const char *s)
+{
+	bool temp;
+	int id;
+
+	if (*cache > 0)
+		return *cache;
+	id = ftfb_tr_str_id(t, s, strlen(s), &temp);
+	if (id > 0 && !temp)
+		*cache = id;
+	return id;
+}
+
 static int intern_fixed(struct ftfb_translator *t, const char *s)
 {
 	return ftfb_tr_str_id(t, s, strlen(s), NULL);
@@ -315,6 +328,22 @@ int ftfb_tr_ensure_task(struct ftfb_translator *t, uint32_t tid,
 		ti.tgid = tid;
 	if (found)
 		return add_found_task(t, &ti, out);
+	return new_task(t, &ti, out);
+}
+
+int ftfb_tr_pseudo_task(struct ftfb_translator *t, uint32_t tid,
+			uint32_t tgid, const char *name,
+			struct ftfb_task **out)
+{
+	struct ftfb_task_info ti;
+
+	*out = ftfb_pt_find(&t->pt, tid);
+	if (*out)
+		return 0;
+	memset(&ti, 0, sizeof(ti));
+	ti.tid = tid;
+	ti.tgid = tgid;
+	set_comm(ti.comm, name);
 	return new_task(t, &ti, out);
 }
 
@@ -1211,8 +1240,9 @@ static int on_stack(struct ftfb_translator *t, const void *data, size_t size)
 	if (e.hdr.tid && (err = ftfb_tr_ensure_task(t, e.hdr.tid, e.hdr.tgid, &k)))
 		return err;
 	memset(&s, 0, sizeof(s));
-	s.kind = e.hdr.kind == FTFB_EV_STACK_OFF ? FTFB_STACK_OFF_CPU
-						 : FTFB_STACK_ON_CPU;
+	s.kind = e.hdr.kind == FTFB_EV_STACK_OFF     ? FTFB_STACK_OFF_CPU
+		 : e.hdr.kind == FTFB_EV_STACK_WAKER ? FTFB_STACK_WAKER
+						     : FTFB_STACK_ON_CPU;
 	s.ts_ns = perfetto_ns(t, e.hdr.ts);
 	s.cpu = e.hdr.cpu;
 	s.tid = e.hdr.tid;

@@ -36,6 +36,35 @@ struct ftfb_cpu_on {
 	int32_t prio;
 };
 
+/* --events=io: argument names (0: not interned yet), requests seen,
+ * the lanes of requests in flight together (see translate_blockio.c) */
+#define FTFB_IO_MAX_LANES 1024
+struct ftfb_io_lane {
+	uint32_t tgid, tid; /* the process (or disk), the lane's pseudo tid */
+	uint64_t last_end;  /* the end of its last request */
+};
+
+struct ftfb_tr_blockio {
+	int s_cat, s_disk, s_sector, s_bytes, s_queue_ns, s_device_ns, s_flags,
+		s_error, s_tid;
+	uint64_t requests;
+	uint64_t lanes_full; /* requests not written: no lane left */
+	uint32_t nlanes;
+	struct ftfb_io_lane lanes[FTFB_IO_MAX_LANES];
+};
+
+/* --events=mem: names (0: not yet) and the page size */
+struct ftfb_tr_mem {
+	int s_mm, s_rss, s_fault, s_addr, s_blocked, s_write;
+	int s_member[FTFB_RSS_MEMBERS];
+	uint64_t page_size;
+};
+
+/* --events=irq: names (0: not yet) */
+struct ftfb_tr_irq {
+	int s_irq, s_softirq, s_nr, s_tid;
+};
+
 struct ftfb_translator {
 	struct ftfb_translator_opts o;
 	struct ftf_writer *w;
@@ -63,6 +92,9 @@ struct ftfb_translator {
 	struct ftfb_uslice *uslices;
 	uint32_t uslice_free; /* index + 1, 0: none */
 	uint64_t uslice_async_id; /* the last async id given */
+	struct ftfb_tr_blockio blk; /* --events: translate_blockio.c, */
+	struct ftfb_tr_mem mem;	    /* translate_mem.c, */
+	struct ftfb_tr_irq irq;	    /* translate_irq.c */
 	bool drops_written;
 	struct ftfb_proctree ptree; /* command lines waiting to be written */
 	struct ftfb_cpu_on cpu_on[FTFB_TR_MAX_CPUS];
@@ -87,6 +119,29 @@ int ftfb_tr_ensure_task(struct ftfb_translator *t, uint32_t tid,
 			uint32_t tgid_hint, struct ftfb_task **out);
 /* its thread ref, a slot assigned if needed */
 int ftfb_tr_thread_ref(struct ftfb_translator *t, struct ftfb_task *k);
+
+/* a string id kept in *cache once interned for good (a temporary one is
+ * returned, not kept); 0 in *cache: not yet */
+int ftfb_tr_cached_id(struct ftfb_translator *t, int *cache, const char *s);
+/* a task of no process of Linux (a disk, a cpu's interrupts), named
+ * `name`, created (process and thread records) on first use; pseudo ids
+ * are above any pid (pid_max is at most 2^22) */
+#define FTFB_PSEUDO_IRQ_PID 0x7b000000u  /* + 1 + cpu: its threads */
+#define FTFB_PSEUDO_MAX_CPUS 4096
+#define FTFB_PSEUDO_DISK_PID 0x7c000000u /* + major:minor in 22 bits */
+#define FTFB_PSEUDO_LANE_TID 0x7d000000u /* + n: block I/O lanes */
+int ftfb_tr_pseudo_task(struct ftfb_translator *t, uint32_t tid,
+			uint32_t tgid, const char *name,
+			struct ftfb_task **out);
+
+/* translate_blockio.c, translate_irq.c, translate_mem.c: the --events
+ * handlers, of one raw event (at least its kind's size) each */
+int ftfb_tr_ev_block_io(struct ftfb_translator *t, const void *data,
+			size_t size);
+int ftfb_tr_ev_irq(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_rss(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_fault(struct ftfb_translator *t, const void *data,
+		     size_t size);
 
 /* translate_usdt.c */
 int ftfb_tr_usdt_init(struct ftfb_translator *t);

@@ -363,6 +363,36 @@ static void stack_options(void **state)
 	assert_true(o.stacks);
 }
 
+/* --events LIST: each source off unless listed, unknown names and
+ * waker without -g refused in one line */
+static void event_source_options(void **state)
+{
+	struct cli_opts o;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "-a"), 0);
+	assert_int_equal(o.events, 0);
+	assert_int_equal(PARSE(&o, err, "--events=io", "-a"), 0);
+	assert_int_equal(o.events, CLI_EV_IO);
+	assert_int_equal(PARSE(&o, err, "--events", "irq,mem", "-p", "1"), 0);
+	assert_int_equal(o.events, CLI_EV_IRQ | CLI_EV_MEM);
+	assert_int_equal(PARSE(&o, err, "--events=io,mem,irq,waker", "-g",
+			       "-a"), 0);
+	assert_int_equal(o.events,
+			 CLI_EV_IO | CLI_EV_MEM | CLI_EV_IRQ | CLI_EV_WAKER);
+	/* sources alone are something to record */
+	assert_int_equal(PARSE(&o, err, "--events=io", "--no-sched", "-a"), 0);
+	assert_int_equal(PARSE(&o, err, "--events=disk", "-a"), -EINVAL);
+	assert_non_null(strstr(err, "unknown event source 'disk'"));
+	assert_int_equal(PARSE(&o, err, "--events=io,", "-a"), -EINVAL);
+	assert_non_null(strstr(err, "ends with a comma"));
+	assert_int_equal(PARSE(&o, err, "--events=", "-a"), -EINVAL);
+	assert_non_null(strstr(err, "needs a list"));
+	assert_int_equal(PARSE(&o, err, "--events=waker", "-a"), -EINVAL);
+	assert_non_null(strstr(err, "add --stacks"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -379,6 +409,7 @@ int main(void)
 		cmocka_unit_test(usdt_options),
 		cmocka_unit_test(compressed_output),
 		cmocka_unit_test(stack_options),
+		cmocka_unit_test(event_source_options),
 		cmocka_unit_test(bad_flight_recorder_options),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,321 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""--events end to end, on evwl (tests/integration/evwl.c), whose counts
+are known: its own numbers (requests made, pages touched, ru_majflt) and
+the kernel's /proc/interrupts are the expectations, never ftf-bpf's
+output alone.
+
+usage: test_events.py MODE FTF_BPF FTF_DUMP EVWL OUTDIR
+MODE: io | mem | fault | irq | errors
+"""
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ftfcheck import Fail, Trace, Tracer, check, run_main, skip_unless_root, tp_query  # noqa: E402
+
+N = 32          # block requests of each kind, page faults
+IO_BYTES = 65536
+PAGE = os.sysconf("SC_PAGESIZE")
+RE_COMPLETE = re.compile(r'^Event\(ts: (\d+), pt: (\d+)/(\d+), category: "(.*?)", name: "(.*?)", '
+                         r'DurationComplete\(end_ts: (\d+)\), \{(.*)\}\)$')
+
+
+def run(tool, args):
+    print("  run:", tool, " ".join(args))
+    p = subprocess.run([tool, *args], capture_output=True, text=True, timeout=180)
+    print("  ftf-bpf said (exit %d):\n    %s" % (p.returncode, p.stderr.strip().replace("\n", "\n    ")))
+    check(p.returncode == 0, f"exit 0 (got {p.returncode})")
+    return p
+
+
+def perfetto_clean(out):
+    """Perfetto reads the trace with no error or data-loss statistic."""
+    rows = tp_query(out, "select name, idx, value from stats where value > 0 "
+                         "and severity in ('error', 'data_loss')")
+    if rows is not None:
+        check(not rows, f"Perfetto reads it with no error stats ({rows[:5]})")
+
+
+def valid(ftf_dump, out):
+    t = Trace(ftf_dump, out)
+    check(t.check_code == 0, f"ftf-dump --check accepts the trace ({t.check_out.strip()[:200]})")
+    perfetto_clean(out)
+    bad = t.nameless()
+    check(not bad, f"every thread and process is named ({len(bad)} not: {bad[:6]})")
+    check(t.dropped_total() == 0, "no event lost")
+    return t
+
+
+def slices(t, category=None):
+    """(begin, end, pid, tid, name, {arg: value}) of the complete slices."""
+    out = []
+    for line in t.lines:
+        m = RE_COMPLETE.match(line)
+        if m and (category is None or m[4] == category):
+            args = {k: v for k, v in re.findall(r'(\w+): \w+\(("[^"]*"|-?\d+|0x[0-9a-f]+)\)', m[7])}
+            out.append((int(m[1]), int(m[6]), int(m[2]), int(m[3]), m[5], args))
+    return out
+
+
+def make_file(path, nbytes):
+    """The workload's file, written and synced before any trace."""
+    subprocess.run(["dd", "if=/dev/urandom", f"of={path}", f"bs={nbytes}", "count=1",
+                    "status=none"], check=True)
+    os.sync()
+
+
+def kv(line):
+    return {k: int(v) for k, v in (x.split("=") for x in line.split())}
+
+
+class LoopDevice:
+    """A loop device over a file of nbytes, detached at the end: a disk
+    with no file system, so each 64 KiB O_DIRECT call is one request (a
+    file's extents on vda may split one)."""
+
+    def __init__(self, backing, nbytes):
+        make_file(backing, nbytes)
+        self.dev = subprocess.run(["losetup", "--find", "--show", backing], capture_output=True,
+                                  text=True, check=True).stdout.strip()
+        print(f"  loop device: {self.dev} over {backing}")
+
+    def __enter__(self):
+        return self.dev
+
+    def __exit__(self, *exc):
+        subprocess.run(["losetup", "-d", self.dev])
+
+
+def mode_io(tool, ftf_dump, wl, outdir):
+    """N O_DIRECT writes (each then fdatasync) and N reads of 64 KiB on a
+    loop device: N write and N read requests of 64 KiB made by the
+    thread, each inside the system call that waited for it, in its
+    process and on its disk."""
+    out = os.path.join(outdir, "events-io.fxt")
+    with LoopDevice(os.path.join(outdir, "evloop.img"), N * IO_BYTES) as dev:
+        p = run(tool, ["--events=io", "--syscalls", "--clock", "mono", "-o", out, "--", wl, "io", dev, str(N)])
+    tid = kv(p.stdout.splitlines()[0])["tid"]
+    t = valid(ftf_dump, out)
+    blk = slices(t, "block")
+    sc = [s for s in slices(t, "syscall") if s[3] == tid]
+    mine = [s for s in blk if s[2] == tid and int(s[5]["tid"]) == tid]
+    for op, call in (("write", "pwrite64"), ("read", "pread64")):
+        reqs = [s for s in mine if s[4] == op and int(s[5]["bytes"]) == IO_BYTES]
+        other = [(s[4], s[5]["bytes"]) for s in mine if s[4] == op and int(s[5]["bytes"]) != IO_BYTES]
+        check(len(reqs) == N, f"{len(reqs)} {op} requests of {IO_BYTES} bytes in the process = {N} "
+              f"(its other {op}s: {other[:5]})")
+        # (the dynamic loader makes a few pread64 calls of its own)
+        calls = [s for s in sc if s[4] == call]
+        homes = [[c for c in calls if c[0] <= r[0] and r[1] <= c[1]] for r in reqs]
+        check(all(len(h) == 1 for h in homes) and len({h[0][:2] for h in homes}) == N,
+              f"each {op} request lies inside its own {call} of the thread ({len(calls)} calls)")
+        check(all(r[1] > r[0] and int(r[5]["device_ns"]) > 0 for r in reqs),
+              f"every {op} request lasts > 0 ns, device time > 0 "
+              f"(median {sorted(r[1] - r[0] for r in reqs)[N // 2] / 1e3:.0f} us)")
+        check(len({int(r[5]["sector"]) for r in reqs}) == N, f"the {op}s cover {N} distinct sectors")
+        disk = [s for s in blk if s[2] != tid and s[4] == op and int(s[5]["tid"]) == tid
+                and int(s[5]["bytes"]) == IO_BYTES]
+        check(len(disk) == N, f"the disk's view shows the same {len(disk)} {op}s")
+    # (a loop device has a write cache: each fdatasync flushes it)
+    flushes = [s for s in mine if s[4] == "flush"]
+    check(len(flushes) == N, f"{len(flushes)} flush requests = the {N} fdatasync calls")
+    lanes = {s[3] for s in mine}
+    check(all(t.thread_names(l) == ["block I/O"] for l in lanes) and
+          all(t.thread_process(l) == [tid] for l in lanes),
+          f"the requests sit on lanes named 'block I/O' of the process ({len(lanes)})")
+    disk_pids = {s[2] for s in blk if s[2] != tid}
+    names = [n for pid in disk_pids for n in t.process_names(pid)]
+    check(names and all(n.startswith("disk ") for n in names), f"the per-disk processes are named {names}")
+    check("block requests" in p.stderr, "the summary counts the block requests")
+
+
+def anon_steps(t, tgid):
+    """(ts, bytes) of the process's rss:anon counter."""
+    out = []
+    for ts, name, args in t.counters:
+        m = re.search(r"anon: int64\((\d+)\)", args)
+        if name == "rss" and m:
+            out.append((ts, int(m[1])))
+    return out
+
+
+def mode_mem(tool, ftf_dump, wl, outdir):
+    """STEPS steps of MB MiB touched page by page: the rss:anon counter
+    grows by each step's pages, within 2 pages."""
+    steps, mb = 6, 8
+    out = os.path.join(outdir, "events-mem.fxt")
+    p = run(tool, ["--events=mem", "--clock", "mono", "-o", out, "--", wl, "mem", str(steps), str(mb)])
+    lines = p.stdout.splitlines()
+    tid = kv(lines[0])["tid"]
+    marks = [kv(ln) for ln in lines[1:]]
+    t = valid(ftf_dump, out)
+    anon = [c for c in anon_steps(t, tid)]
+    check(len(anon) >= steps * mb * 256, f"{len(anon)} rss:anon changes, at least the {steps * mb * 256} pages touched")
+    at = []
+    for m in marks:
+        before = [v for ts, v in anon if ts <= m["ns"]]
+        check(before, f"a counter value before step {m['step']}")
+        at.append(before[-1])
+        print(f"    step {m['step']}: counter {before[-1] // 1024} kB, /proc RssAnon {m['rss_anon_kb']} kB")
+    want = mb << 20
+    for i in range(1, steps):
+        grew = at[i] - at[i - 1]
+        check(abs(grew - want) <= 2 * PAGE, f"step {i}: the counter grew by {grew} bytes = {want} +- 2 pages")
+    check(all(abs(v - m["rss_anon_kb"] * 1024) <= 64 * PAGE for v, m in zip(at, marks)),
+          "each value is within /proc's own approximation (it leaves out up to 32 pages a cpu) of RssAnon")
+
+
+def mode_fault(tool, ftf_dump, wl, outdir):
+    """N pages of a file not in the page cache read through a mapping with
+    no readahead: N major faults (ru_majflt); those the thread slept in
+    (its voluntary switches, ru_nvcsw: a read that completed before the
+    fault waited for it costs no sleep) are the 'page fault' slices."""
+    data = os.path.join(outdir, "evfault.dat")
+    out = os.path.join(outdir, "events-fault.fxt")
+    make_file(data, N * PAGE)
+    p = run(tool, ["--events=mem", "--clock", "mono", "-o", out, "--", wl, "fault", data, str(N)])
+    r = kv(p.stdout.splitlines()[0])
+    t = valid(ftf_dump, out)
+    faults = [s for s in slices(t, "mm") if s[3] == r["tid"] and s[4] == "page fault"]
+    check(r["majflt"] == N, f"the workload counted {r['majflt']} major faults = {N} (ru_majflt)")
+    check(len(faults) == r["slept"] and r["slept"] >= N // 2,
+          f"{len(faults)} page fault slices on the thread = its {r['slept']} sleeps (ru_nvcsw), >= {N // 2}")
+    check(all(0 < int(s[5]["blocked_ns"]) <= s[1] - s[0] for s in faults),
+          "each slept in the fault: 0 < blocked_ns <= the slice's length")
+    check(len({int(s[5]["address"], 16) // PAGE for s in faults}) == len(faults),
+          "the faults are at distinct pages")
+
+
+def interrupts(name_re):
+    """Sum over cpus of the /proc/interrupts lines whose name matches."""
+    total = 0
+    with open("/proc/interrupts") as f:
+        for line in f:
+            parts = line.split()
+            if parts and parts[0].endswith(":") and re.search(name_re, line):
+                total += sum(int(x) for x in parts[1:] if x.isdigit())
+    return total
+
+
+def disk_irq_name():
+    """The vda's virtio queue interrupts (virtioN-req.*), or None."""
+    try:
+        dev = os.path.basename(os.readlink("/sys/block/vda/device"))
+    except OSError:
+        return None
+    return rf"{dev}-req\."
+
+
+def mode_irq(tool, ftf_dump, wl, outdir):
+    """With -a: the disk's hard interrupts in the trace, at most as many as
+    /proc/interrupts counted around the whole run and at least one per
+    synchronous request of the workload run inside it; every hard one
+    nests in a softirq of its cpu or stands alone. Per process: only the
+    interrupts that took the cpu from the traced thread."""
+    data = os.path.join(outdir, "evio.dat")
+    out = os.path.join(outdir, "events-irq.fxt")
+    name = disk_irq_name()
+    make_file(data, N * IO_BYTES)
+    if name:
+        before = interrupts(name)
+    tr = Tracer(tool, ["-a", "--events=irq", "--clock", "mono", "-o", out])
+    try:
+        w = subprocess.run([wl, "io", data, str(N)], capture_output=True, text=True, timeout=120)
+        time.sleep(0.2)
+    finally:  # (never an -a tracer left running)
+        tr.signal(signal.SIGINT)
+    check(tr.wait() == 0, "ftf-bpf -a ends cleanly")
+    check(w.returncode == 0, "the workload ran")
+    t = valid(ftf_dump, out)
+    irqs = slices(t)
+    irqs = [s for s in irqs if s[3] >= 0x7b000001 and s[3] < 0x7c000000]
+    hard = [s for s in irqs if s in slices(t, "irq")]
+    check(irqs and all(t.thread_names(s[3])[0].endswith(" irq") for s in irqs[:50]),
+          f"{len(irqs)} interrupt slices on per-cpu 'cpu N irq' threads")
+    if name:
+        after = interrupts(name)
+        disk = [s for s in hard if re.match(name, s[4])]
+        check(2 * N <= len(disk) <= after - before,
+              f"{len(disk)} disk interrupts: >= the {2 * N} requests, <= /proc/interrupts' {after - before}")
+    by_cpu = {}
+    for s in irqs:
+        by_cpu.setdefault(s[3], []).append(s)
+    for cpu, ss in by_cpu.items():
+        ss.sort()
+        for a, b in zip(ss, ss[1:]):
+            if b[0] < a[1]:
+                check(b[1] <= a[1], f"on {t.thread_names(cpu)}: {b[4]} inside {a[4]} or after it")
+    # per process: what interrupted the traced thread only
+    out2 = os.path.join(outdir, "events-irq-pid.fxt")
+    p = run(tool, ["--events=irq", "--clock", "mono", "-o", out2, "--", wl, "io", data, str(N)])
+    tid = kv(p.stdout.splitlines()[0])["tid"]
+    t = valid(ftf_dump, out2)
+    irqs = [s for s in slices(t) if s[3] >= 0x7b000001 and s[3] < 0x7c000000]
+    victims = {int(s[5]["interrupted_tid"]) for s in irqs}
+    check(all(v == tid or t.thread_process(v) == [tid] for v in victims),
+          f"per process, the {len(irqs)} interrupts all took the cpu from a thread of {tid}: {victims}")
+
+
+def mode_waker(tool, ftf_dump, wl, outdir):
+    """-g --events=waker: the main thread wakes the sleeper N times from
+    waker_writes(): its waker stacks are as many as the sleeper's sleeps
+    (ru_nvcsw), each naming waker_writes."""
+    from test_stacks import decode_samples, read_ftf
+    n = 50
+    out = os.path.join(outdir, "events-waker.fxt")
+    p = run(tool, ["-g", "--events=waker", "--clock", "mono", "-o", out, "--", wl, "wake", str(n)])
+    r = {}
+    for ln in p.stdout.splitlines():
+        r.update(kv(ln))
+    t = Trace(ftf_dump, out)
+    check(t.check_code == 0, f"ftf-dump --check accepts the trace ({t.check_out.strip()[:200]})")
+    check(t.dropped_total() == 0, "no event lost")
+    perfetto_clean(out)
+    _, stream = read_ftf(out)
+    seqs, samples = decode_samples(stream)
+    check("waker stacks" in {q.timebase for q in seqs.values()}, "a sequence (timebase) 'waker stacks'")
+    wakers = [s for s in samples if s["kind"] == "waker stacks"]
+    main = [s for s in wakers if s["tid"] == r["waker"]]
+    named = [s for s in main if any(fn == "waker_writes" for fn, _ in s["frames"])]
+    print(f"    {len(wakers)} waker stacks, {len(main)} of the main thread; the sleeper slept {r['slept']} times")
+    check(r["slept"] >= n // 2, f"the sleeper slept {r['slept']} times (>= {n // 2})")
+    check(len(main) == r["slept"], f"the main thread's waker stacks: {len(main)} = the sleeper's sleeps {r['slept']}")
+    check(len(named) == len(main), f"each names waker_writes ({len(named)})")
+    mine = [s for s in wakers if s["tid"] == r["sleeper"]]
+    # (its acks wake the main thread, and its exit the joining one)
+    check(0 < len(mine) <= n + 1 and not [s for s in mine if s in named],
+          f"the sleeper's own {len(mine)} <= {n + 1}, none in waker_writes")
+    check("waker stacks" in p.stderr, "the summary counts the waker stacks")
+
+
+def mode_errors(tool, ftf_dump, wl, outdir):
+    out = os.path.join(outdir, "events-err.fxt")
+    for args, want in ((["--events=disk", "-a"], "unknown event source 'disk'"),
+                       (["--events=waker", "-a"], "add --stacks"),
+                       (["--events=io,", "-a"], "ends with a comma")):
+        p = subprocess.run([tool, *args, "-o", out], capture_output=True, text=True)
+        lines = p.stderr.strip().splitlines()
+        check(p.returncode != 0 and len(lines) == 1 and want in lines[0],
+              f"{args}: one line saying what is wrong ({lines})")
+
+
+MODES = {"io": mode_io, "mem": mode_mem, "fault": mode_fault, "irq": mode_irq, "waker": mode_waker,
+         "errors": mode_errors}
+
+
+def main():
+    mode, tool, ftf_dump, wl, outdir = sys.argv[1:6]
+    skip_unless_root()
+    os.makedirs(outdir, exist_ok=True)
+    print(f"events {mode}:")
+    MODES[mode](tool, ftf_dump, wl, outdir)
+    print("PASS")
+
+
+if __name__ == "__main__":
+    run_main(main)
