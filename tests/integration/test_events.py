@@ -287,8 +287,10 @@ def mode_waker(tool, ftf_dump, wl, outdir):
     check(len(main) == r["slept"], f"the main thread's waker stacks: {len(main)} = the sleeper's sleeps {r['slept']}")
     check(len(named) == len(main), f"each names waker_writes ({len(named)})")
     mine = [s for s in wakers if s["tid"] == r["sleeper"]]
-    # (its acks wake the main thread, and its exit the joining one)
-    check(0 < len(mine) <= n + 1 and not [s for s in mine if s in named],
+    # (its acks wake the main thread when it is already asleep in its
+    # read, and its exit the joining one: how many depends on who runs
+    # first, so only the bound)
+    check(len(mine) <= n + 1 and not [s for s in mine if s in named],
           f"the sleeper's own {len(mine)} <= {n + 1}, none in waker_writes")
     check("waker stacks" in p.stderr, "the summary counts the waker stacks")
 
