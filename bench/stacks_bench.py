@@ -77,7 +77,7 @@ def ftf_complete(out, comm_pids=None):
     """(samples, complete ones) of an ftf-bpf trace: the outermost user
     frame in its program's _start."""
     _, stream = read_ftf(out)
-    paths, maps, frames, stacks, entries = {}, {}, {}, {}, {}
+    paths, maps, frames, stacks, entries, pids = {}, {}, {}, {}, {}, {}
     n = done = 0
     for _, pkt in fields(stream):
         seq, inter = get(pkt, 10), get(pkt, 12)
@@ -92,10 +92,12 @@ def ftf_complete(out, comm_pids=None):
                     frames[iid] = (maps[(seq, get(v, 3))], get(v, 4, 0))
                 elif num == 7:
                     stacks[iid] = [frames[(seq, x)] for x in get_all(v, 2)]
-        ps = get(pkt, 66)
-        if ps is None or (comm_pids is not None and get(ps, 2) not in comm_pids):
+                elif num == 48:  # task context: pid 2
+                    pids[iid] = get(v, 2)
+        ss = get(pkt, 135)  # StackSample: task context iid 2, callstack iid 6
+        if ss is None or (comm_pids is not None and pids[(seq, get(ss, 2))] not in comm_pids):
             continue
-        user = [f for f in stacks[(seq, get(ps, 4))] if f[0] != "[kernel.kallsyms]"]
+        user = [f for f in stacks[(seq, get(ss, 6))] if f[0] != "[kernel.kallsyms]"]
         n += 1
         done += bool(user) and at_entry(user[0][0], user[0][1], entries)
     return n, done

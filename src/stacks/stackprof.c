@@ -26,18 +26,20 @@
 #define F_INTERNED_DATA 12
 #define F_SEQ_FLAGS 13
 #define F_DEFAULTS 59
-#define F_PERF_SAMPLE 66
+#define F_STACK_SAMPLE 135
 #define F_FIRST_ON_SEQ 87
 #define SEQ_INCREMENTAL_STATE_CLEARED 1
 #define SEQ_NEEDS_INCREMENTAL_STATE 2
-/* TracePacketDefaults.perf_sample_defaults, PerfSampleDefaults.timebase */
-#define F_PERF_DEFAULTS 12
-#define F_TIMEBASE 1
-/* PerfEvents.Timebase */
-#define F_TB_FREQUENCY 2
-#define F_TB_COUNTER 4
-#define F_TB_NAME 10
-#define COUNTER_SW_CPU_CLOCK 1
+/* TracePacketDefaults.stack_sample_defaults; StackSampleDefaults */
+#define F_STACK_DEFAULTS 100
+#define F_SD_SOURCE 1
+#define F_SD_PRIMARY 2
+/* StackSample.CounterDescriptor */
+#define F_CD_NAME 2
+#define F_CD_UNIT 3
+#define F_CD_DESCRIPTION 6
+#define UNIT_NANOSECONDS 1
+#define UNIT_COUNT 9
 /* InternedData */
 #define F_FUNCTION_NAMES 5
 #define F_FRAMES 6
@@ -45,6 +47,8 @@
 #define F_BUILD_IDS 16
 #define F_MAPPING_PATHS 17
 #define F_MAPPINGS 19
+#define F_TASK_CONTEXTS 48
+#define F_EXEC_CONTEXTS 49
 /* InternedString, Mapping, Frame, Callstack: iid is field 1 */
 #define F_IID 1
 #define F_STR 2
@@ -59,15 +63,19 @@
 #define F_FRAME_REL_PC 4
 #define F_FRAME_KIND 7 /* Frame.Kind; KIND_NATIVE 1, KIND_KERNEL 2 */
 #define F_CALLSTACK_FRAMES 2
-/* PerfSample */
-#define F_PS_CPU 1
-#define F_PS_PID 2
-#define F_PS_TID 3
-#define F_PS_CALLSTACK 4
-#define F_PS_CPU_MODE 5
-#define F_PS_TIMEBASE_COUNT 6
-#define CPU_MODE_KERNEL 1
-#define CPU_MODE_USER 2
+/* StackSample, its TaskContext and ExecutionContext */
+#define F_SS_TASK_IID 2
+#define F_SS_EXEC_IID 4
+#define F_SS_CALLSTACK 6
+#define F_SS_WEIGHT 11
+/* TaskContext {iid 1, pid 2, tid 3} and ExecutionContext {iid 1, cpu 2,
+ * mode 3}: one shape */
+#define F_CTX_FIRST 2
+#define F_CTX_SECOND 3
+#define MODE_USER 1
+#define MODE_KERNEL 2
+/* The source the UI knows as Perf: its callstack tracks and flame graph */
+#define SAMPLE_SOURCE "linux.perf"
 
 #define MAX_NAME 255		 /* names and paths are cut here */
 #define MAX_FRAMES 320 /* user, Python and kernel frames of one sample */
@@ -81,8 +89,9 @@ struct seq {
 	uint32_t id;
 	bool started;
 	uint32_t next_name, next_path, next_map, next_frame, next_stack;
-	uint32_t next_build_id;
+	uint32_t next_build_id, next_task, next_exec;
 	struct ftfb_idtab names, paths, maps, frames, stacks, build_ids;
+	struct ftfb_idtab tasks, execs; /* StackSample's contexts */
 	/* per frame iid: its function name iid (0: none); per name iid:
 	 * the name and the weight of samples whose top frame it is */
 	uint32_t *frame_name;
@@ -154,13 +163,39 @@ static int emit(struct ftfb_stackprof *sp, const struct ftfb_pb *pb)
 	return 0;
 }
 
+/* What the weights of a sequence's samples count: the name the UI gives
+ * its session and its flame graph's measure ("Perf Samples (NAME)"). */
+static const struct {
+	const char *name;
+	uint32_t unit;
+	const char *description;
+} timebase[FTFB_STACK_KINDS] = {
+	[FTFB_STACK_ON_CPU] = {"on-CPU samples", UNIT_COUNT,
+			       "one per period of the sampling rate on CPU"},
+	[FTFB_STACK_OFF_CPU] = {"off-CPU time (ns)", UNIT_NANOSECONDS,
+				"time off CPU that ended at the switch back"},
+	[FTFB_STACK_WAKER] = {"waker stacks", UNIT_COUNT,
+			      "one per wakeup of a traced thread"},
+};
+
 /* The first packet of a sequence: it clears the incremental state and
- * sets the sequence's timebase (its perf session's name). */
+ * sets the sequence's defaults: the samples' source and their primary
+ * counter, whose name is the session's. StackSample (not PerfSample):
+ * its weight is the sample's own, which the flame graph sums, and its
+ * counter is not drawn as a rate in the UI's "Perf counters" group,
+ * which reads PerfSample's timebase_count as a running total. */
 static int start_seq(struct ftfb_stackprof *sp, struct seq *q, uint64_t ts)
 {
+	unsigned kind = q->id - 1;
+	char about[96];
 	struct ftfb_pb pb;
-	size_t pk, d, pd, tb;
+	size_t pk, d, sd, cd;
 
+	if (kind == FTFB_STACK_ON_CPU)
+		snprintf(about, sizeof(about), "%s (%u Hz)",
+			 timebase[kind].description, sp->o.freq_hz);
+	else
+		snprintf(about, sizeof(about), "%s", timebase[kind].description);
 	ftfb_pb_init(&pb, sp->packet, SCRATCH_BYTES);
 	pk = ftfb_pb_begin(&pb, F_TRACE_PACKET);
 	ftfb_pb_varint(&pb, F_TIMESTAMP, ts);
@@ -168,19 +203,14 @@ static int start_seq(struct ftfb_stackprof *sp, struct seq *q, uint64_t ts)
 	ftfb_pb_varint(&pb, F_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
 	ftfb_pb_varint(&pb, F_FIRST_ON_SEQ, 1);
 	d = ftfb_pb_begin(&pb, F_DEFAULTS);
-	pd = ftfb_pb_begin(&pb, F_PERF_DEFAULTS);
-	tb = ftfb_pb_begin(&pb, F_TIMEBASE);
-	if (q->id == 1) {
-		ftfb_pb_varint(&pb, F_TB_FREQUENCY, sp->o.freq_hz);
-		ftfb_pb_varint(&pb, F_TB_COUNTER, COUNTER_SW_CPU_CLOCK);
-		ftfb_pb_string(&pb, F_TB_NAME, "on-CPU samples");
-	} else if (q->id == 2) {
-		ftfb_pb_string(&pb, F_TB_NAME, "off-CPU time (ns)");
-	} else {
-		ftfb_pb_string(&pb, F_TB_NAME, "waker stacks");
-	}
-	ftfb_pb_end(&pb, tb);
-	ftfb_pb_end(&pb, pd);
+	sd = ftfb_pb_begin(&pb, F_STACK_DEFAULTS);
+	ftfb_pb_string(&pb, F_SD_SOURCE, SAMPLE_SOURCE);
+	cd = ftfb_pb_begin(&pb, F_SD_PRIMARY);
+	ftfb_pb_string(&pb, F_CD_NAME, timebase[kind].name);
+	ftfb_pb_varint(&pb, F_CD_UNIT, timebase[kind].unit);
+	ftfb_pb_string(&pb, F_CD_DESCRIPTION, about);
+	ftfb_pb_end(&pb, cd);
+	ftfb_pb_end(&pb, sd);
 	ftfb_pb_end(&pb, d);
 	ftfb_pb_end(&pb, pk);
 	q->started = true;
@@ -512,6 +542,28 @@ static const uint64_t *stack_of(struct ftfb_stackprof *sp, uint64_t hash,
 	return ips;
 }
 
+/* The iid of a sample's context (its thread, or its cpu and mode): each
+ * distinct one is written once per sequence, in its InternedData under
+ * `field` as {iid, a, b}, so a sample carries one varint for it. */
+static int intern_context(struct ftfb_stackprof *sp, struct ftfb_idtab *t,
+			  uint32_t *next, uint32_t field, uint32_t a,
+			  uint32_t b, uint32_t *iid)
+{
+	uint64_t key = (uint64_t)a << 32 | b;
+	size_t m;
+
+	*iid = ftfb_idtab_get(t, key);
+	if (*iid)
+		return 0;
+	*iid = ++*next;
+	m = ftfb_pb_begin(&sp->ib, field);
+	ftfb_pb_varint(&sp->ib, F_IID, *iid);
+	ftfb_pb_varint(&sp->ib, F_CTX_FIRST, a);
+	ftfb_pb_varint(&sp->ib, F_CTX_SECOND, b);
+	ftfb_pb_end(&sp->ib, m);
+	return ftfb_idtab_put(t, key, *iid);
+}
+
 int ftfb_stackprof_sample(struct ftfb_stackprof *sp,
 			  const struct ftfb_stack_sample *s)
 {
@@ -519,6 +571,7 @@ int ftfb_stackprof_sample(struct ftfb_stackprof *sp,
 	const uint64_t *uips, *kips, *pips;
 	uint32_t nu, nk, np, cs, top;
 	struct ftfb_pb pb;
+	uint32_t task, exec;
 	size_t pk, ps;
 	int err = 0;
 
@@ -537,6 +590,15 @@ int ftfb_stackprof_sample(struct ftfb_stackprof *sp,
 	ftfb_pb_init(&sp->ib, sp->interned, SCRATCH_BYTES);
 	err = intern_callstack(sp, q, s, uips, nu, kips, nk, pips, np, &cs,
 			       &top);
+	/* kernel frames: the sample was taken in the kernel (a perf event
+	 * interrupting user code has none; a blocked thread is in it) */
+	if (!err)
+		err = intern_context(sp, &q->tasks, &q->next_task,
+				     F_TASK_CONTEXTS, s->tgid, s->tid, &task);
+	if (!err)
+		err = intern_context(sp, &q->execs, &q->next_exec,
+				     F_EXEC_CONTEXTS, s->cpu,
+				     nk ? MODE_KERNEL : MODE_USER, &exec);
 	if (err)
 		return err;
 	ftfb_pb_init(&pb, sp->packet, SCRATCH_BYTES);
@@ -546,19 +608,12 @@ int ftfb_stackprof_sample(struct ftfb_stackprof *sp,
 	ftfb_pb_varint(&pb, F_SEQ_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
 	if (sp->ib.len)
 		ftfb_pb_bytes(&pb, F_INTERNED_DATA, sp->ib.buf, sp->ib.len);
-	ps = ftfb_pb_begin(&pb, F_PERF_SAMPLE);
-	ftfb_pb_varint(&pb, F_PS_CPU, s->cpu);
-	ftfb_pb_varint(&pb, F_PS_PID, s->tgid);
-	ftfb_pb_varint(&pb, F_PS_TID, s->tid);
-	ftfb_pb_varint(&pb, F_PS_CALLSTACK, cs);
-	/* kernel frames: the sample was taken in the kernel (a perf event
-	 * interrupting user code has none; a blocked thread is in it) */
-	ftfb_pb_varint(&pb, F_PS_CPU_MODE,
-		       nk ? CPU_MODE_KERNEL : CPU_MODE_USER);
-	/* every sample has its weight (on CPU: 1, a sample): the UI names a
-	 * perf session only after a timebase track with values, and its
-	 * flame graph weighs each sample by its value */
-	ftfb_pb_varint(&pb, F_PS_TIMEBASE_COUNT, s->weight);
+	ps = ftfb_pb_begin(&pb, F_STACK_SAMPLE);
+	ftfb_pb_varint(&pb, F_SS_TASK_IID, task);
+	ftfb_pb_varint(&pb, F_SS_EXEC_IID, exec);
+	ftfb_pb_varint(&pb, F_SS_CALLSTACK, cs);
+	/* every sample has its weight (on CPU: 1, a sample) */
+	ftfb_pb_varint(&pb, F_SS_WEIGHT, s->weight);
 	ftfb_pb_end(&pb, ps);
 	ftfb_pb_end(&pb, pk);
 	if (pb.overflow || sp->ib.overflow)
@@ -638,6 +693,8 @@ void ftfb_stackprof_free(struct ftfb_stackprof *sp)
 		ftfb_idtab_free(&q->paths);
 		ftfb_idtab_free(&q->maps);
 		ftfb_idtab_free(&q->frames);
+		ftfb_idtab_free(&q->tasks);
+		ftfb_idtab_free(&q->execs);
 		ftfb_idtab_free(&q->stacks);
 		ftfb_idtab_free(&q->build_ids);
 		free(q->frame_name);

@@ -5,11 +5,11 @@
  *
  * Perfetto's Fuchsia importer reads the payloads of blob records of blob
  * type 3 as a stream of Perfetto TracePackets, so the samples go there:
- * interned mappings, frames and callstacks (InternedData) and one
- * PerfSample packet per sample. Each kind of sample has a packet sequence
- * of its own, and so a perf session (timebase) of its own in
+ * interned mappings, frames, callstacks and sample contexts (InternedData)
+ * and one StackSample packet per sample. Each kind of sample has a packet
+ * sequence of its own, and so a session (primary counter) of its own in
  * trace_processor: sequence 1 the on-CPU samples, sequence 2 the off-CPU
- * stacks (weighted by the time off CPU in ns, as timebase_count),
+ * stacks (weighted by the time off CPU in ns, as primary_weight),
  * sequence 3 the wakers' stacks at the wakeups of traced threads. A
  * sequence interns each distinct string, mapping, frame and callstack
  * once.

@@ -109,9 +109,10 @@ def read_ftf(path):
 
 class Seq:
     def __init__(self):
-        self.timebase = None
+        self.timebase = self.source = self.unit = None
         self.names, self.paths, self.maps, self.frames, self.stacks = {}, {}, {}, {}, {}
         self.build_ids, self.map_build_id = {}, {}
+        self.tasks, self.execs = {}, {}  # iid -> (pid, tid), (cpu, mode)
 
 
 def decode_samples(stream):
@@ -128,8 +129,12 @@ def decode_samples(stream):
         q = seqs.setdefault(seq_id, Seq())
         defaults = get(pkt, 59)
         if defaults:
-            tb = get(get(get(defaults, 12), 1), 10)
+            # stack_sample_defaults: source, primary counter (name, unit)
+            sd = get(defaults, 100)
+            q.source = get(sd, 1).decode()
+            tb = get(get(sd, 2), 2)
             q.timebase = tb.decode() if tb else None
+            q.unit = get(get(sd, 2), 3)
         inter = get(pkt, 12)
         if inter:
             for n, v in fields(inter):
@@ -147,14 +152,17 @@ def decode_samples(stream):
                     q.frames[iid] = (q.names.get(get(v, 2, 0)), q.maps[get(v, 3)])
                 elif n == 7:
                     q.stacks[iid] = [q.frames[x] for x in get_all(v, 2)]
-        ps = get(pkt, 66)
-        if ps is None:
+                elif n in (48, 49):
+                    (q.tasks if n == 48 else q.execs)[iid] = (get(v, 2), get(v, 3))
+        ss = get(pkt, 135)  # StackSample
+        if ss is None:
             continue
-        cs = get(ps, 4)
+        cs = get(ss, 6)
         if cs not in q.stacks:
             raise Fail(f"a sample names callstack {cs}, never interned on sequence {seq_id}")
-        samples.append(dict(kind=q.timebase, ts=dict(f)[8], pid=get(ps, 2), tid=get(ps, 3),
-                            weight=get(ps, 6, 1), frames=q.stacks[cs]))
+        (pid, tid), (cpu, mode) = q.tasks[get(ss, 2)], q.execs[get(ss, 4)]
+        samples.append(dict(kind=q.timebase, ts=dict(f)[8], pid=pid, tid=tid, cpu=cpu, mode=mode,
+                            weight=get(ss, 11), frames=q.stacks[cs]))
     return seqs, samples
 
 
@@ -215,18 +223,33 @@ def test(mode, tool, ftf_dump, wl, outdir):
     kinds = sorted(q.timebase for q in seqs.values())
     print(f"  decoded {len(stream)} bytes of packets: {len(samples)} samples on sequences {kinds}")
     check(kinds == ["off-CPU time (ns)", "on-CPU samples"], "one sequence (timebase) per kind")
-    # The UI names a session after its timebase track with values (else
-    # "Session N"): each session has one, named by its kind, and the
-    # on-CPU samples count 1 each there (the flame graph's weights).
-    rows = tp_query(out, "select s.id, ct.name, count(*) as n, min(c.value) as lo, max(c.value) as hi "
+    check({q.source for q in seqs.values()} == {"linux.perf"},
+          "the samples' source is linux.perf (the UI's 'Perf' callstack tracks)")
+    # The UI names a session after its timebase counter with values
+    # (else "Session N"): each session has one, named by its kind, and
+    # the on-CPU samples count 1 each there (the flame graph's weights).
+    # The UI's "Perf counters" group draws perf_counter_track as rates
+    # of running totals: our per-sample weights must not land there.
+    rows = tp_query(out, "select s.id, s.source, ct.name, ct.unit, count(*) as n, min(c.value) as lo, "
+                         "max(c.value) as hi, sum(c.value) as total "
                          "from stack_sample_session s join stack_sample_counter_track ct on ct.session_id = s.id "
                          "join counter c on c.track_id = ct.id group by s.id, ct.name")
     if rows is not None:
-        names = sorted(r["name"] for r in rows)
-        check(names == ["off-CPU time (ns)", "on-CPU samples"],
-              f"Perfetto names both sample sessions by their timebase: {rows}")
+        names = sorted((r["name"], r["unit"], r["source"]) for r in rows)
+        check(names == [("off-CPU time (ns)", "ns", "linux.perf"), ("on-CPU samples", "count", "linux.perf")],
+              f"Perfetto names both sample sessions by their timebase, with its unit: {rows}")
         on = [r for r in rows if r["name"] == "on-CPU samples"][0]
         check(float(on["lo"]) == 1 and float(on["hi"]) == 1, f"each on-CPU sample counts 1: {on}")
+        off_total = [float(r["total"]) for r in rows if r["name"] == "off-CPU time (ns)"][0]
+        check(off_total == sum(s["weight"] for s in samples if s["kind"] == "off-CPU time (ns)"),
+              f"Perfetto's off-CPU weights are the samples' own (sum {off_total:.0f} ns), not running totals")
+        perf_counters = tp_query(out, "select count(*) as n from perf_counter_track")
+        check(perf_counters and int(perf_counters[0]["n"]) == 0,
+              f"nothing for the UI's 'Perf counters' group (perf_counter_track: {perf_counters})")
+        modes = tp_query(out, "select cpu_mode, count(*) as n from perf_sample group by 1")
+        check({r["cpu_mode"] for r in modes} <= {"user", "kernel"} and
+              sum(int(r["n"]) for r in modes) == len(samples),
+              f"Perfetto's perf_sample holds every sample, taken in user or kernel mode: {modes}")
 
     on = [s for s in samples if s["kind"] == "on-CPU samples" and s["tid"] == spin_tid]
     expect = spin_ns / 1e9 * FREQ
