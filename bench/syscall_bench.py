@@ -17,6 +17,8 @@ interleaved, RUNS rounds:
                           probes do not attach; a classic tracepoint
                           program's run time, like a tp_btf one's, is the
                           program alone)
+  floor+clock             the same, each program reading the clock once
+                          (nsecs): what a slice's two timestamps cost here
   ftf-bpf --syscalls      every system call of the loop, as slices (-p PID)
   ftf-bpf --syscalls=read the getppid calls are not in the list
   perf trace              perf trace -o FILE (its default event set)
@@ -99,8 +101,11 @@ def attached_run(a, tracer_cmd, marker, names):
     return t, bpf / a.calls, err
 
 
-def cfg_floor(a, r):
-    prog = "tracepoint:raw_syscalls:sys_enter {} tracepoint:raw_syscalls:sys_exit {}"
+def cfg_floor(a, r, clock=False):
+    """Empty raw_syscalls programs; with clock, each reads the clock once
+    (what the two timestamps of a system call's slice cost here)."""
+    body = "{ $t = nsecs; }" if clock else "{}"
+    prog = f"tracepoint:raw_syscalls:sys_enter {body} tracepoint:raw_syscalls:sys_exit {body}"
     t, bpf, _ = attached_run(a, ["bpftrace", "-e", prog], "Attaching", None)
     r["time"].append(t)
     r["bpf"].append(bpf)
@@ -132,6 +137,7 @@ def configs(a):
     cf = [("untraced", lambda r: r["time"].append(loop_ns(run([a.loop, str(a.calls)]).stdout)))]
     if shutil.which("bpftrace"):
         cf.append(("floor (empty BPF)", lambda r: cfg_floor(a, r)))
+        cf.append(("floor+clock (2 reads)", lambda r: cfg_floor(a, r, clock=True)))
     cf += [("ftf-bpf --syscalls", lambda r: cfg_ftf(a, r, "--syscalls")),
            ("ftf-bpf --syscalls=read", lambda r: cfg_ftf(a, r, "--syscalls=read")),
            ("perf trace", lambda r: cfg_perf(a, r))]
@@ -160,6 +166,10 @@ def report(a, res):
             extra += f"  BPF {statistics.median(r['bpf']):.0f} ns/call"
         print(f"  {k:26s} +{statistics.median(added):6.0f} ns/call "
               f"(min {min(added):.0f} max {max(added):.0f}){extra}")
+    bpf = {k: statistics.median(r["bpf"]) for k, r in res.items() if r["bpf"]}
+    for floor in ("floor (empty BPF)", "floor+clock (2 reads)"):
+        if floor in bpf and "ftf-bpf --syscalls" in bpf:
+            print(f"ftf-bpf --syscalls' BPF over {floor}: {bpf['ftf-bpf --syscalls'] - bpf[floor]:+.0f} ns per call")
     if not shutil.which("bpftrace"):
         print("note: bpftrace not installed (apt-get install bpftrace): floor and bpftrace skipped")
 

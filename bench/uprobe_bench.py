@@ -10,6 +10,8 @@ entry and a return probe to that function, then the workload runs:
 
   untraced   no probe (the baseline)
   floor      bpftrace with empty uprobe + uretprobe programs (BPF that does nothing)
+  floor+clock  the same, each program reading the clock once (nsecs): what the
+             two timestamps of a slice cost on this machine's clocksource
   ftf-bpf    ftf-bpf -a --no-sched -u BIN:empty_fn (slices into a trace file)
   bpftrace   @s[tid] = nsecs on entry, @d = sum(nsecs - @s[tid]) on return
   perf       perf probe (entry and %return) + perf record
@@ -81,6 +83,11 @@ def cfg_floor(a):
     return bg_tracer(["bpftrace", "-e", prog], "Attaching", a.loop, a.calls)
 
 
+def cfg_floor_clock(a):
+    prog = f"uprobe:{a.loop}:empty_fn {{ $t = nsecs; }} uretprobe:{a.loop}:empty_fn {{ $t = nsecs; }}"
+    return bg_tracer(["bpftrace", "-e", prog], "Attaching", a.loop, a.calls)
+
+
 def cfg_bpftrace(a):
     prog = (f"uprobe:{a.loop}:empty_fn {{ @s[tid] = nsecs; }} "
             f"uretprobe:{a.loop}:empty_fn {{ @d = sum(nsecs - @s[tid]); }}")
@@ -143,13 +150,14 @@ def main():
     a.perf_group = "ftfbench"
     old_stats = open("/proc/sys/kernel/bpf_stats_enabled").read().strip()
     subprocess.run(["sysctl", "-q", "kernel.bpf_stats_enabled=1"], check=True)
-    configs = [("untraced", cfg_untraced), ("floor", cfg_floor), ("ftf-bpf", cfg_ftf)]
+    configs = [("untraced", cfg_untraced), ("floor", cfg_floor), ("floor+clock", cfg_floor_clock),
+               ("ftf-bpf", cfg_ftf)]
     notes = []
     if shutil.which("bpftrace"):
         configs.append(("bpftrace", cfg_bpftrace))
     else:
         notes.append("bpftrace not installed (apt-get install bpftrace): floor and bpftrace skipped")
-        configs = [c for c in configs if c[0] != "floor"]
+        configs = [c for c in configs if not c[0].startswith("floor")]
     perr = perf_setup(a)
     if perr:
         notes.append(perr)
@@ -199,6 +207,10 @@ def main():
         if name == "perf":
             line += f"  {statistics.median(x['bytes'] for x in rs) / a.calls:.1f} bytes/call"
         print(line)
+    bpf = {n: statistics.median(x["bpf"] for x in rs) for n, rs in results.items() if rs and "bpf" in rs[0]}
+    for floor in ("floor", "floor+clock"):
+        if floor in bpf and "ftf-bpf" in bpf:
+            print(f"ftf-bpf's BPF over {floor}: {bpf['ftf-bpf'] - bpf[floor]:+.0f} ns per call")
     for n in notes:
         print("note:", n)
     for n, e in errors.items():

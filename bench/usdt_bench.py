@@ -10,6 +10,7 @@ configuration attaches to that probe, then the workload runs:
 
   untraced   no probe attached (the probe site is a nop: the baseline)
   floor      bpftrace with an empty program (BPF that does nothing)
+  floor+clock  the same reading the clock once (nsecs): an instant's timestamp
   ftf-bpf    ftf-bpf -a --no-sched -u usdt:BIN:bench:hit, default settings
              (an instant with arg0, arg1 per hit in a trace file)
   bpftrace   printf of nsecs, arg0 and arg1 per hit, to a file
@@ -87,6 +88,12 @@ def cfg_floor(a):
     return bg_tracer(["bpftrace", "-e", f"usdt:{a.loop}:bench:hit {{}}"], "Attaching", a, "stdout")
 
 
+def cfg_floor_clock(a):
+    """The floor reading the clock once: an instant's timestamp here."""
+    prog = f"usdt:{a.loop}:bench:hit {{ $t = nsecs; }}"
+    return bg_tracer(["bpftrace", "-e", prog], "Attaching", a, "stdout")
+
+
 def cfg_bpftrace(a):
     out = os.path.join(a.tmp, "bt.txt")
     if os.path.exists(out):
@@ -137,7 +144,7 @@ def main():
     configs = [("untraced", cfg_untraced), ("ftf-bpf", cfg_ftf)]
     notes = []
     if shutil.which("bpftrace"):
-        configs += [("floor", cfg_floor), ("bpftrace", cfg_bpftrace)]
+        configs += [("floor", cfg_floor), ("floor+clock", cfg_floor_clock), ("bpftrace", cfg_bpftrace)]
     else:
         notes.append("bpftrace not installed (apt-get install bpftrace): floor and bpftrace skipped")
     results = {n: [] for n, _ in configs}
@@ -175,6 +182,10 @@ def main():
                      f" of {a.hits}, lost up to {max(x['lost'] for x in rs)},"
                      f" {statistics.median(x['bytes'] for x in rs) / a.hits:.1f} bytes/hit")
         print(line)
+    bpf = {n: statistics.median(x["bpf"] for x in rs) for n, rs in results.items() if rs and "bpf" in rs[0]}
+    for floor in ("floor", "floor+clock"):
+        if floor in bpf and "ftf-bpf" in bpf:
+            print(f"ftf-bpf's BPF over {floor}: {bpf['ftf-bpf'] - bpf[floor]:+.0f} ns per hit")
     for n in notes:
         print("note:", n)
     for n, e in errors.items():
