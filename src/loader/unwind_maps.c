@@ -19,6 +19,7 @@
 #include "elfsym.h"
 #include "grow_array.h"
 #include "idtab.h"
+#include "mapping_path.h"
 #include "unwind_maps.h"
 #include "unwind_table.h"
 
@@ -323,15 +324,9 @@ static bool map_of_line(struct ftfb_uw_loader *u, uint32_t tgid, char *line,
 	if (!strcmp(name, "[vdso]")) {
 		b = vdso_binary(u);
 	} else if (name[0] == '/') {
-		size_t len = strlen(name);
-
-		if (len > 10 && !strcmp(name + len - 10, " (deleted)"))
-			snprintf(path, sizeof(path),
-				 "/proc/%u/map_files/%" PRIx64 "-%" PRIx64,
-				 tgid, start, end);
-		else
-			snprintf(path, sizeof(path), "/proc/%u/root%s", tgid,
-				 name);
+		if (ftfb_mapping_path(path, sizeof(path), tgid, start, end,
+				      name))
+			return false;
 		uint64_t dv = ((uint64_t)maj << 32) | min;
 
 		b = binary_built(u, dv, ino);

@@ -11,6 +11,7 @@
 
 #include "buildid.h"
 #include "elfsym.h"
+#include "mapping_path.h"
 #include "perfmap.h"
 #include "symbolize.h"
 #include "unwind_table.h"
@@ -288,8 +289,10 @@ static struct elffile *file_of(struct ftfb_symbolizer *sy, uint32_t tgid,
 		return NULL;
 	f->dev = m->dev;
 	f->ino = m->ino;
-	snprintf(path, sizeof(path), "/proc/%u/root%s", tgid, m->path);
-	if (ftfb_elf_functions(path, &f->syms, err, sizeof(err)))
+	/* (a deleted file or a memfd through map_files: still readable) */
+	if (ftfb_mapping_path(path, sizeof(path), tgid, m->start, m->end,
+			      m->path) ||
+	    ftfb_elf_functions(path, &f->syms, err, sizeof(err)))
 		f->syms.n = 0; /* unreadable: frames keep mapping + offset */
 	f->build_id_len =
 		ftfb_elf_build_id(path, f->build_id, sizeof(f->build_id));

@@ -21,6 +21,7 @@ each is timed at a context switch that blocked it (same timeline).
 """
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -185,10 +186,13 @@ def run_cmd(tool, wl, out, via_exec=False, extra=()):
     return p.stdout
 
 
-def run_pid(tool, wl, out):
+def run_pid(tool, wl, out, unlink=False):
     """stackwl started first (waiting 2 s), then ftf-bpf -g -p PID until it
-    exits; returns what stackwl printed."""
+    exits; returns what stackwl printed. unlink: its file is removed once
+    it runs (as an upgrade replaces a program's file)."""
     w = subprocess.Popen([wl, "2"], stdout=subprocess.PIPE, text=True)
+    if unlink:
+        os.unlink(wl)  # (Popen returned: the exec is done)
     tr = Tracer(tool, ["-g", "--freq", str(FREQ), "-o", out, "-p", str(w.pid)])
     stdout, _ = w.communicate(timeout=60)
     code = tr.wait()
@@ -199,6 +203,7 @@ def run_pid(tool, wl, out):
 
 def test(mode, tool, ftf_dump, wl, outdir):
     out = os.path.join(outdir, f"stacks-{mode}.fxt")
+    mapped_as = os.path.realpath(wl)  # stackwl's mapping, as maps names it
     if mode == "exec":
         stdout = run_cmd(tool, wl, out, via_exec=True)
     elif mode == "nosched":
@@ -208,6 +213,14 @@ def test(mode, tool, ftf_dump, wl, outdir):
         # sh exec'ing stackwl (the samples of sh's image come first)
         stdout = run_cmd(tool, wl, out, via_exec=True, extra=["-F", "30s"])
         out = out[:-4] + "-1.fxt"
+    elif mode == "deleted":
+        # a program whose file is gone: /proc/PID/maps says "PATH
+        # (deleted)" (an upgraded package's running programs; a program
+        # run from a memfd), its symbols come through map_files
+        copy = os.path.join(outdir, "stackwl-deleted")
+        shutil.copy(wl, copy)
+        stdout = run_pid(tool, copy, out, unlink=True)
+        mapped_as = os.path.realpath(copy) + " (deleted)"
     else:
         stdout = {"cmd": run_cmd, "pid": run_pid}[mode](tool, wl, out)
     print("  stackwl printed:\n    " + stdout.strip().replace("\n", "\n    "))
@@ -273,10 +286,9 @@ def test(mode, tool, ftf_dump, wl, outdir):
     check(sched == len(off), "each holds the kernel's schedule/__schedule")
     check(abs(weight - slept_ns) <= 0.1 * slept_ns, "their weights add up to the time slept, within 10%")
 
-    exe = os.path.realpath(wl)
-    want = re.search(r"Build ID: ([0-9a-f]+)", subprocess.run(["readelf", "-n", exe], capture_output=True,
-                                                             text=True).stdout)
-    got = {q.map_build_id.get(exe) for q in seqs.values()}
+    want = re.search(r"Build ID: ([0-9a-f]+)", subprocess.run(["readelf", "-n", os.path.realpath(wl)],
+                                                             capture_output=True, text=True).stdout)
+    got = {q.map_build_id.get(mapped_as) for q in seqs.values()}
     check(want and got == {want[1]}, f"stackwl's mapping carries its build id ({want[1] if want else None}, "
                                      f"readelf -n; got {got})")
 
