@@ -1013,9 +1013,11 @@ static bool runs_this_program(__u32 tgid)
 }
 
 /* The tables of the user stack walker: the loader of them, the
- * processes traced so far loaded at once (the others when the walker
- * first asks), and the programs that drop a process's table at exec and
- * exit. */
+ * processes traced so far loaded at once, their tables built before the
+ * first sample (the others' when the walker first asks), and the
+ * programs that drop a process's table at exec and exit. */
+#define UW_PREBUILD_BUDGET_NS 3000000000ull
+
 static int start_unwinder(struct ftfb_loader *l, char *errmsg, size_t errlen)
 {
 	struct stacks_bpf *s = l->stk;
@@ -1045,6 +1047,10 @@ static int start_unwinder(struct ftfb_loader *l, char *errmsg, size_t errlen)
 			ftfb_uw_load_process(l->uw, key);
 		prev = &key;
 	}
+	/* their binaries' tables before the samplers attach (a process
+	 * mapping many large libraries: the first 3 seconds' worth) */
+	if (!err && l->opts.filter_tgids)
+		ftfb_uw_build_queued(l->uw, UW_PREBUILD_BUDGET_NS);
 	if (!err && (err = ftfb_uw_start(l->uw)))
 		set_err(errmsg, errlen,
 			"starting the unwind table thread failed: %s",

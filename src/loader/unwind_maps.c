@@ -504,6 +504,14 @@ void ftfb_uw_service(struct ftfb_uw_loader *u)
 	pthread_mutex_unlock(&u->lock);
 }
 
+void ftfb_uw_build_queued(struct ftfb_uw_loader *u, uint64_t budget_ns)
+{
+	uint64_t end = mono_ns() + budget_ns;
+
+	while (u->npend && mono_ns() < end)
+		build_one(u);
+}
+
 void ftfb_uw_get_stats(struct ftfb_uw_loader *u, struct ftfb_uw_stats *st)
 {
 	uint64_t *v = calloc((size_t)u->ncpus, sizeof(*v));

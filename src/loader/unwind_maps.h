@@ -52,6 +52,11 @@ int ftfb_uw_prebuild_libc(struct ftfb_uw_loader *u);
 /* Loads (or reloads) the entry of process tgid; 0 or -errno (the
  * process is gone: -ENOENT). */
 int ftfb_uw_load_process(struct ftfb_uw_loader *u, uint32_t tgid);
+/* Builds the tables queued so far (libc's, the processes loaded) here
+ * and now, for up to budget_ns (the thread builds the rest): before the
+ * first sample, the traced processes' first stacks are whole. Call it
+ * before ftfb_uw_start. */
+void ftfb_uw_build_queued(struct ftfb_uw_loader *u, uint64_t budget_ns);
 /* Starts / stops (and joins) the thread that calls ftfb_uw_service;
  * 0 or -errno. ftfb_uw_loader_free stops it too. Until it is stopped,
  * only ftfb_uw_get_stats may be called. */

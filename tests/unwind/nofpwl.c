@@ -15,7 +15,8 @@
  * At the end it prints what it did:
  *   spinner tid=T cpu_ns=N
  *   reader tid=T reads=K
- * An argument: seconds to wait before the threads start.
+ * Arguments: seconds to wait before the threads start (0: at once), and
+ * the number of reads (default READS: 60, about 0.3 s of run).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -111,6 +112,7 @@ __attribute__((noinline)) void *reader(void *arg)
 int main(int argc, char **argv)
 {
 	struct timespec gap = {0, 5000000L};
+	int nreads = argc > 2 ? atoi(argv[2]) : READS;
 	pthread_t s, r;
 
 	if (argc > 1)
@@ -118,7 +120,7 @@ int main(int argc, char **argv)
 	if (pipe(pipefd) || pthread_create(&s, NULL, spinner, NULL) ||
 	    pthread_create(&r, NULL, reader, NULL))
 		return 1;
-	for (int i = 0; i < READS; i++) {
+	for (int i = 0; i < nreads; i++) {
 		nanosleep(&gap, NULL);
 		if (write(pipefd[1], "x", 1) != 1)
 			return 1;

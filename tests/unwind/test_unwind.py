@@ -16,7 +16,10 @@ that none of nofpwl's functions sets up a frame pointer (so a frame
 pointer walk could not find their callers).
 
 usage: test_unwind.py MODE FTF_BPF FTF_DUMP NOFPWL UWLIB OUTDIR
-MODE: cmd (-- nofpwl) | pid (-p PID of a running nofpwl)
+MODE: cmd (-- nofpwl) | pid (-p PID of a running nofpwl) | attach (-p
+PID of a nofpwl whose threads already run: its binaries' tables are
+built before the first sample, so no stack of it may stop "not loaded
+yet", and its spinner's first sample is whole)
 
 With Perfetto's trace_processor_shell (ftfcheck.trace_processor()) and
 FXT_DUMP (Fuchsia's reader) set in the environment, the trace is also
@@ -173,12 +176,47 @@ def test(mode, tool, ftf_dump, wl, lib, outdir):
     fxt_dump_check(out)
 
 
+def test_attach(tool, ftf_dump, wl, outdir):
+    """-p on a nofpwl whose spinner and reader already run (3 s of
+    reads): every stack of the process is walked from its first sample."""
+    out = os.path.join(outdir, "unwind-attach.fxt")
+    w = subprocess.Popen([wl, "0", "600"], stdout=subprocess.PIPE, text=True)
+    tr = Tracer(tool, ["-g", "--freq", str(FREQ), "-o", out, "-p", str(w.pid)])
+    stdout, _ = w.communicate(timeout=300)
+    code = tr.wait()
+    print("  ftf-bpf said (exit %d):\n    %s" % (code, tr.stderr.strip().replace("\n", "\n    ")))
+    check(code == 0, f"exit 0 (got {code})")
+    spin_tid = int(re.search(r"spinner tid=(\d+)", stdout)[1])
+    read_tid = int(re.search(r"reader tid=(\d+)", stdout)[1])
+    check(Trace(ftf_dump, out).check_code == 0, "ftf-dump --check accepts the trace")
+    _, stream = read_ftf(out)
+    _, samples = decode_samples(stream)
+    mine = [s for s in samples if s["tid"] in (spin_tid, read_tid)]
+    mine.sort(key=lambda s: s["ts"])
+    waiting = [s for s in mine if any(fn == "[unwind stopped: tables not loaded yet]"
+                                      for fn, _ in s["frames"])]
+    print(f"  {len(mine)} stacks of the spinner and the reader, {len(waiting)} stopped 'not loaded yet'")
+    check(len(mine) >= 50, f"the threads were sampled while they ran ({len(mine)} stacks)")
+    check(not waiting, "none stopped 'tables not loaded yet': the tables were built before the first sample")
+    first_on = next((s for s in mine if s["kind"] == "on-CPU samples" and s["tid"] == spin_tid), None)
+    check(first_on is not None and spinner_ok(user_frames(first_on)),
+          f"the spinner's first sample holds its whole chain: "
+          f"{[fn for fn, _ in user_frames(first_on)] if first_on else None}")
+    good = [s for s in mine if s["tid"] == read_tid and s["kind"] == "off-CPU time (ns)"
+            and reader_ok(user_frames(s))]
+    off = [s for s in mine if s["tid"] == read_tid and s["kind"] == "off-CPU time (ns)"]
+    check(off and len(good) == len(off), f"every off-CPU stack of the reader holds its chain ({len(good)}/{len(off)})")
+
+
 def main():
     skip_unless_root()
     mode, tool, ftf_dump, wl, lib, outdir = sys.argv[1:7]
     os.makedirs(outdir, exist_ok=True)
     print(f"unwind {mode}")
-    test(mode, tool, ftf_dump, wl, lib, outdir)
+    if mode == "attach":
+        test_attach(tool, ftf_dump, wl, outdir)
+    else:
+        test(mode, tool, ftf_dump, wl, lib, outdir)
 
 
 if __name__ == "__main__":
