@@ -54,6 +54,18 @@ int ftfb_open_regular(const char *path)
 	return fd;
 }
 
+int ftfb_open_elf_file(const char *path, char *errmsg, size_t errlen)
+{
+	int fd = ftfb_open_regular(path);
+
+	if (fd < 0)
+		ftfb_seterr(errmsg, errlen, "%s: %s", path,
+			    fd == -ENOEXEC || fd == -EISDIR
+				    ? "not a regular file (give an ELF binary or library)"
+				    : strerror(-fd));
+	return fd;
+}
+
 char *ftfb_demangle(const char *name)
 {
 #ifdef FTFB_HAVE_LIBIBERTY
@@ -404,14 +416,9 @@ static int open_elf(const char *path, Elf **elf, char *errmsg, size_t errlen)
 	int fd, err;
 
 	*elf = NULL;
-	fd = ftfb_open_regular(path);
-	if (fd < 0) {
-		ftfb_seterr(errmsg, errlen, "%s: %s", path,
-			    fd == -ENOEXEC || fd == -EISDIR
-				    ? "not a regular file (give an ELF binary or library)"
-				    : strerror(-fd));
+	fd = ftfb_open_elf_file(path, errmsg, errlen);
+	if (fd < 0)
 		return fd;
-	}
 	if (fstat(fd, &st) != 0) {
 		err = -errno;
 		ftfb_seterr(errmsg, errlen, "%s: %s", path, strerror(errno));

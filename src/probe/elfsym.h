@@ -52,6 +52,9 @@ void ftfb_seterr(char *buf, size_t len, const char *fmt, ...)
  * regular one). A FIFO or a device is never waited on (O_NONBLOCK): a
  * FIFO with no writer would block the open, and the read after it. */
 int ftfb_open_regular(const char *path);
+/* The same, with errmsg set on failure ("PATH: not a regular file (give
+ * an ELF binary or library)", or the error's text). */
+int ftfb_open_elf_file(const char *path, char *errmsg, size_t errlen);
 
 int ftfb_elf_functions(const char *path, struct ftfb_symlist *out,
 		       char *errmsg, size_t errlen);

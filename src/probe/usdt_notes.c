@@ -111,14 +111,9 @@ int ftfb_usdt_notes_read(const char *path, struct ftfb_usdt_notes *out,
 
 	out->v = NULL;
 	out->n = 0;
-	fd = ftfb_open_regular(path);
-	if (fd < 0) {
-		ftfb_seterr(errmsg, errlen, "%s: %s", path,
-			    fd == -ENOEXEC || fd == -EISDIR
-				    ? "not a regular file (give an ELF binary or library)"
-				    : strerror(-fd));
+	fd = ftfb_open_elf_file(path, errmsg, errlen);
+	if (fd < 0)
 		return fd;
-	}
 	if (elf_version(EV_CURRENT) == EV_NONE ||
 	    !(e = elf_begin(fd, ELF_C_READ, NULL)) ||
 	    elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx) != 0) {
