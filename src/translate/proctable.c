@@ -14,15 +14,7 @@
 #define STACK_MIN 16
 #define LRU_HEAD FTFB_PT_NSLOTS
 
-static uint64_t hash_u32(uint32_t x)
-{
-	uint64_t h = x;
-
-	h ^= h >> 16;
-	h *= 0x45d9f3b3335b369ull;
-	h ^= h >> 29;
-	return h;
-}
+#define hash_u32 ftfb_pt_hash_tid
 
 static uint64_t hash_str(const char *s, size_t len)
 {
@@ -160,20 +152,6 @@ void ftfb_pt_free(struct ftfb_proctable *pt)
 		free(pt->arenas[i]);
 	free(pt->arenas);
 	memset(pt, 0, sizeof(*pt));
-}
-
-struct ftfb_task *ftfb_pt_find(struct ftfb_proctable *pt, uint32_t tid)
-{
-	size_t mask = pt->idx_cap - 1;
-
-	for (size_t i = hash_u32(tid) & mask;; i = (i + 1) & mask) {
-		const struct ftfb_pt_ent *e = &pt->idx[i];
-
-		if (e->tid == tid && e->task)
-			return e->task;
-		if (!e->task)
-			return NULL;
-	}
 }
 
 static void idx_put(struct ftfb_pt_ent *idx, size_t cap, struct ftfb_task *t)

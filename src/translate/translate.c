@@ -292,20 +292,15 @@ static int add_found_task(struct ftfb_translator *t,
 }
 
 /*
- * The entry for tid, created on first sight: resolved through the lookup
- * function, else from what the event says (tgid_hint) with no name.
+ * The entry for tid, not known yet: resolved through the lookup function,
+ * else from what the event says (tgid_hint) with no name.
  */
-int ftfb_tr_ensure_task(struct ftfb_translator *t, uint32_t tid,
-		uint32_t tgid_hint, struct ftfb_task **out)
+int ftfb_tr_add_task(struct ftfb_translator *t, uint32_t tid,
+		     uint32_t tgid_hint, struct ftfb_task **out)
 {
 	struct ftfb_task_info ti;
-	struct ftfb_task *k = ftfb_pt_find(&t->pt, tid);
 	bool found;
 
-	if (k) {
-		*out = k;
-		return 0;
-	}
 	memset(&ti, 0, sizeof(ti));
 	found = tid != 0 && t->o.lookup &&
 		t->o.lookup(t->o.lookup_ctx, tid, &ti) == 0;
@@ -1388,7 +1383,7 @@ int ftfb_translator_event(struct ftfb_translator *t, const void *data,
 		return 0;
 	}
 	memcpy(&h, data, sizeof(h));
-	ki = ftfb_kind(h.kind);
+	ki = h.kind < FTFB_EV_KIND_MAX ? &ftfb_kinds[h.kind] : NULL;
 	if (!ki || !ki->handler || size < ki->size) {
 		t->st.skipped++;
 		return 0;

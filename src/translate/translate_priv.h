@@ -114,9 +114,17 @@ uint64_t ftfb_tr_ticks(struct ftfb_translator *t, uint64_t ns);
  * *temp then true) */
 int ftfb_tr_str_id(struct ftfb_translator *t, const char *s, size_t len,
 		   bool *temp);
-/* the task, created (and named) on first sight */
-int ftfb_tr_ensure_task(struct ftfb_translator *t, uint32_t tid,
-			uint32_t tgid_hint, struct ftfb_task **out);
+/* a task not known yet: created and named */
+int ftfb_tr_add_task(struct ftfb_translator *t, uint32_t tid,
+		     uint32_t tgid_hint, struct ftfb_task **out);
+/* the task, created (and named) on first sight; 0 or -errno */
+static inline int ftfb_tr_ensure_task(struct ftfb_translator *t, uint32_t tid,
+				      uint32_t tgid_hint,
+				      struct ftfb_task **out)
+{
+	*out = ftfb_pt_find(&t->pt, tid);
+	return *out ? 0 : ftfb_tr_add_task(t, tid, tgid_hint, out);
+}
 /* its thread ref, a slot assigned if needed */
 int ftfb_tr_thread_ref(struct ftfb_translator *t, struct ftfb_task *k);
 
