@@ -30,6 +30,7 @@
 #define UW_ROW_STEPS 24 /* binary search steps: up to 16M rows a table */
 #define UW_MAP_STEPS 9	/* and 256 mappings a process */
 #define UW_GO_ON FTFB_UW_NREASONS /* a step's result: not a reason to stop */
+#define UW_XOL_SLOT_BYTES 128 /* the kernel's UPROBE_XOL_SLOT_BYTES (x86) */
 
 /* all binaries' rows; max_entries set by the loader, which writes them
  * through an mmap */
@@ -84,6 +85,8 @@ struct uw_walk {
 	__u32 reason; /* FTFB_UW_* once the walk ends */
 	bool bp_known;
 	__u64 hash; /* of the frames so far (as stacks.bpf.c's hash_ips) */
+	__u64 ri;   /* the next uretprobe return instance (0: the newest) */
+	bool trapped; /* the first frame is at a uprobe's int3 (pc: + 1) */
 };
 
 struct uw_search {
@@ -211,6 +214,62 @@ static __always_inline __u32 uw_step_fp(struct uw_walk *w)
 	return ra ? UW_GO_ON : FTFB_UW_COMPLETE;
 }
 
+/* One step out of the [uprobes] page, where the kernel runs a probed
+ * instruction's copy (single-stepped) and the uretprobe trampoline (to
+ * which a probed function with a return probe returns): the thread's
+ * uprobe state says where it really is. A copy's address maps back into
+ * the probed instruction's (same frame, same registers). The trampoline
+ * stands for a return address it replaced: the thread's return
+ * instances, newest first, are met in that order walking outwards (the
+ * cursor w->ri); the sp after that return is the slot it was in + 8. */
+static __always_inline __u32 uw_step_uprobes(struct uw_walk *w)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct uprobe_task *ut = task->utask;
+	struct return_instance *ri;
+	__u64 slot;
+
+	if (!ut)
+		return FTFB_UW_BAD_FRAME;
+	slot = ut->xol_vaddr;
+	if (ut->state != UTASK_RUNNING && w->pc >= slot &&
+	    w->pc < slot + UW_XOL_SLOT_BYTES) {
+		w->pc = ut->vaddr + (w->pc - slot);
+		return UW_GO_ON;
+	}
+	ri = w->ri ? (struct return_instance *)w->ri : ut->return_instances;
+	if (!ri)
+		return FTFB_UW_BAD_FRAME;
+	w->pc = BPF_CORE_READ(ri, orig_ret_vaddr);
+	w->sp = BPF_CORE_READ(ri, stack) + 8;
+	w->ri = (__u64)BPF_CORE_READ(ri, next);
+	return w->pc ? UW_GO_ON : FTFB_UW_COMPLETE;
+}
+
+/* A thread stopped at a uprobe's breakpoint (int3, 0xCC, written over
+ * the probed instruction) is one byte past it (or on it, once the kernel
+ * has set its pc back) while the probe's handlers run, and the probed
+ * instruction has not run: the walk records the address past the int3
+ * (a return address's form: the symbolizer names the byte before it)
+ * and takes the row of the int3's own address. Once the kernel has
+ * emulated the instruction (push %rbp, at a function's entry), the pc
+ * is past it and the frame an ordinary one: uw_frame tells the two by
+ * the return address each would give (see there). Only in a thread with
+ * uprobe state: elsewhere a 0xCC byte is padding or a debugger's. */
+static __always_inline void uw_start(struct uw_walk *w, __u64 pc)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u8 op[2] = {0, 0};
+
+	w->pc = pc;
+	w->trapped = false;
+	if (!task->utask || bpf_probe_read_user(op, 2, (void *)(pc - 1)))
+		return;
+	if (op[0] != 0xcc && op[1] == 0xcc)
+		w->pc = pc + 1; /* set back onto the int3 */
+	w->trapped = op[0] == 0xcc || op[1] == 0xcc;
+}
+
 /* The caller's CFA by row r, or 0 when it cannot be known. */
 static __always_inline __u64 uw_cfa(const struct uw_walk *w,
 				    const struct ftfb_uw_row *r, __u32 *why)
@@ -253,7 +312,9 @@ static __always_inline __u32 uw_step_cfi(struct uw_buf *b,
 
 	if (!t)
 		return FTFB_UW_NO_CFI;
-	r = uw_find_row(b, t, w->pc - (w->n > 1 ? 1 : 0) - m->bias);
+	r = uw_find_row(b, t,
+			w->pc - (w->n > 1 || w->trapped ? 1 : 0) - m->bias);
+	w->trapped = false;
 	if (!r)
 		return FTFB_UW_NO_CFI;
 	cfa = uw_cfa(w, r, &why);
@@ -322,10 +383,22 @@ static long uw_frame(__u32 idx, void *ctx)
 		w->reason = FTFB_UW_NOT_LOADED;
 	} else if (m->table == FTFB_UW_TABLE_FP) {
 		w->reason = uw_step_fp(w);
+	} else if (m->table == FTFB_UW_TABLE_UPROBES) {
+		w->reason = uw_step_uprobes(w);
 	} else if (m->table == FTFB_UW_TABLE_NONE) {
 		w->reason = FTFB_UW_NO_CFI;
 	} else {
+		struct uw_walk before = *w;
+
 		w->reason = uw_step_cfi(b, m);
+		/* at a uprobe's int3: the instruction not run yet gives a
+		 * return address in code; if not, it had run (emulated) */
+		if (before.trapped && w->reason == UW_GO_ON &&
+		    !uw_find_map(p, w->pc)) {
+			*w = before;
+			w->trapped = false;
+			w->reason = uw_step_cfi(b, m);
+		}
 	}
 	return w->reason != UW_GO_ON;
 }
@@ -346,12 +419,13 @@ static __always_inline long ftfb_uw_user_stack(const struct ftfb_uw_regs *r,
 
 	if (!b || !r->pc || r->pc >= FTFB_UW_STOP_BASE)
 		return 0;
-	b->w.pc = r->pc;
+	uw_start(&b->w, r->pc);
 	b->w.sp = r->sp;
 	b->w.bp = r->bp;
 	b->w.bp_known = true;
 	b->w.tgid = tgid;
 	b->w.n = 0;
+	b->w.ri = 0;
 	b->w.reason = FTFB_UW_DEPTH;
 	b->w.hash = 0xcbf29ce484222325ull ^ tgid;
 	bpf_loop(UW_DEPTH, uw_frame, NULL, 0);

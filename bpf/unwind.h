@@ -61,6 +61,9 @@ struct ftfb_uw_table {
 #define FTFB_UW_TABLE_NONE 0xffffffffu	  /* no usable CFI: stop there */
 #define FTFB_UW_TABLE_FP 0xfffffffeu	  /* anonymous code (JIT): follow rbp */
 #define FTFB_UW_TABLE_PENDING 0xfffffffdu /* being built: "not loaded yet" */
+/* the [uprobes] page: the out-of-line copies of probed instructions and
+ * the uretprobe trampoline, stepped through the thread's uprobe state */
+#define FTFB_UW_TABLE_UPROBES 0xfffffffcu
 
 /* An executable mapping of a process: an address pc in [start, end) is
  * at row address pc - bias of its table. */

@@ -321,6 +321,10 @@ static bool map_of_line(struct ftfb_uw_loader *u, uint32_t tgid, char *line,
 	m->table = FTFB_UW_TABLE_FP; /* anonymous: JIT code */
 	if (!strcmp(name, "[vsyscall]"))
 		return false;
+	if (!strcmp(name, "[uprobes]")) {
+		m->table = FTFB_UW_TABLE_UPROBES;
+		return true;
+	}
 	if (!strcmp(name, "[vdso]")) {
 		b = vdso_binary(u);
 	} else if (name[0] == '/') {

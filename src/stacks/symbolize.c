@@ -205,7 +205,8 @@ static int read_maps(struct process *p)
 			   &name_at) < 7 ||
 		    perms[2] != 'x' ||
 		    (line[name_at] != '/' &&
-		     strncmp(line + name_at, "[vdso]", 6)))
+		     strncmp(line + name_at, "[vdso]", 6) &&
+		     strncmp(line + name_at, "[uprobes]", 9)))
 			continue;
 		line[strcspn(line, "\n")] = '\0';
 		if (p->nmaps == cap) {

@@ -19,7 +19,11 @@ usage: test_unwind.py MODE FTF_BPF FTF_DUMP NOFPWL UWLIB OUTDIR
 MODE: cmd (-- nofpwl) | pid (-p PID of a running nofpwl) | attach (-p
 PID of a nofpwl whose threads already run: its binaries' tables are
 built before the first sample, so no stack of it may stop "not loaded
-yet", and its spinner's first sample is whole)
+yet", and its spinner's first sample is whole) | uprobes (-u on a hot
+function and -g: the samples taken while the kernel runs the probes,
+with the thread at the int3 or in the [uprobes] page, walk through
+them: usage then ends LOOP, the uprobe benchmark's loop, in place of
+NOFPWL)
 
 With Perfetto's trace_processor_shell (ftfcheck.trace_processor()) and
 FXT_DUMP (Fuchsia's reader) set in the environment, the trace is also
@@ -211,6 +215,33 @@ def test_attach(tool, ftf_dump, wl, outdir):
     check(off and len(good) == len(off), f"every off-CPU stack of the reader holds its chain ({len(good)}/{len(off)})")
 
 
+def test_uprobes(tool, ftf_dump, loop, outdir):
+    """-g -u LOOP:empty_fn on a loop of 300,000 calls: nearly all its time
+    is the kernel handling the probe (the int3 at empty_fn's entry, the
+    uretprobe trampoline in [uprobes]); its on-CPU stacks must still be
+    whole, from main through libc's __libc_start_main to _start."""
+    out = os.path.join(outdir, "unwind-uprobes.fxt")
+    args = ["-g", "--freq", str(FREQ), "-u", f"{loop}:empty_fn", "-o", out, "--", loop, "300000"]
+    print("  run:", tool, " ".join(args))
+    p = subprocess.run([tool, *args], capture_output=True, text=True, timeout=300)
+    print("  ftf-bpf said (exit %d):\n    %s" % (p.returncode, p.stderr.strip().replace("\n", "\n    ")))
+    check(p.returncode == 0, f"exit 0 (got {p.returncode})")
+    check(Trace(ftf_dump, out).check_code == 0, "ftf-dump --check accepts the trace")
+    _, stream = read_ftf(out)
+    _, samples = decode_samples(stream)
+    pid = next((s["pid"] for s in samples if any(fn == "main" for fn, _ in s["frames"])), None)
+    on = [user_frames(s) for s in samples if s["kind"] == "on-CPU samples" and s["pid"] == pid]
+    # (a main thread's outermost frame: _start, glibc's crt1 in LOOP)
+    good = [f for f in on if f and f[0][0] == "_start" and holds(f, ["__libc_start_main", "main"])
+            and not any(fn and fn.startswith("[unwind stopped") for fn, _ in f)]
+    print(f"  loop: {len(on)} on-CPU samples, {len(good)} whole through main")
+    for f in [f for f in on if f not in good][:5]:
+        print("    not:", " <- ".join(f"{fn or path}" for fn, path in reversed(f)))
+    # (95% here; 27% before the walk knew the uprobe states)
+    check(len(on) >= 50, "the loop was sampled")
+    check(len(good) >= 0.8 * len(on), "at least 80% of them whole from _start through main, in spite of the probe")
+
+
 def main():
     skip_unless_root()
     mode, tool, ftf_dump, wl, lib, outdir = sys.argv[1:7]
@@ -218,6 +249,8 @@ def main():
     print(f"unwind {mode}")
     if mode == "attach":
         test_attach(tool, ftf_dump, wl, outdir)
+    elif mode == "uprobes":
+        test_uprobes(tool, ftf_dump, wl, outdir)
     else:
         test(mode, tool, ftf_dump, wl, lib, outdir)
 
