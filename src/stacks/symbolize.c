@@ -392,6 +392,12 @@ void ftfb_symbolize(void *ctx, uint32_t tgid, uint64_t ip, bool kernel,
 	out->end = m->end;
 	out->pgoff = m->pgoff;
 	out->rel_pc = ip - m->start + m->pgoff;
+	if (!strcmp(m->path, "[uprobes]")) {
+		/* the kernel's page of probed instructions' copies and the
+		 * uretprobe trampoline: no file, named for what it is */
+		out->function = "[uprobes]";
+		return;
+	}
 	f = file_of(sy, tgid, m);
 	if (f && f->build_id_len > 0) {
 		out->build_id = f->build_id;
