@@ -124,32 +124,6 @@ static void test_syscalls_as_slices(void **state)
 	tr_free(&h);
 }
 
-/* A USDT hit of probe cookie by tid, its arguments as given, argument 0
- * a string with str non-NULL. */
-static void ev_usdt(struct tr *h, uint64_t ts, uint32_t tid, uint32_t cookie,
-		    int n, const int64_t *args, const char *str)
-{
-	struct ftfb_usdt e;
-	size_t size = offsetof(struct ftfb_usdt, str);
-
-	memset(&e, 0, sizeof(e));
-	tr_hdr(&e.hdr, FTFB_EV_USDT, ts, 0, tid, tid);
-	e.cookie = cookie;
-	e.nargs = (uint16_t)n;
-	for (int i = 0; i < n; i++)
-		e.args[i] = (uint64_t)args[i];
-	if (str) {
-		size_t len = strlen(str) + 1;
-
-		memcpy(e.str, str, len);
-		e.args[0] = len;
-		e.strmask = 1;
-		e.strbytes = (uint32_t)((len + 7) & ~7u);
-		size += e.strbytes;
-	}
-	assert_int_equal(ftfb_translator_event(&h->t, &e, size), 0);
-}
-
 /* An instant with its arguments; an import slice named by its START's
  * string argument, with `found` from its END (as --python names them). */
 static void test_usdt_instant_and_slice(void **state)
@@ -170,9 +144,9 @@ static void test_usdt_instant_and_slice(void **state)
 	(void)state;
 	tr_setup(&h, &o);
 	tr_add(&h, 500, 500, "python3", NULL);
-	ev_usdt(&h, 1000, 500, 0, 2, tick, NULL);
-	ev_usdt(&h, 2000, 500, 1, 1, start, "json");
-	ev_usdt(&h, 2600, 500, 2, 2, done, NULL);
+	ev_usdt_in(&h, 1000, 500, 500, 0, 2, tick, NULL);
+	ev_usdt_in(&h, 2000, 500, 500, 1, 1, start, "json");
+	ev_usdt_in(&h, 2600, 500, 500, 2, 2, done, NULL);
 	tr_text(&h, 3000, text, sizeof(text));
 	tr_expect(text,
 		  "KernelObject(koid: 500, type: process, name: \"python3\", {})\n"

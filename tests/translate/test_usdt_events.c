@@ -63,30 +63,11 @@ static const struct ftfb_usdt_desc probes[NPROBES] = {
 		      .name_arg = -1},
 };
 
-/* A hit of probe `cookie` by thread tid: n int args, and with str
- * non-NULL, argument 0 is that string. */
+/* A hit of probe `cookie` by thread tid of process 100 (tr_harness.h). */
 static void ev_usdt(struct tr *h, uint64_t ts, uint32_t tid, uint32_t cookie,
 		    int n, const int64_t *args, const char *str)
 {
-	struct ftfb_usdt e;
-	size_t size = offsetof(struct ftfb_usdt, str);
-
-	memset(&e, 0, sizeof(e));
-	tr_hdr(&e.hdr, FTFB_EV_USDT, ts, 0, tid, 100);
-	e.cookie = cookie;
-	e.nargs = (uint16_t)n;
-	for (int i = 0; i < n; i++)
-		e.args[i] = (uint64_t)args[i];
-	if (str) {
-		size_t len = strlen(str) + 1;
-
-		memcpy(e.str, str, len);
-		e.args[0] = len;
-		e.strmask = 1;
-		e.strbytes = (uint32_t)((len + 7) & ~7u);
-		size += e.strbytes;
-	}
-	assert_int_equal(ftfb_translator_event(&h->t, &e, size), 0);
+	ev_usdt_in(h, ts, 100, tid, cookie, n, args, str);
 }
 
 static void setup(struct tr *h)

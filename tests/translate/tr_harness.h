@@ -421,6 +421,33 @@ static inline void ev_ret_sp(struct tr *h, uint64_t ts, uint32_t tid,
 	assert_int_equal(ftfb_translator_event(&h->t, &e, sizeof(e)), 0);
 }
 
+/* A USDT hit of probe `cookie` by thread tid of process tgid: n int args,
+ * and with str non-NULL, argument 0 is that string. */
+static inline void ev_usdt_in(struct tr *h, uint64_t ts, uint32_t tgid,
+			      uint32_t tid, uint32_t cookie, int n,
+			      const int64_t *args, const char *str)
+{
+	struct ftfb_usdt e;
+	size_t size = offsetof(struct ftfb_usdt, str);
+
+	memset(&e, 0, sizeof(e));
+	tr_hdr(&e.hdr, FTFB_EV_USDT, ts, 0, tid, tgid);
+	e.cookie = cookie;
+	e.nargs = (uint16_t)n;
+	for (int i = 0; i < n; i++)
+		e.args[i] = (uint64_t)args[i];
+	if (str) {
+		size_t len = strlen(str) + 1;
+
+		memcpy(e.str, str, len);
+		e.args[0] = len;
+		e.strmask = 1;
+		e.strbytes = (uint32_t)((len + 7) & ~7u);
+		size += e.strbytes;
+	}
+	assert_int_equal(ftfb_translator_event(&h->t, &e, size), 0);
+}
+
 static inline void tr_add(struct tr *h, uint32_t tid, uint32_t tgid,
 			  const char *comm, const char *pname)
 {
