@@ -18,6 +18,7 @@
 #include "ftf/destination.h"
 #include "ftf/reader.h"
 #include "ftf/writer.h"
+#include "perfetto_bytes.h"
 #include "pystack_codes.h"
 #include "pystack_merge.h"
 #include "stackprof.h"
@@ -217,32 +218,6 @@ static void sym_partial(void *ctx, uint32_t tgid, uint64_t ip, bool kernel,
 	out->rel_pc = ip - 0x1000;
 }
 
-/* The payloads of the trace's Perfetto blobs. */
-static size_t blobs(struct ftf_dest_mem *m, uint8_t *out, size_t cap)
-{
-	struct ftf_reader r;
-	struct ftf_record rec;
-	size_t n = 0;
-
-	assert_int_equal(ftf_reader_init(&r, m->data, m->len), 0);
-	while (ftf_reader_next(&r, &rec) == 1)
-		if (rec.type == FTF_REC_BLOB && n + rec.u.blob.size <= cap) {
-			memcpy(out + n, rec.u.blob.payload, rec.u.blob.size);
-			n += rec.u.blob.size;
-		}
-	ftf_reader_free(&r);
-	return n;
-}
-
-static size_t count(const uint8_t *p, size_t n, const char *s)
-{
-	size_t hits = 0, k = strlen(s);
-
-	for (size_t i = 0; i + k <= n; i++)
-		hits += !memcmp(p + i, s, k);
-	return hits;
-}
-
 /* A stackprof names Python frames "qualname (file:line)" with the file
  * as their mapping, once per sequence; an entry whose strings never came
  * is written as such and counted. */
@@ -303,13 +278,13 @@ static void stackprof_writes_python_frames(void **state)
 	assert_int_equal(ftfb_stackprof_stats(sp)->python_samples, 3);
 	assert_int_equal(ftfb_stackprof_stats(sp)->python_interleaved, 0);
 	assert_int_equal(ftfb_stackprof_stats(sp)->unknown_pycodes, 1);
-	n = blobs(&m, out, sizeof(out));
-	assert_int_equal(count(out, n, "Job.spin (app.py:30)"), 1);
-	assert_int_equal(count(out, n, "<module> (app.py:12)"), 1);
-	assert_int_equal(count(out, n, "/srv/app.py"), 1);
-	assert_int_equal(count(out, n, "[Python code 0x7f0000003000]"), 1);
+	n = perfetto_bytes(&m, out, sizeof(out));
+	assert_int_equal(count_bytes(out, n, "Job.spin (app.py:30)"), 1);
+	assert_int_equal(count_bytes(out, n, "<module> (app.py:12)"), 1);
+	assert_int_equal(count_bytes(out, n, "/srv/app.py"), 1);
+	assert_int_equal(count_bytes(out, n, "[Python code 0x7f0000003000]"), 1);
 	/* the eval frame is gone: its Python frames took its place */
-	assert_int_equal(count(out, n, "_PyEval_EvalFrameDefault"), 1);
+	assert_int_equal(count_bytes(out, n, "_PyEval_EvalFrameDefault"), 1);
 	/* (written once as a function name; the summary's top is the leaf) */
 	assert_int_equal(
 		ftfb_stackprof_top(sp, FTFB_STACK_ON_CPU, names, wt, 4), 1);

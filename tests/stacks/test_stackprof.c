@@ -18,6 +18,7 @@
 #include "ftf/writer.h"
 #include "idtab.h"
 #include "pbwrite.h"
+#include "perfetto_bytes.h"
 #include "stackprof.h"
 #include "translate.h"
 
@@ -150,35 +151,6 @@ static void fake_sym(void *ctx, uint32_t tgid, uint64_t ip, bool kernel,
 	out->start = 0x1000;
 	out->end = 0x2000;
 	out->rel_pc = ip - 0x1000;
-}
-
-/* The payloads of the blob records of type 3, concatenated. */
-static size_t perfetto_bytes(struct ftf_dest_mem *m, uint8_t *out, size_t cap)
-{
-	struct ftf_reader r;
-	struct ftf_record rec;
-	size_t n = 0;
-
-	assert_int_equal(ftf_reader_init(&r, m->data, m->len), 0);
-	while (ftf_reader_next(&r, &rec) == 1) {
-		if (rec.type != FTF_REC_BLOB)
-			continue;
-		assert_int_equal(rec.u.blob.blob_type, FTF_BLOB_PERFETTO);
-		assert_true(n + rec.u.blob.size <= cap);
-		memcpy(out + n, rec.u.blob.payload, rec.u.blob.size);
-		n += rec.u.blob.size;
-	}
-	ftf_reader_free(&r);
-	return n;
-}
-
-static size_t count_bytes(const uint8_t *p, size_t n, const char *s)
-{
-	size_t hits = 0, k = strlen(s);
-
-	for (size_t i = 0; i + k <= n; i++)
-		hits += !memcmp(p + i, s, k);
-	return hits;
 }
 
 /* A memory trace on a mono clock and a stack profiler writing into it
