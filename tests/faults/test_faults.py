@@ -21,6 +21,7 @@ import select
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -67,14 +68,27 @@ def flat_rss_env():
 
 
 def run_sampled(cmd, period=0.25, timeout=300):
-    """Runs cmd (ftf-bpf ...), sampling its RSS; returns (rc, out, err, sampler)."""
+    """Runs cmd (ftf-bpf ...), sampling its RSS; returns (rc, out, err,
+    sampler). The sampler reads the tool's stderr, to tell the samples
+    taken while it worked from those taken as it exits."""
     print("  run:", " ".join(cmd))
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=flat_rss_env())
-    s = RssSampler(p.pid, period)
-    out, err = p.communicate(timeout=timeout)
-    s.stop()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=flat_rss_env())
+    s = RssSampler(p.pid, period, stderr=p.stderr)
+    out = []
+    reader = threading.Thread(target=lambda: out.append(p.stdout.read()), daemon=True)
+    reader.start()
+    try:
+        p.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        raise
+    finally:
+        reader.join()
+        s.stop()
+    err = s.stderr
     print("  ftf-bpf said (exit %d):\n    %s" % (p.returncode, err.strip().replace("\n", "\n    ")))
-    return p.returncode, out, err, s
+    return p.returncode, out[0].decode(errors="replace"), err, s
 
 
 # ---------------------------------------------------------------- overload
@@ -109,12 +123,15 @@ def case_overload(a):
     check(td.get("total") == lost_total and td.get("uret") == lost.get("uret", 0),
           f"trace counter total {td.get('total')} / uret {td.get('uret')} = summary {lost_total} / {lost.get('uret', 0)}")
     # VmHWM includes loading (libbpf parses the kernel's BTF, then frees
-    # it); while tracing, sampled RSS must stay flat.
-    rss = [r for _, r in s.samples]
+    # it); while tracing, sampled RSS must stay flat (RssSampler.working_kb:
+    # up to the summary, not the exit).
+    rss = s.working_kb
     early = rss[len(rss) // 4] if rss else 0
     late = max(rss[len(rss) // 2:]) if rss else 0
     check(s.peak_kb < 64 * 1024, f"peak RSS (VmHWM) {s.peak_kb} kB < 64 MB")
-    check(late - early < 8 * 1024, f"RSS does not grow: {early} kB at a quarter, max {late} kB in the second half")
+    check(late - early < 8 * 1024, f"RSS does not grow: {early} kB at a quarter, max {late} kB in the second half "
+                                   f"({len(rss)} samples while it worked, {len(s.samples)} in all, "
+                                   f"max of all {s.peak_kb} kB)")
     figures("overload", 2 * calls, got.get("uentry", 0) + got.get("uret", 0),
             lost_total, s.peak_kb, f"rate={2 * calls / 5:.0f}/s")
 
@@ -244,7 +261,7 @@ def case_longrun(a):
     c = subprocess.run([a.ftf_dump, "--check", out], capture_output=True, text=True)
     check(c.returncode == 0, f"ftf-dump --check accepts the trace ({(c.stdout + c.stderr).strip()[:300]})")
     check(lost_total is not None, f"the summary reports the loss ({lost_total})")
-    rss = [r for _, r in s.samples]
+    rss = s.working_kb  # (up to the summary, not the exit)
     check(len(rss) >= secs // 2, f"{len(rss)} RSS samples")
     # After warm-up (the first tenth), RSS must stay within 8 MB of its
     # level then (the output double buffer is 2 MB; task table churn).
@@ -351,7 +368,7 @@ def case_flight(a):
     held_mb = float(m[1]) if m else None
     check(held_mb is not None, f"the summary says what the window holds ({held_mb} MB)")
     check("the duration decided the window" in err, "the 1 s window, not the 256M cap, decided it")
-    rss = [r for _, r in s.samples]
+    rss = s.working_kb  # (up to the summary, not the exit)
     warm = max(rss[: max(1, len(rss) // 10)])
     late = max(rss[len(rss) // 2:])
     check(late - warm < 16 * 1024, f"RSS after warm-up {warm} kB, max in second half {late} kB")
