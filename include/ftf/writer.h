@@ -561,6 +561,137 @@ FTF__EXTERN_INLINE int ftf_write_duration_end(struct ftf_writer *w,
 				     thread, category, name, ticks);
 }
 
+/* The checked halves of the fast paths below, out of line: a scheduling
+ * record (context switch, wakeup) and a record owing one word after its
+ * arguments (duration complete's end time). */
+int ftf__write_sched(struct ftf_writer *w, ftf_arg_types arg_types,
+		     int fixed_words, uint64_t subtype_bits,
+		     const uint64_t *words, int nwords);
+int ftf__write_event_word(struct ftf_writer *w, int event_type,
+			  ftf_arg_types arg_types, int thread, int category,
+			  int name, uint64_t ticks, uint64_t word);
+int ftf__duration_complete_checked(struct ftf_writer *w,
+				   ftf_arg_types arg_types, int thread,
+				   int category, int name, uint64_t ticks,
+				   uint64_t ticks_end);
+/* -EINVAL "thread state out of range" */
+int ftf__bad_thread_state(struct ftf_writer *w, int state);
+
+/* A scheduling record of the header word and n (2 or 3) words, inline
+ * when the writer owes nothing and the record fits; else the checks. */
+FTF__EXTERN_INLINE int ftf__sched_fast(struct ftf_writer *w,
+				       ftf_arg_types arg_types,
+				       uint64_t subtype_bits, int n,
+				       uint64_t w0, uint64_t w1, uint64_t w2)
+{
+	uint64_t size = (uint64_t)((arg_types >> 4) & 0xfff) + 1 + (uint64_t)n;
+	uint64_t h = 8 | (size << 4) |
+		     ((uint64_t)((arg_types >> 20) & 0xf) << 16) | subtype_bits;
+	uint8_t *p;
+
+	if (__builtin_expect(w->closed | w->pending_word |
+				     (w->pending_args != 0) | (arg_types < 0) |
+				     ((arg_types & ~0xF0FFF0ll) != 0) |
+				     (size > 4095) |
+				     (w->cap - w->pos < size * 8),
+			     0)) {
+		uint64_t words[3] = {w0, w1, w2};
+
+		return ftf__write_sched(w, arg_types, n + 1, subtype_bits,
+					words, n);
+	}
+	p = w->buf + w->pos;
+	w->record_start = w->pos;
+	w->pos += 8 * (size_t)(n + 1);
+	w->pending_args = arg_types;
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+	h = __builtin_bswap64(h);
+	w0 = __builtin_bswap64(w0);
+	w1 = __builtin_bswap64(w1);
+	w2 = __builtin_bswap64(w2);
+#endif
+	__builtin_memcpy(p, &h, 8);
+	__builtin_memcpy(p + 8, &w0, 8);
+	__builtin_memcpy(p + 16, &w1, 8);
+	if (n == 3)
+		__builtin_memcpy(p + 24, &w2, 8);
+	return 0;
+}
+
+FTF__EXTERN_INLINE int ftf_write_context_switch(struct ftf_writer *w,
+						ftf_arg_types arg_types,
+						uint16_t cpu,
+						enum ftf_thread_state out_state,
+						uint64_t out_koid,
+						uint64_t in_koid,
+						uint64_t ticks)
+{
+	if (__builtin_expect((unsigned)out_state > 0xf, 0))
+		return ftf__bad_thread_state(w, (int)out_state);
+	return ftf__sched_fast(w, arg_types,
+			       ((uint64_t)cpu << 20) |
+				       ((uint64_t)out_state << 36) | (1ull << 60),
+			       3, ticks, out_koid, in_koid);
+}
+
+FTF__EXTERN_INLINE int ftf_write_thread_wakeup(struct ftf_writer *w,
+					       ftf_arg_types arg_types,
+					       uint16_t cpu,
+					       uint64_t waking_koid,
+					       uint64_t ticks)
+{
+	return ftf__sched_fast(w, arg_types,
+			       ((uint64_t)cpu << 20) | (2ull << 60), 2, ticks,
+			       waking_koid, 0);
+}
+
+/* Duration complete: its end time follows the arguments, so it is owed
+ * (pending_word) until the last one is written (ftf__arg_put). */
+FTF__EXTERN_INLINE int ftf_write_duration_complete(struct ftf_writer *w,
+						   ftf_arg_types arg_types,
+						   int thread, int category,
+						   int name, uint64_t ticks,
+						   uint64_t ticks_end)
+{
+	size_t need = (size_t)((arg_types & 0xFFF0) >> 1) + 24;
+	uint64_t h = 4 | (uint64_t)(arg_types + (3 << 4)) |
+		     ((uint64_t)FTF_EVENT_DURATION_COMPLETE << 16) |
+		     ((uint64_t)thread << 24) | ((uint64_t)category << 32) |
+		     ((uint64_t)name << 48);
+	uint8_t *p;
+
+	if (__builtin_expect(
+		    w->closed | w->pending_word | (w->pending_args != 0) |
+			    (arg_types < 0) | ((arg_types & ~0xF0FFF0ll) != 0) |
+			    (((arg_types >> 4) & 0xfff) > 4092) | (thread < 1) |
+			    (thread > 255) | ((unsigned)category > 0x7fff) |
+			    ((unsigned)name > 0x7fff) | (ticks_end < ticks) |
+			    (w->cap - w->pos < need),
+		    0))
+		return ftf__duration_complete_checked(w, arg_types, thread,
+						      category, name, ticks,
+						      ticks_end);
+	p = w->buf + w->pos;
+	w->record_start = w->pos;
+	w->pos += 16;
+	w->pending_args = arg_types;
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+	h = __builtin_bswap64(h);
+	ticks = __builtin_bswap64(ticks);
+	ticks_end = __builtin_bswap64(ticks_end);
+#endif
+	__builtin_memcpy(p, &h, 8);
+	__builtin_memcpy(p + 8, &ticks, 8);
+	if (arg_types == 0) {
+		__builtin_memcpy(p + 16, &ticks_end, 8);
+		w->pos += 8;
+	} else {
+		w->word_to_flush = ticks_end;
+		w->pending_word = true;
+	}
+	return 0;
+}
+
 /* One argument of `words` (1 or 2) words w0, w1, taken from the pending
  * template when it declares one; otherwise ftf__take_arg() says why. */
 FTF__EXTERN_INLINE int ftf__arg_put(struct ftf_writer *w, int name, int words,
@@ -590,6 +721,18 @@ FTF__EXTERN_INLINE int ftf__arg_put(struct ftf_writer *w, int name, int words,
 	__builtin_memcpy(p, &w0, 8);
 	if (words == 2)
 		__builtin_memcpy(p + 8, &w1, 8);
+	if (__builtin_expect(w->pending_word, 0) && w->pending_args == 0) {
+		/* the last argument: the word the record owes (its room was
+		 * reserved with the record) */
+		uint64_t owed = w->word_to_flush;
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+		owed = __builtin_bswap64(owed);
+#endif
+		__builtin_memcpy(w->buf + w->pos, &owed, 8);
+		w->pos += 8;
+		w->pending_word = false;
+	}
 	return 0;
 }
 
@@ -619,6 +762,81 @@ FTF__EXTERN_INLINE int ftf_arg_koid(struct ftf_writer *w, int name,
 }
 #undef FTF__EXTERN_INLINE
 #endif
+
+/*
+ * Expert, whole records (a C extension, for callers that write millions of
+ * records of a few fixed shapes and check their fields themselves):
+ * ftf_reserve_record() gives room for one record of `words` 8-byte words
+ * at the writer's position, and the caller stores every word of it, the
+ * header first, with ftf_record_put(). The words are not checked: the
+ * header must say `words` and the arguments must be what it declares
+ * (ftf_arg_word() builds an argument's first word). The writer must owe
+ * nothing (no record of the checked calls left with arguments pending).
+ * 0, or a negative code with nothing reserved (closed writer, destination
+ * full, more than 4095 words, arguments still pending).
+ */
+int ftf__reserve_record_slow(struct ftf_writer *w, size_t words,
+			     uint8_t **out);
+
+static inline int ftf_reserve_record(struct ftf_writer *w, size_t words,
+				     uint8_t **out)
+{
+	if (__builtin_expect(w->closed | w->pending_word |
+				     (w->pending_args != 0) | (words > 4095) |
+				     (w->cap - w->pos < words * 8),
+			     0))
+		return ftf__reserve_record_slow(w, words, out);
+	*out = w->buf + w->pos;
+	w->record_start = w->pos;
+	w->pos += words * 8;
+	return 0;
+}
+
+/* Word i of a reserved record. */
+static inline void ftf_record_put(uint8_t *rec, size_t i, uint64_t v)
+{
+	ftf__store64(rec + 8 * i, v);
+}
+
+/* An argument's first word: its type (enum ftf_arg_type of ftf/reader.h:
+ * FTF_ARG_INT32, ...), its size in words (with its value's), its interned
+ * name (1..0x7fff); an int32, uint32 or bool value goes in the upper half
+ * (value << 32). */
+static inline uint64_t ftf_arg_word(unsigned type, unsigned words, int name)
+{
+	return (uint64_t)type | ((uint64_t)words << 4) |
+	       ((uint64_t)(uint16_t)name << 16);
+}
+
+/* An event record's header (thread ref, interned category and name) for
+ * `words` words in all and `nargs` arguments. */
+static inline uint64_t ftf_event_header(enum ftf_event_type type,
+					unsigned words, unsigned nargs,
+					int thread, int category, int name)
+{
+	return 4 | ((uint64_t)words << 4) | ((uint64_t)nargs << 20) |
+	       ((uint64_t)type << 16) | ((uint64_t)(uint8_t)thread << 24) |
+	       ((uint64_t)(uint16_t)category << 32) |
+	       ((uint64_t)(uint16_t)name << 48);
+}
+
+/* A context switch's header (3 words follow it: time, outgoing and
+ * incoming koids, then the arguments) and a wakeup's (2: time, koid). */
+static inline uint64_t ftf_context_switch_header(unsigned words,
+						 unsigned nargs, uint16_t cpu,
+						 enum ftf_thread_state out)
+{
+	return 8 | ((uint64_t)words << 4) | ((uint64_t)nargs << 16) |
+	       ((uint64_t)cpu << 20) | ((uint64_t)(out & 0xf) << 36) |
+	       (1ull << 60);
+}
+
+static inline uint64_t ftf_thread_wakeup_header(unsigned words,
+						unsigned nargs, uint16_t cpu)
+{
+	return 8 | ((uint64_t)words << 4) | ((uint64_t)nargs << 16) |
+	       ((uint64_t)cpu << 20) | (2ull << 60);
+}
 
 /* Expert.write_async_id: 8 more bytes of the current record. */
 static inline void ftf_write_async_id(struct ftf_writer *w, uint64_t id)

@@ -776,9 +776,10 @@ int ftf__write_event(struct ftf_writer *w, int event_type, int extra_words,
 	return 0;
 }
 
-static int write_event_word(struct ftf_writer *w, int event_type,
-			    ftf_arg_types arg_types, int thread, int category,
-			    int name, uint64_t ticks, uint64_t word)
+/* (also the slow half of the header's inline duration complete) */
+int ftf__write_event_word(struct ftf_writer *w, int event_type,
+			  ftf_arg_types arg_types, int thread, int category,
+			  int name, uint64_t ticks, uint64_t word)
 {
 	int err = ftf__write_event(w, event_type, 1, arg_types, thread, category,
 			      name, ticks);
@@ -801,7 +802,7 @@ int ftf_write_counter(struct ftf_writer *w, ftf_arg_types arg_types, int thread,
 		      int category, int name, uint64_t ticks,
 		      uint64_t counter_id)
 {
-	return write_event_word(w, FTF_EVENT_COUNTER, arg_types, thread,
+	return ftf__write_event_word(w, FTF_EVENT_COUNTER, arg_types, thread,
 				category, name, ticks, counter_id);
 }
 
@@ -819,9 +820,24 @@ int ftf_write_duration_end(struct ftf_writer *w, ftf_arg_types arg_types,
 			   category, name, ticks);
 }
 
+int ftf__duration_complete_checked(struct ftf_writer *w,
+				   ftf_arg_types arg_types, int thread,
+				   int category, int name, uint64_t ticks,
+				   uint64_t ticks_end);
+
 int ftf_write_duration_complete(struct ftf_writer *w, ftf_arg_types arg_types,
 				int thread, int category, int name,
 				uint64_t ticks, uint64_t ticks_end)
+{
+	return ftf__duration_complete_checked(w, arg_types, thread, category,
+					      name, ticks, ticks_end);
+}
+
+/* (also the slow half of the header's inline duration complete) */
+int ftf__duration_complete_checked(struct ftf_writer *w,
+				   ftf_arg_types arg_types, int thread,
+				   int category, int name, uint64_t ticks,
+				   uint64_t ticks_end)
 {
 	if (ticks_end < ticks)
 		return fail(w, -EINVAL,
@@ -829,7 +845,7 @@ int ftf_write_duration_complete(struct ftf_writer *w, ftf_arg_types arg_types,
 			    ">= start tick (%llu)",
 			    (unsigned long long)ticks_end,
 			    (unsigned long long)ticks);
-	return write_event_word(w, FTF_EVENT_DURATION_COMPLETE, arg_types,
+	return ftf__write_event_word(w, FTF_EVENT_DURATION_COMPLETE, arg_types,
 				thread, category, name, ticks, ticks_end);
 }
 
@@ -837,7 +853,7 @@ int ftf_write_async_begin(struct ftf_writer *w, ftf_arg_types arg_types,
 			  int thread, int category, int name, uint64_t ticks,
 			  uint64_t async_id)
 {
-	return write_event_word(w, FTF_EVENT_ASYNC_BEGIN, arg_types, thread,
+	return ftf__write_event_word(w, FTF_EVENT_ASYNC_BEGIN, arg_types, thread,
 				category, name, ticks, async_id);
 }
 
@@ -845,7 +861,7 @@ int ftf_write_async_instant(struct ftf_writer *w, ftf_arg_types arg_types,
 			    int thread, int category, int name, uint64_t ticks,
 			    uint64_t async_id)
 {
-	return write_event_word(w, FTF_EVENT_ASYNC_INSTANT, arg_types, thread,
+	return ftf__write_event_word(w, FTF_EVENT_ASYNC_INSTANT, arg_types, thread,
 				category, name, ticks, async_id);
 }
 
@@ -853,7 +869,7 @@ int ftf_write_async_end(struct ftf_writer *w, ftf_arg_types arg_types,
 			int thread, int category, int name, uint64_t ticks,
 			uint64_t async_id)
 {
-	return write_event_word(w, FTF_EVENT_ASYNC_END, arg_types, thread,
+	return ftf__write_event_word(w, FTF_EVENT_ASYNC_END, arg_types, thread,
 				category, name, ticks, async_id);
 }
 
@@ -894,9 +910,31 @@ int ftf_write_flow_end(struct ftf_writer *w, int thread, uint64_t ticks,
 
 /* Scheduling records carry the argument count in bits 16..19 rather
  * than 20..23; the template still drives the pending-argument check. */
-static int write_sched(struct ftf_writer *w, ftf_arg_types arg_types,
-		       int fixed_words, uint64_t subtype_bits,
-		       const uint64_t *words, int nwords)
+/* The slow half of the header's inline ftf_reserve_record(). */
+int ftf__reserve_record_slow(struct ftf_writer *w, size_t words,
+			     uint8_t **out)
+{
+	int err;
+
+	if (w->closed)
+		return check_open(w);
+	if (words > MAX_RECORD_WORDS || words == 0)
+		return fail(w, -EINVAL, "record of %zu words (1..%d)", words,
+			    MAX_RECORD_WORDS);
+	/* settles an owed word; arguments still pending are an error */
+	err = ensure_capacity(w, words * 8);
+	if (err)
+		return err;
+	*out = w->buf + w->pos;
+	w->record_start = w->pos;
+	w->pos += words * 8;
+	return 0;
+}
+
+/* (also the slow half of the header's inline sched records) */
+int ftf__write_sched(struct ftf_writer *w, ftf_arg_types arg_types,
+		     int fixed_words, uint64_t subtype_bits,
+		     const uint64_t *words, int nwords)
 {
 	uint64_t size;
 	int err;
@@ -920,6 +958,11 @@ static int write_sched(struct ftf_writer *w, ftf_arg_types arg_types,
 	return 0;
 }
 
+int ftf__bad_thread_state(struct ftf_writer *w, int state)
+{
+	return fail(w, -EINVAL, "thread state out of range: %d", state);
+}
+
 int ftf_write_context_switch(struct ftf_writer *w, ftf_arg_types arg_types,
 			     uint16_t cpu, enum ftf_thread_state out_state,
 			     uint64_t out_koid, uint64_t in_koid,
@@ -928,9 +971,8 @@ int ftf_write_context_switch(struct ftf_writer *w, ftf_arg_types arg_types,
 	uint64_t words[3] = {ticks, out_koid, in_koid};
 
 	if ((unsigned)out_state > 0xf)
-		return fail(w, -EINVAL, "thread state out of range: %d",
-			    (int)out_state);
-	return write_sched(w, arg_types, 4,
+		return ftf__bad_thread_state(w, (int)out_state);
+	return ftf__write_sched(w, arg_types, 4,
 			   ((uint64_t)cpu << 20) | ((uint64_t)out_state << 36) |
 				   (1ull << 60),
 			   words, 3);
@@ -941,7 +983,7 @@ int ftf_write_thread_wakeup(struct ftf_writer *w, ftf_arg_types arg_types,
 {
 	uint64_t words[2] = {ticks, waking_koid};
 
-	return write_sched(w, arg_types, 3,
+	return ftf__write_sched(w, arg_types, 3,
 			   ((uint64_t)cpu << 20) | (2ull << 60), words, 2);
 }
 

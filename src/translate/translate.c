@@ -50,11 +50,24 @@ int32_t ftfb_weight_of(uint32_t tid, int prio)
 	return prio;
 }
 
-uint64_t ftfb_tr_ticks(struct ftfb_translator *t, uint64_t ns)
+uint64_t ftfb_tr_ticks_slow(struct ftfb_translator *t, uint64_t ns)
 {
-	if (t->o.clock_mono)
-		return ns;
 	return ftf_clock_mono_to_ticks(ftf_writer_clock(t->w), ns);
+}
+
+/* The inline ftfb_tr_ticks's copy of the writer's clock (it never changes
+ * for a writer). */
+static void ticks_init(struct ftfb_translator *t)
+{
+	const struct ftf_clock *c = ftf_writer_clock(t->w);
+
+	t->tk.identity = t->o.clock_mono;
+	t->tk.ref_ns = c->ref_mono_ns;
+	t->tk.ref_ticks = c->ref_ticks;
+	t->tk.tps = c->ticks_per_second;
+	t->tk.offset = c->source == FTF_CLOCK_MONO &&
+		       c->ticks_per_second == 1000000000u;
+	t->tk.split = c->ticks_per_second <= UINT64_MAX / 1000000000u;
 }
 
 /* Called with every event's timestamp: re-emits the tick initialization
@@ -512,14 +525,58 @@ static int error_id(struct ftfb_translator *t, int e, int *id)
 	return 0;
 }
 
+/* The duration-complete record of k's system call, whole: its arguments
+ * (int64), `ret` (int32 when it fits, as nearly all do) with `error`
+ * (err_id, 0: none), or `unfinished`; then its end. */
+static int write_syscall(struct ftfb_translator *t, struct ftfb_task *k,
+			 int ref, int name, uint64_t ns, int how, int64_t ret,
+			 int err_id)
+{
+	bool has_ret = how == SYS_END_RET, small = ret == (int32_t)ret;
+	unsigned nargs = k->sys.nargs, n = 0, i = 2;
+	unsigned words = 3 + 2 * nargs + (has_ret ? (small ? 1 : 2) : 0) +
+			 (err_id != 0) + (how == SYS_END_UNFINISHED);
+	uint8_t *r;
+	int err = ftf_reserve_record(t->w, words, &r);
+
+	if (err)
+		return err;
+	ftf_record_put(r, 1, ftfb_tr_ticks(t, k->sys.begin_ns));
+	for (; n < nargs; n++) {
+		ftf_record_put(r, i++, ftf_arg_word(FTF_ARG_INT64, 2, t->s_arg[n]));
+		ftf_record_put(r, i++, k->sys.args[n]);
+	}
+	if (has_ret && small) {
+		ftf_record_put(r, i++, arg_int32_word(t->s_ret, (int32_t)ret));
+		n++;
+	} else if (has_ret) {
+		ftf_record_put(r, i++, ftf_arg_word(FTF_ARG_INT64, 2, t->s_ret));
+		ftf_record_put(r, i++, (uint64_t)ret);
+		n++;
+	}
+	if (err_id) {
+		ftf_record_put(r, i++, ftf_arg_word(FTF_ARG_STRING, 1, t->s_error) |
+					   ((uint64_t)(uint16_t)err_id << 32));
+		n++;
+	}
+	if (how == SYS_END_UNFINISHED) {
+		ftf_record_put(r, i++, arg_bool_word(t->s_unfinished, true));
+		n++;
+		t->st.slices_closed_early++;
+	}
+	ftf_record_put(r, i, ftfb_tr_ticks(t, ns));
+	ftf_record_put(r, 0, ftf_event_header(FTF_EVENT_DURATION_COMPLETE, words, n,
+					      ref, t->s_syscall, name));
+	return 0;
+}
+
 /* Writes k's open system call as one duration-complete record ending at
  * ns: its arguments, and `ret` (int32 when it fits, as nearly all do)
  * with `error` for -4095..-1, or `unfinished`. */
 static int end_syscall(struct ftfb_translator *t, struct ftfb_task *k,
 		       uint64_t ns, int how, int64_t ret)
 {
-	bool has_ret = how == SYS_END_RET, small = ret == (int32_t)ret;
-	bool is_err = has_ret && ret < 0 && ret >= -FTFB_MAX_ERRNO;
+	bool is_err = how == SYS_END_RET && ret < 0 && ret >= -FTFB_MAX_ERRNO;
 	struct ftfb_func_stats *st;
 	int ref, name, err_id = 0, err;
 
@@ -536,24 +593,7 @@ static int end_syscall(struct ftfb_translator *t, struct ftfb_task *k,
 		err = error_id(t, (int)-ret, &err_id);
 	if (err)
 		return err;
-	err = ftf_write_duration_complete(
-		t->w,
-		FTF_ARG_TYPES(k->sys.nargs + (has_ret && !small),
-			      has_ret && small, how == SYS_END_UNFINISHED, 0,
-			      is_err, 0),
-		ref, t->s_syscall, name, ftfb_tr_ticks(t, k->sys.begin_ns),
-		ftfb_tr_ticks(t, ns));
-	for (unsigned i = 0; !err && i < k->sys.nargs; i++)
-		err = ftf_arg_int64(t->w, t->s_arg[i], (int64_t)k->sys.args[i]);
-	if (!err && has_ret)
-		err = small ? ftf_arg_int32(t->w, t->s_ret, (int32_t)ret)
-			    : ftf_arg_int64(t->w, t->s_ret, ret);
-	if (!err && is_err)
-		err = ftf_arg_string(t->w, t->s_error, err_id);
-	if (!err && how == SYS_END_UNFINISHED) {
-		err = ftf_arg_bool(t->w, t->s_unfinished, true);
-		t->st.slices_closed_early++;
-	}
+	err = write_syscall(t, k, ref, name, ns, how, ret, err_id);
 	if (err)
 		return err;
 	t->st.records++;
@@ -630,18 +670,19 @@ static int write_switch(struct ftfb_translator *t, uint64_t ns, uint16_t cpu,
 			enum ftf_thread_state out_state, uint32_t out_tid,
 			int32_t out_weight, uint32_t in_tid, int32_t in_weight)
 {
-	int err;
+	uint8_t *r;
+	int err = ftf_reserve_record(t->w, 6, &r);
 
-	err = ftf_write_context_switch(t->w, FTF_ARG_TYPES(0, 2, 0, 0, 0, 0),
-				       cpu, out_state, out_tid, in_tid,
-				       ftfb_tr_ticks(t, ns));
-	if (!err)
-		err = ftf_arg_int32(t->w, t->s_incoming_weight, in_weight);
-	if (!err)
-		err = ftf_arg_int32(t->w, t->s_outgoing_weight, out_weight);
-	if (!err)
-		t->st.records++;
-	return err;
+	if (err)
+		return err;
+	ftf_record_put(r, 0, ftf_context_switch_header(6, 2, cpu, out_state));
+	ftf_record_put(r, 1, ftfb_tr_ticks(t, ns));
+	ftf_record_put(r, 2, out_tid);
+	ftf_record_put(r, 3, in_tid);
+	ftf_record_put(r, 4, arg_int32_word(t->s_incoming_weight, in_weight));
+	ftf_record_put(r, 5, arg_int32_word(t->s_outgoing_weight, out_weight));
+	t->st.records++;
+	return 0;
 }
 
 /*
@@ -716,6 +757,7 @@ static int on_switch(struct ftfb_translator *t, const struct ftfb_switch *e)
 static int on_wakeup(struct ftfb_translator *t, const struct ftfb_wakeup *e)
 {
 	struct ftfb_task *waker, *target;
+	uint8_t *r;
 	int err;
 
 	err = ftfb_tr_ensure_task(t, e->hdr.tid, e->hdr.tgid, &waker);
@@ -724,14 +766,16 @@ static int on_wakeup(struct ftfb_translator *t, const struct ftfb_wakeup *e)
 	/* No `weight` arg: Perfetto reads it only to skip wakeups of the
 	 * idle task, which never happen; 8 bytes saved per wakeup. */
 	if (!err)
-		err = ftf_write_thread_wakeup(
-			t->w, FTF_ARG_TYPES(1, 0, 0, 0, 0, 0), e->hdr.cpu,
-			e->target_tid, ftfb_tr_ticks(t, e->hdr.ts));
-	if (!err)
-		err = ftf_arg_koid(t->w, t->s_waker, e->hdr.tid);
-	if (!err)
-		t->st.records++;
-	return err;
+		err = ftf_reserve_record(t->w, 5, &r);
+	if (err)
+		return err;
+	ftf_record_put(r, 0, ftf_thread_wakeup_header(5, 1, e->hdr.cpu));
+	ftf_record_put(r, 1, ftfb_tr_ticks(t, e->hdr.ts));
+	ftf_record_put(r, 2, e->target_tid);
+	ftf_record_put(r, 3, ftf_arg_word(FTF_ARG_KOID, 2, t->s_waker));
+	ftf_record_put(r, 4, e->hdr.tid);
+	t->st.records++;
+	return 0;
 }
 
 static int on_fork(struct ftfb_translator *t, const struct ftfb_fork *e)
@@ -1100,6 +1144,7 @@ int ftfb_translator_init(struct ftfb_translator *t,
 	t->w = o->w;
 	if (!t->w || (o->nfuncs && !o->funcs))
 		return -EINVAL;
+	ticks_init(t);
 	err = ftfb_pt_init(&t->pt, o->expected_tasks ? o->expected_tasks : 4096,
 			   o->max_depth);
 	if (err)

@@ -7,6 +7,8 @@
 #ifndef FTFB_TRANSLATE_PRIV_H
 #define FTFB_TRANSLATE_PRIV_H
 
+#include "ftf/reader.h"
+#include "ftf/writer.h"
 #include "proctree.h"
 #include "translate.h"
 
@@ -98,6 +100,15 @@ struct ftfb_translator {
 	bool drops_written;
 	struct ftfb_proctree ptree; /* command lines waiting to be written */
 	struct ftfb_cpu_on cpu_on[FTFB_TR_MAX_CPUS];
+	/* mono ns -> ticks, taken from the writer's clock at init (see
+	 * ftfb_tr_ticks) */
+	struct {
+		uint64_t ref_ns, ref_ticks, tps;
+		bool identity; /* ticks are the ns (--clock mono) */
+		bool offset;   /* ticks are ns from the reference (a writer
+				* clock that fell back to CLOCK_MONOTONIC) */
+		bool split;    /* tps fits the exact split below */
+	} tk;
 	uint64_t last_ts; /* newest event timestamp seen (mono ns) */
 	uint64_t refresh_check_ns; /* the writer's refresh is asked from then */
 };
@@ -108,12 +119,41 @@ int ftfb_translator_init(struct ftfb_translator *t,
 			 const struct ftfb_translator_opts *o);
 void ftfb_translator_free(struct ftfb_translator *t);
 
-/* mono ns -> the trace's ticks */
-uint64_t ftfb_tr_ticks(struct ftfb_translator *t, uint64_t ns);
+/* mono ns -> the trace's ticks, as ftf_clock_mono_to_ticks() (rounded
+ * toward zero, exact), inline: for d = ns - ref = q * 1e9 + r it is
+ * q * tps + r * tps / 1e9, two constant divisions the compiler turns into
+ * multiplications (r * tps fits 64 bits for tps < 18.4 GHz). Times before
+ * the reference take the library's path. */
+uint64_t ftfb_tr_ticks_slow(struct ftfb_translator *t, uint64_t ns);
+static inline uint64_t ftfb_tr_ticks(struct ftfb_translator *t, uint64_t ns)
+{
+	uint64_t d = ns - t->tk.ref_ns;
+
+	if (t->tk.identity)
+		return ns;
+	if (t->tk.offset)
+		return t->tk.ref_ticks + d;
+	if (__builtin_expect(!t->tk.split || (int64_t)d < 0, 0))
+		return ftfb_tr_ticks_slow(t, ns);
+	return t->tk.ref_ticks + d / 1000000000u * t->tk.tps +
+	       d % 1000000000u * t->tk.tps / 1000000000u;
+}
 /* string id of s (permanent, or a temporary slot once ids run out:
  * *temp then true) */
 int ftfb_tr_str_id(struct ftfb_translator *t, const char *s, size_t len,
 		   bool *temp);
+/* argument words of the records the translator writes whole
+ * (ftf_reserve_record) */
+static inline uint64_t arg_int32_word(int name, int32_t v)
+{
+	return ftf_arg_word(FTF_ARG_INT32, 1, name) | ((uint64_t)(uint32_t)v << 32);
+}
+
+static inline uint64_t arg_bool_word(int name, bool v)
+{
+	return ftf_arg_word(FTF_ARG_BOOL, 1, name) | ((uint64_t)v << 32);
+}
+
 /* a task not known yet: created and named */
 int ftfb_tr_add_task(struct ftfb_translator *t, uint32_t tid,
 		     uint32_t tgid_hint, struct ftfb_task **out);
