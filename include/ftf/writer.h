@@ -500,6 +500,21 @@ int ftf__take_arg(struct ftf_writer *w, int name, int words);
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(FTF_WRITER_NO_INLINE)
 #define FTF__EXTERN_INLINE                                                     \
 	extern inline __attribute__((gnu_inline, always_inline))
+/* Whether an event record of `fixed` words before its arguments needs the
+ * checked path: the writer closed or owing, a field out of range, or no
+ * room for `need` bytes. */
+FTF__EXTERN_INLINE int ftf__event_unusual(const struct ftf_writer *w,
+					  ftf_arg_types arg_types, int fixed,
+					  int thread, int category, int name,
+					  size_t need)
+{
+	return w->closed | w->pending_word | (w->pending_args != 0) |
+	       (arg_types < 0) | ((arg_types & ~0xF0FFF0ll) != 0) |
+	       (((arg_types >> 4) & 0xfff) > 4095 - fixed) | (thread < 1) |
+	       (thread > 255) | ((unsigned)category > 0x7fff) |
+	       ((unsigned)name > 0x7fff) | (w->cap - w->pos < need);
+}
+
 FTF__EXTERN_INLINE int
 ftf__write_event_fast(struct ftf_writer *w, int event_type,
 		      ftf_arg_types arg_types, int thread, int category,
@@ -513,13 +528,9 @@ ftf__write_event_fast(struct ftf_writer *w, int event_type,
 		     ((uint64_t)category << 32) | ((uint64_t)name << 48);
 	uint8_t *p;
 
-	if (__builtin_expect(
-		    w->closed | w->pending_word | (w->pending_args != 0) |
-			    (arg_types < 0) | ((arg_types & ~0xF0FFF0ll) != 0) |
-			    (((arg_types >> 4) & 0xfff) > 4093) | (thread < 1) |
-			    (thread > 255) | ((unsigned)category > 0x7fff) |
-			    ((unsigned)name > 0x7fff) | (w->cap - w->pos < need),
-		    0))
+	if (__builtin_expect(ftf__event_unusual(w, arg_types, 2, thread,
+						category, name, need),
+			     0))
 		return ftf__write_event(w, event_type, 0, arg_types, thread,
 					category, name, ticks);
 	p = w->buf + w->pos;
@@ -660,14 +671,10 @@ FTF__EXTERN_INLINE int ftf_write_duration_complete(struct ftf_writer *w,
 		     ((uint64_t)name << 48);
 	uint8_t *p;
 
-	if (__builtin_expect(
-		    w->closed | w->pending_word | (w->pending_args != 0) |
-			    (arg_types < 0) | ((arg_types & ~0xF0FFF0ll) != 0) |
-			    (((arg_types >> 4) & 0xfff) > 4092) | (thread < 1) |
-			    (thread > 255) | ((unsigned)category > 0x7fff) |
-			    ((unsigned)name > 0x7fff) | (ticks_end < ticks) |
-			    (w->cap - w->pos < need),
-		    0))
+	if (__builtin_expect(ftf__event_unusual(w, arg_types, 3, thread,
+						category, name, need) |
+				     (ticks_end < ticks),
+			     0))
 		return ftf__duration_complete_checked(w, arg_types, thread,
 						      category, name, ticks,
 						      ticks_end);
