@@ -403,6 +403,53 @@ static int func_ids(struct ftfb_translator *t, uint32_t c, int *name, int *cat)
 	return 0;
 }
 
+/* A call's duration-end record, whole: `ret` (int64), or `unfinished`. */
+static int write_call_end(struct ftfb_translator *t, int ref, int cat,
+			  int name, uint64_t ns, bool has_ret, uint64_t ret)
+{
+	unsigned words = has_ret ? 4 : 3;
+	uint8_t *r;
+	int err = ftf_reserve_record(t->w, words, &r);
+
+	if (err)
+		return err;
+	ftf_record_put(r, 0, ftf_event_header(FTF_EVENT_DURATION_END, words, 1,
+					      ref, cat, name));
+	ftf_record_put(r, 1, ftfb_tr_ticks(t, ns));
+	if (has_ret) {
+		ftf_record_put(r, 2, ftf_arg_word(FTF_ARG_INT64, 2, t->s_ret));
+		ftf_record_put(r, 3, ret);
+	} else {
+		ftf_record_put(r, 2, arg_bool_word(t->s_unfinished, true));
+		t->st.slices_closed_early++;
+	}
+	return 0;
+}
+
+/* A call's duration-begin record, whole: its int64 arguments, and
+ * `before_window` for a call the flight recorder's window cut. */
+static int write_call_begin(struct ftfb_translator *t,
+			    const struct ftfb_uentry *e, unsigned nargs,
+			    bool before, int ref, int cat, int name)
+{
+	unsigned words = 2 + 2 * nargs + before, i = 2;
+	uint8_t *r;
+	int err = ftf_reserve_record(t->w, words, &r);
+
+	if (err)
+		return err;
+	ftf_record_put(r, 0, ftf_event_header(FTF_EVENT_DURATION_BEGIN, words,
+					      nargs + before, ref, cat, name));
+	ftf_record_put(r, 1, ftfb_tr_ticks(t, e->hdr.ts));
+	for (unsigned n = 0; n < nargs; n++) {
+		ftf_record_put(r, i++, ftf_arg_word(FTF_ARG_INT64, 2, t->s_arg[n]));
+		ftf_record_put(r, i++, e->args[n]);
+	}
+	if (before)
+		ftf_record_put(r, i, arg_bool_word(t->s_before_window, true));
+	return 0;
+}
+
 /* Ends the top frame of k at ns: with `ret` if has_ret, else marked
  * unfinished. */
 static int end_frame(struct ftfb_translator *t, struct ftfb_task *k,
@@ -420,20 +467,7 @@ static int end_frame(struct ftfb_translator *t, struct ftfb_task *k,
 	err = func_ids(t, f->cookie, &name, &cat);
 	if (err)
 		return err;
-	if (has_ret) {
-		err = ftf_write_duration_end(t->w,
-					     FTF_ARG_TYPES(1, 0, 0, 0, 0, 0),
-					     ref, cat, name, ftfb_tr_ticks(t, ns));
-		if (!err)
-			err = ftf_arg_int64(t->w, t->s_ret, (int64_t)ret);
-	} else {
-		err = ftf_write_duration_end(t->w,
-					     FTF_ARG_TYPES(0, 0, 1, 0, 0, 0),
-					     ref, cat, name, ftfb_tr_ticks(t, ns));
-		if (!err)
-			err = ftf_arg_bool(t->w, t->s_unfinished, true);
-		t->st.slices_closed_early++;
-	}
+	err = write_call_end(t, ref, cat, name, ns, has_ret, ret);
 	if (err)
 		return err;
 	t->st.records++;
@@ -1041,13 +1075,7 @@ static int on_uentry(struct ftfb_translator *t, const struct ftfb_uentry *e)
 	err = func_ids(t, e->cookie, &name, &cat);
 	if (err)
 		return err;
-	err = ftf_write_duration_begin(t->w,
-				       FTF_ARG_TYPES(nargs, 0, before, 0, 0, 0),
-				       ref, cat, name, ftfb_tr_ticks(t, e->hdr.ts));
-	for (unsigned i = 0; !err && i < nargs; i++)
-		err = ftf_arg_int64(t->w, t->s_arg[i], (int64_t)e->args[i]);
-	if (!err && before)
-		err = ftf_arg_bool(t->w, t->s_before_window, true);
+	err = write_call_begin(t, e, nargs, before, ref, cat, name);
 	if (err)
 		return err;
 	t->st.records++;
