@@ -515,6 +515,25 @@ FTF__EXTERN_INLINE int ftf__event_unusual(const struct ftf_writer *w,
 	       ((unsigned)name > 0x7fff) | (w->cap - w->pos < need);
 }
 
+/* An event record's header and time at the writer's position (room
+ * checked by the caller), its arguments left pending. */
+FTF__EXTERN_INLINE void ftf__event_start(struct ftf_writer *w, uint64_t h,
+					 uint64_t ticks,
+					 ftf_arg_types arg_types)
+{
+	uint8_t *p = w->buf + w->pos;
+
+	w->record_start = w->pos;
+	w->pos += 16;
+	w->pending_args = arg_types;
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+	h = __builtin_bswap64(h);
+	ticks = __builtin_bswap64(ticks);
+#endif
+	__builtin_memcpy(p, &h, 8);
+	__builtin_memcpy(p + 8, &ticks, 8);
+}
+
 FTF__EXTERN_INLINE int
 ftf__write_event_fast(struct ftf_writer *w, int event_type,
 		      ftf_arg_types arg_types, int thread, int category,
@@ -526,23 +545,13 @@ ftf__write_event_fast(struct ftf_writer *w, int event_type,
 	uint64_t h = 4 | (uint64_t)(arg_types + (2 << 4)) |
 		     ((uint64_t)event_type << 16) | ((uint64_t)thread << 24) |
 		     ((uint64_t)category << 32) | ((uint64_t)name << 48);
-	uint8_t *p;
 
 	if (__builtin_expect(ftf__event_unusual(w, arg_types, 2, thread,
 						category, name, need),
 			     0))
 		return ftf__write_event(w, event_type, 0, arg_types, thread,
 					category, name, ticks);
-	p = w->buf + w->pos;
-	w->record_start = w->pos;
-	w->pos += 16;
-	w->pending_args = arg_types;
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-	h = __builtin_bswap64(h);
-	ticks = __builtin_bswap64(ticks);
-#endif
-	__builtin_memcpy(p, &h, 8);
-	__builtin_memcpy(p + 8, &ticks, 8);
+	ftf__event_start(w, h, ticks, arg_types);
 	return 0;
 }
 
@@ -669,7 +678,6 @@ FTF__EXTERN_INLINE int ftf_write_duration_complete(struct ftf_writer *w,
 		     ((uint64_t)FTF_EVENT_DURATION_COMPLETE << 16) |
 		     ((uint64_t)thread << 24) | ((uint64_t)category << 32) |
 		     ((uint64_t)name << 48);
-	uint8_t *p;
 
 	if (__builtin_expect(ftf__event_unusual(w, arg_types, 3, thread,
 						category, name, need) |
@@ -678,19 +686,12 @@ FTF__EXTERN_INLINE int ftf_write_duration_complete(struct ftf_writer *w,
 		return ftf__duration_complete_checked(w, arg_types, thread,
 						      category, name, ticks,
 						      ticks_end);
-	p = w->buf + w->pos;
-	w->record_start = w->pos;
-	w->pos += 16;
-	w->pending_args = arg_types;
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-	h = __builtin_bswap64(h);
-	ticks = __builtin_bswap64(ticks);
-	ticks_end = __builtin_bswap64(ticks_end);
-#endif
-	__builtin_memcpy(p, &h, 8);
-	__builtin_memcpy(p + 8, &ticks, 8);
+	ftf__event_start(w, h, ticks, arg_types);
 	if (arg_types == 0) {
-		__builtin_memcpy(p + 16, &ticks_end, 8);
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+		ticks_end = __builtin_bswap64(ticks_end);
+#endif
+		__builtin_memcpy(w->buf + w->pos, &ticks_end, 8);
 		w->pos += 8;
 	} else {
 		w->word_to_flush = ticks_end;
