@@ -301,12 +301,18 @@ def test(mode, tool, ftf_dump, wl, outdir):
 
     blocked = [perfetto_ns(s[0], tps) for s in t.switches if s[3] == sleep_tid and s[2] == "blocked"]
     # (the two BPF programs on the switch read the clock some 100 ns
-    # apart; 50 us is room for an interrupt between them on a busy
-    # machine, and still far less than the 10 ms between two naps)
-    gaps = [min(abs(s["ts"] - b) for b in blocked) if blocked else None for s in off]
-    far = [g for g in gaps if g is None or g > 50_000]
+    # apart, but an interrupt or a preemption of the vCPU between them
+    # stretches that on a busy machine: 52 us was seen in CI. 1 ms is
+    # still a tenth of the 10 ms between two naps, so the nearest
+    # switch can only be the nap's own; each stack must also match a
+    # switch of its own)
+    nearest = [min(blocked, key=lambda b: abs(s["ts"] - b)) if blocked else None for s in off]
+    gaps = [abs(s["ts"] - b) if b is not None else None for s, b in zip(off, nearest)]
+    far = [g for g in gaps if g is None or g > 1_000_000]
+    check(len(set(b for b in nearest if b is not None)) == len(off),
+          "each off-CPU stack matches a blocking switch of its own")
     check(not far, f"each off-CPU stack is timed at a context switch that blocked the sleeper "
-                   f"(within 50 us, tick rate {tps}): {len(off) - len(far)} of {len(off)}, "
+                   f"(within 1 ms, tick rate {tps}): {len(off) - len(far)} of {len(off)}, "
                    f"largest gap {max((g for g in gaps if g is not None), default=None)} ns, "
                    f"the others' gaps: {sorted(far, key=lambda g: -1 if g is None else g)[:5]}")
 
