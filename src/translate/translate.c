@@ -50,24 +50,15 @@ int32_t ftfb_weight_of(uint32_t tid, int prio)
 	return prio;
 }
 
-uint64_t ftfb_tr_ticks_slow(struct ftfb_translator *t, uint64_t ns)
+/* The writer's clock as ticks.h maps to it, and the switch and wakeup
+ * writer over the same writer (its names are interned at init). */
+static void sched_init(struct ftfb_translator *t)
 {
-	return ftf_clock_mono_to_ticks(ftf_writer_clock(t->w), ns);
-}
-
-/* The inline ftfb_tr_ticks's copy of the writer's clock (it never changes
- * for a writer). */
-static void ticks_init(struct ftfb_translator *t)
-{
-	const struct ftf_clock *c = ftf_writer_clock(t->w);
-
-	t->tk.identity = t->o.clock_mono;
-	t->tk.ref_ns = c->ref_mono_ns;
-	t->tk.ref_ticks = c->ref_ticks;
-	t->tk.tps = c->ticks_per_second;
-	t->tk.offset = c->source == FTF_CLOCK_MONO &&
-		       c->ticks_per_second == 1000000000u;
-	t->tk.split = c->ticks_per_second <= UINT64_MAX / 1000000000u;
+	ftfb_ticks_init(&t->tk, ftf_writer_clock(t->w), t->o.clock_mono);
+	t->sched.w = t->w;
+	t->sched.tk = &t->tk;
+	t->sched.records = &t->st.records;
+	t->sched.repaired = &t->st.switches_repaired;
 }
 
 /* Called with every event's timestamp: re-emits the tick initialization
@@ -700,116 +691,30 @@ static int end_syscall_never_returning(struct ftfb_translator *t,
 
 /* ---- event handlers ---- */
 
-static int write_switch(struct ftfb_translator *t, uint64_t ns, uint16_t cpu,
-			enum ftf_thread_state out_state, uint32_t out_tid,
-			int32_t out_weight, uint32_t in_tid, int32_t in_weight)
-{
-	uint8_t *r;
-	int err = ftf_reserve_record(t->w, 6, &r);
-
-	if (err)
-		return err;
-	ftf_record_put(r, 0, ftf_context_switch_header(6, 2, cpu, out_state));
-	ftf_record_put(r, 1, ftfb_tr_ticks(t, ns));
-	ftf_record_put(r, 2, out_tid);
-	ftf_record_put(r, 3, in_tid);
-	ftf_record_put(r, 4, arg_int32_word(t->s_incoming_weight, in_weight));
-	ftf_record_put(r, 5, arg_int32_word(t->s_outgoing_weight, out_weight));
-	t->st.records++;
-	return 0;
-}
-
-/*
- * The kernel sometimes reports no switch-out for a task (perf shows the
- * same gaps): the next switch on that CPU then starts from another task,
- * and Perfetto would leave the task put there last running to the end of
- * the trace. End it at this switch, with a switch to idle (which Perfetto
- * draws as nothing) before the real one. Its real state then is unknown:
- * it is written as preempted (Perfetto: Runnable), what it was last seen
- * doing. The idle task, and an unfollowed task (-p), need no end.
- */
-static int end_stale_task(struct ftfb_translator *t,
-			  const struct ftfb_switch *e)
-{
-	struct ftfb_task *idle;
-	struct ftfb_cpu_on *on;
-	int err;
-
-	if (e->hdr.cpu >= FTFB_TR_MAX_CPUS)
-		return 0;
-	on = &t->cpu_on[e->hdr.cpu];
-	if (!on->tid_plus1 || on->tid_plus1 == e->hdr.tid + 1)
-		return 0;
-	/* (named like any task the trace shows: "swapper") */
-	err = ftfb_tr_ensure_task(t, 0, 0, &idle);
-	if (!err)
-		err = write_switch(t, e->hdr.ts, e->hdr.cpu, FTF_THREAD_RUNNING,
-			   on->tid_plus1 - 1,
-			   ftfb_weight_of(on->tid_plus1 - 1, on->prio), 0,
-			   INT32_MIN);
-	if (!err)
-		t->st.switches_repaired++;
-	return err;
-}
-
-static void remember_cpu_task(struct ftfb_translator *t,
-			      const struct ftfb_switch *e, bool unfollowed)
-{
-	struct ftfb_cpu_on *on;
-
-	if (e->hdr.cpu >= FTFB_TR_MAX_CPUS)
-		return;
-	on = &t->cpu_on[e->hdr.cpu];
-	on->tid_plus1 = (unfollowed || !e->next_tid) ? 0 : e->next_tid + 1;
-	on->prio = e->next_prio;
-}
-
 static int on_switch(struct ftfb_translator *t, const struct ftfb_switch *e)
 {
-	bool unfollowed = e->prev_state & FTFB_NEXT_UNFOLLOWED;
-	struct ftfb_task *prev, *next;
+	struct ftfb_task *prev, *next, *idle;
 	int err;
 
 	err = ftfb_tr_ensure_task(t, e->hdr.tid, e->hdr.tgid, &prev);
 	if (!err)
 		err = ftfb_tr_ensure_task(t, e->next_tid, e->next_tgid, &next);
-	if (!err)
-		err = end_stale_task(t, e);
-	if (!err)
-		err = write_switch(t, e->hdr.ts, e->hdr.cpu,
-				   ftfb_state_of(e->prev_state), e->hdr.tid,
-				   ftfb_weight_of(e->hdr.tid, e->prev_prio),
-				   e->next_tid,
-				   unfollowed ? INT32_MIN
-					      : ftfb_weight_of(e->next_tid,
-							       e->next_prio));
-	if (!err)
-		remember_cpu_task(t, e, unfollowed);
-	return err;
+	/* (the idle task a repair switches to is named like any task the
+	 * trace shows: "swapper") */
+	if (!err && ftfb_sched_needs_repair(&t->sched, e))
+		err = ftfb_tr_ensure_task(t, 0, 0, &idle);
+	return err ? err : ftfb_sched_switch(&t->sched, e);
 }
 
 static int on_wakeup(struct ftfb_translator *t, const struct ftfb_wakeup *e)
 {
 	struct ftfb_task *waker, *target;
-	uint8_t *r;
 	int err;
 
 	err = ftfb_tr_ensure_task(t, e->hdr.tid, e->hdr.tgid, &waker);
 	if (!err)
 		err = ftfb_tr_ensure_task(t, e->target_tid, e->target_tgid, &target);
-	/* No `weight` arg: Perfetto reads it only to skip wakeups of the
-	 * idle task, which never happen; 8 bytes saved per wakeup. */
-	if (!err)
-		err = ftf_reserve_record(t->w, 5, &r);
-	if (err)
-		return err;
-	ftf_record_put(r, 0, ftf_thread_wakeup_header(5, 1, e->hdr.cpu));
-	ftf_record_put(r, 1, ftfb_tr_ticks(t, e->hdr.ts));
-	ftf_record_put(r, 2, e->target_tid);
-	ftf_record_put(r, 3, ftf_arg_word(FTF_ARG_KOID, 2, t->s_waker));
-	ftf_record_put(r, 4, e->hdr.tid);
-	t->st.records++;
-	return 0;
+	return err ? err : ftfb_sched_wakeup(&t->sched, e);
 }
 
 static int on_fork(struct ftfb_translator *t, const struct ftfb_fork *e)
@@ -1172,7 +1077,7 @@ int ftfb_translator_init(struct ftfb_translator *t,
 	t->w = o->w;
 	if (!t->w || (o->nfuncs && !o->funcs))
 		return -EINVAL;
-	ticks_init(t);
+	sched_init(t);
 	err = ftfb_pt_init(&t->pt, o->expected_tasks ? o->expected_tasks : 4096,
 			   o->max_depth);
 	if (err)
@@ -1197,9 +1102,9 @@ int ftfb_translator_init(struct ftfb_translator *t,
 			goto fail;                                             \
 		t->field = err;                                                \
 	} while (0)
-	INTERN(s_incoming_weight, "incoming_weight");
-	INTERN(s_outgoing_weight, "outgoing_weight");
-	INTERN(s_waker, "waker");
+	INTERN(sched.s_incoming_weight, "incoming_weight");
+	INTERN(sched.s_outgoing_weight, "outgoing_weight");
+	INTERN(sched.s_waker, "waker");
 	INTERN(s_unfinished, "unfinished");
 	INTERN(s_before_window, "before_window");
 	INTERN(s_syscall, "syscall");

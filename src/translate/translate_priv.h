@@ -9,7 +9,10 @@
 
 #include "ftf/reader.h"
 #include "ftf/writer.h"
+#include "arg_words.h"
 #include "proctree.h"
+#include "sched_records.h"
+#include "ticks.h"
 #include "translate.h"
 
 /* Open USDT slices, all threads together (a pool: no allocation per
@@ -28,14 +31,6 @@ struct ftfb_uslice {
 	 * before its END, or a call its END is in that began after its
 	 * START): written on an async track, where Perfetto keeps it */
 	bool crossed;
-};
-
-/* Per CPU: the task the last switch put on it (tid + 1, 0: none to end
- * later: idle, unfollowed or not seen yet) and its prio. */
-#define FTFB_TR_MAX_CPUS 1024
-struct ftfb_cpu_on {
-	uint32_t tid_plus1;
-	int32_t prio;
 };
 
 /* --events=io: argument names (0: not interned yet), requests seen,
@@ -78,7 +73,6 @@ struct ftfb_translator {
 	int temp_next;
 	bool ids_exhausted; /* the writer ran out of string ids */
 	/* argument and event names, interned at init */
-	int s_incoming_weight, s_outgoing_weight, s_waker;
 	int s_unfinished, s_before_window, s_ret, s_arg[FTFB_MAX_ARGS];
 	int s_drop_name, s_drop_cat, s_total, s_kind[FTFB_EV_KIND_MAX];
 	/* system calls: their names (0: not interned yet), category, the
@@ -99,16 +93,9 @@ struct ftfb_translator {
 	struct ftfb_tr_irq irq;	    /* translate_irq.c */
 	bool drops_written;
 	struct ftfb_proctree ptree; /* command lines waiting to be written */
-	struct ftfb_cpu_on cpu_on[FTFB_TR_MAX_CPUS];
-	/* mono ns -> ticks, taken from the writer's clock at init (see
-	 * ftfb_tr_ticks) */
-	struct {
-		uint64_t ref_ns, ref_ticks, tps;
-		bool identity; /* ticks are the ns (--clock mono) */
-		bool offset;   /* ticks are ns from the reference (a writer
-				* clock that fell back to CLOCK_MONOTONIC) */
-		bool split;    /* tps fits the exact split below */
-	} tk;
+	/* switches and wakeups (their argument names interned at init) */
+	struct ftfb_sched_rec sched;
+	struct ftfb_ticks tk; /* mono ns -> ticks, the writer's clock */
 	uint64_t last_ts; /* newest event timestamp seen (mono ns) */
 	uint64_t refresh_check_ns; /* the writer's refresh is asked from then */
 };
@@ -119,41 +106,15 @@ int ftfb_translator_init(struct ftfb_translator *t,
 			 const struct ftfb_translator_opts *o);
 void ftfb_translator_free(struct ftfb_translator *t);
 
-/* mono ns -> the trace's ticks, as ftf_clock_mono_to_ticks() (rounded
- * toward zero, exact), inline: for d = ns - ref = q * 1e9 + r it is
- * q * tps + r * tps / 1e9, two constant divisions the compiler turns into
- * multiplications (r * tps fits 64 bits for tps < 18.4 GHz). Times before
- * the reference take the library's path. */
-uint64_t ftfb_tr_ticks_slow(struct ftfb_translator *t, uint64_t ns);
+/* mono ns -> the trace's ticks (ticks.h) */
 static inline uint64_t ftfb_tr_ticks(struct ftfb_translator *t, uint64_t ns)
 {
-	uint64_t d = ns - t->tk.ref_ns;
-
-	if (t->tk.identity)
-		return ns;
-	if (t->tk.offset)
-		return t->tk.ref_ticks + d;
-	if (__builtin_expect(!t->tk.split || (int64_t)d < 0, 0))
-		return ftfb_tr_ticks_slow(t, ns);
-	return t->tk.ref_ticks + d / 1000000000u * t->tk.tps +
-	       d % 1000000000u * t->tk.tps / 1000000000u;
+	return ftfb_ticks_of(&t->tk, ns);
 }
 /* string id of s (permanent, or a temporary slot once ids run out:
  * *temp then true) */
 int ftfb_tr_str_id(struct ftfb_translator *t, const char *s, size_t len,
 		   bool *temp);
-/* argument words of the records the translator writes whole
- * (ftf_reserve_record) */
-static inline uint64_t arg_int32_word(int name, int32_t v)
-{
-	return ftf_arg_word(FTF_ARG_INT32, 1, name) | ((uint64_t)(uint32_t)v << 32);
-}
-
-static inline uint64_t arg_bool_word(int name, bool v)
-{
-	return ftf_arg_word(FTF_ARG_BOOL, 1, name) | ((uint64_t)v << 32);
-}
-
 /* a task not known yet: created and named */
 int ftfb_tr_add_task(struct ftfb_translator *t, uint32_t tid,
 		     uint32_t tgid_hint, struct ftfb_task **out);
