@@ -6,6 +6,7 @@
 
 #include "bpf_loader.h"
 #include "event_kinds.h"
+#include "lane.h"
 #include "report.h"
 #include "syscall_names.h"
 #include "unwind_maps.h"
@@ -158,6 +159,23 @@ void report_translator(FILE *f, const struct ftfb_translator *t,
 	report_functions(f, t, funcs, nfuncs);
 	if (ctx->syscalls)
 		report_syscalls(f, t);
+}
+
+void report_lanes(FILE *f, unsigned nlanes, const struct ftfb_lane_stats *st,
+		  uint64_t relay_waits)
+{
+	fprintf(f,
+		"  lanes (rings 1 to %u, a thread each): %llu events read, %llu records written in %llu chunks",
+		nlanes, (unsigned long long)st->events,
+		(unsigned long long)st->records,
+		(unsigned long long)st->chunks);
+	if (st->repaired)
+		fprintf(f, " (%llu missing switch-outs repaired)",
+			(unsigned long long)st->repaired);
+	if (relay_waits)
+		fprintf(f, "; they waited %llu times for the writer's thread",
+			(unsigned long long)relay_waits);
+	fprintf(f, "\n");
 }
 
 /* The top functions of one kind of sample. */

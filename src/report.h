@@ -51,6 +51,10 @@ void report_translator(FILE *f, const struct ftfb_translator *t,
 
 /* -g: samples taken and lost, BPF run time, top functions on and off
  * CPU. */
+/* --rings N: what the lanes (lanes.h) read and wrote, summed */
+struct ftfb_lane_stats;
+void report_lanes(FILE *f, unsigned nlanes, const struct ftfb_lane_stats *st,
+		  uint64_t relay_waits);
 void report_stacks(FILE *f, const struct ftfb_stackprof *sp,
 		   const struct ftfb_report_ctx *ctx);
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "bpf_loader.h"
+#include "lanes.h"
 #include "flight.h"
 #include "monotime.h"
 #include "preflight.h"
@@ -318,7 +319,8 @@ int session_attach(struct session *s)
 	if (open_loader(s, err, sizeof(err)) ||
 	    ftfb_sources_attach(s, err, sizeof(err)) ||
 	    start_sink(s, err, sizeof(err)) ||
-	    name_alive_tasks(s, err, sizeof(err)))
+	    name_alive_tasks(s, err, sizeof(err)) ||
+	    ftfb_lanes_start(&s->lanes, s->loader, s->sink, err, sizeof(err)))
 		return fail(s, err);
 	return 0;
 }
@@ -420,10 +422,17 @@ static void deliver_requests(struct session *s, uint64_t now)
 }
 
 /* Once a second: the drops, and the status line where it is shown. */
+/* Events read on the loop's thread and by the lanes'. */
+static uint64_t events_read(const struct session *s)
+{
+	return s->events + ftfb_lanes_events(s->lanes);
+}
+
 static void status_tick(struct session *s, uint64_t now, uint64_t *last_ns,
 			uint64_t *last_events)
 {
 	double dt = (double)(now - *last_ns) / 1e9;
+	uint64_t events = events_read(s);
 
 	if (now - *last_ns < STATUS_INTERVAL_NS)
 		return;
@@ -435,7 +444,7 @@ static void status_tick(struct session *s, uint64_t now, uint64_t *last_ns,
 			      report_total(s->drops),
 			      s->sink->ops->bytes(s->sink),
 			      s->sink->bytes_label);
-	*last_events = s->events;
+	*last_events = events;
 	*last_ns = now;
 }
 
@@ -542,6 +551,11 @@ void session_finish(struct session *s)
 			fail(s, err);
 		}
 	}
+	/* (the lanes read their rings once recording has stopped: by the
+	 * drain, or here after an output error) */
+	ftfb_loader_stop_recording(s->loader);
+	if (ftfb_lanes_stop(s->lanes, err, sizeof(err)) && !s->sink->err)
+		fail(s, err);
 	record_drops(s);
 	if (s->status_line)
 		report_status_clear(stderr);
@@ -565,7 +579,7 @@ static void summary(const struct session *s)
 
 	report_head(stderr, s->stop_reason,
 		    (double)(ftfb_mono_ns() - s->start_ns) / 1e9, by_kind,
-		    s->events, s->drops, s->sink->err != 0);
+		    events_read(s), s->drops, s->sink->err != 0);
 	if (!o->all && !o->follow_children && (o->nuprobes || o->python))
 		report_hint_children(stderr, by_kind);
 	s->sink->ops->summary(s->sink, &ctx, stderr);
@@ -579,6 +593,10 @@ int session_close(struct session *s)
 	 * summary waits for. */
 	if (s->loader)
 		ftfb_loader_stop_recording(s->loader);
+	/* their records go before the close; their count stays */
+	s->events = events_read(s);
+	ftfb_lanes_free(s->lanes);
+	s->lanes = NULL;
 	if (s->have_child && !s->child.exited && s->child.go_fd > 0)
 		target_abort(&s->child);
 	if (s->sink) {

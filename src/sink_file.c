@@ -10,11 +10,20 @@
 #include <string.h>
 
 #include "ftf/writer.h"
+#include "lane.h"
 #include "output.h"
 #include "report.h"
 #include "sink.h"
 
 #define FLUSH_AFTER_NS 1000000000ull
+/* A lane hands its records over at least this often (when it has some):
+ * the loop's thread collects them at its next turn. */
+#define LANE_FLUSH_NS 200000000ull
+
+struct file_lane {
+	struct ftfb_lane lane;
+	uint64_t flushed_ns;
+};
 
 struct file_sink {
 	struct ftfb_sink base;
@@ -26,6 +35,11 @@ struct file_sink {
 	struct ftfb_stackprof *stacks; /* -g */
 	const struct ftfb_func *funcs; /* for the summary */
 	size_t nfuncs, nusdt;
+	struct ftfb_relay relay; /* --rings N: the lanes' records */
+	bool relay_open;
+	struct file_lane *lanes;
+	unsigned nlanes;
+	uint64_t by_kind[FTFB_EV_KIND_MAX]; /* the translator's and lanes' */
 	uint64_t seen_bytes; /* handed to the file at seen_ns */
 	uint64_t seen_ns;
 	bool usr1_said;
@@ -119,12 +133,16 @@ static int file_drops(struct ftfb_sink *s, uint64_t now_ns,
  * old at the next event: on an idle trace the last ones would wait. Hand
  * over a buffer that has waited a second (a gzip member, or a write) so a
  * kill loses at most about a second of them. */
+static void file_lanes_collect(struct ftfb_sink *s);
+
 static void file_tick(struct ftfb_sink *s, uint64_t now)
 {
 	struct file_sink *fs = file_of(s);
-	uint64_t handed = ftfb_output_record_bytes(&fs->out);
+	uint64_t handed;
 	int r;
 
+	file_lanes_collect(s);
+	handed = ftfb_output_record_bytes(&fs->out);
 	if (!fs->writer_open || s->err)
 		return;
 	if (handed != fs->seen_bytes || !fs->seen_ns) {
@@ -138,6 +156,70 @@ static void file_tick(struct ftfb_sink *s, uint64_t now)
 	if (r)
 		write_failed(fs, r);
 	fs->seen_ns = now;
+}
+
+/* ---- --rings N: the lanes ---- */
+
+static int file_lanes_open(struct ftfb_sink *s, unsigned n, char *err,
+			   size_t errlen)
+{
+	struct file_sink *fs = file_of(s);
+	int r = ftfb_relay_init(&fs->relay, 0);
+
+	if (r || !(fs->lanes = calloc(n, sizeof(*fs->lanes)))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	fs->relay_open = true;
+	for (unsigned i = 0; i < n; i++) {
+		r = ftfb_lane_init(&fs->lanes[i].lane, fs->tr, &fs->relay);
+		if (r) {
+			snprintf(err, errlen, "cannot set up ring buffer %u's writer: %s",
+				 i + 1, strerror(-r));
+			return -1;
+		}
+		fs->nlanes = i + 1;
+	}
+	return 0;
+}
+
+static int file_lane_event(struct ftfb_sink *s, unsigned i, const void *data,
+			   size_t size)
+{
+	return ftfb_lane_event(&file_of(s)->lanes[i].lane, data, size);
+}
+
+static void file_lane_tick(struct ftfb_sink *s, unsigned i, uint64_t now)
+{
+	struct file_lane *fl = &file_of(s)->lanes[i];
+
+	if (now - fl->flushed_ns < LANE_FLUSH_NS)
+		return;
+	fl->flushed_ns = now;
+	ftfb_lane_flush(&fl->lane);
+}
+
+static void file_lane_done(struct ftfb_sink *s, unsigned i)
+{
+	ftfb_lane_flush(&file_of(s)->lanes[i].lane);
+}
+
+/* After an output error the lanes' records are dropped as they come
+ * (they must not wait for room that never comes). */
+static void file_lanes_collect(struct ftfb_sink *s)
+{
+	struct file_sink *fs = file_of(s);
+	int r;
+
+	if (!fs->relay_open)
+		return;
+	if (s->err || !fs->writer_open) {
+		ftfb_relay_done(&fs->relay, ftfb_relay_take(&fs->relay));
+		return;
+	}
+	r = ftfb_lane_collect(&fs->relay, fs->tr);
+	if (r)
+		write_failed(fs, r);
 }
 
 /* Snapshots are the flight recorder's: a SIGUSR1 is said (once) and
@@ -187,9 +269,18 @@ static int file_close_output(struct ftfb_sink *s)
 	return r ? write_failed(fs, r) : 0;
 }
 
+/* (the lanes' counts are read once their threads have ended) */
 static const uint64_t *file_by_kind(const struct ftfb_sink *s)
 {
-	return ftfb_translator_stats(cfile_of(s)->tr)->by_kind;
+	struct file_sink *fs = file_of((struct ftfb_sink *)s);
+	const uint64_t *t = ftfb_translator_stats(fs->tr)->by_kind;
+
+	for (int k = 0; k < FTFB_EV_KIND_MAX; k++) {
+		fs->by_kind[k] = t[k];
+		for (unsigned i = 0; i < fs->nlanes; i++)
+			fs->by_kind[k] += fs->lanes[i].lane.st.by_kind[k];
+	}
+	return fs->by_kind;
 }
 
 static uint64_t file_bytes(const struct ftfb_sink *s)
@@ -207,6 +298,13 @@ static void file_summary(const struct ftfb_sink *s,
 	const struct file_sink *fs = cfile_of(s);
 
 	report_translator(f, fs->tr, fs->funcs, fs->nfuncs, fs->nusdt, ctx);
+	if (fs->nlanes) {
+		struct ftfb_lane_stats sum = {0};
+
+		for (unsigned i = 0; i < fs->nlanes; i++)
+			ftfb_lane_stats_add(&sum, &fs->lanes[i].lane.st);
+		report_lanes(f, fs->nlanes, &sum, fs->relay.waits);
+	}
 	report_stacks(f, fs->stacks, ctx);
 	report_written(f, fs->path, fs->out.gzip,
 		       ftfb_output_record_bytes(&fs->out));
@@ -219,6 +317,11 @@ static void file_free(struct ftfb_sink *s)
 	if (!s)
 		return;
 	file_close_output(s);
+	for (unsigned i = 0; i < fs->nlanes; i++)
+		ftfb_lane_free(&fs->lanes[i].lane);
+	free(fs->lanes);
+	if (fs->relay_open)
+		ftfb_relay_free(&fs->relay);
 	ftfb_translator_destroy(fs->tr);
 	ftfb_stackprof_free(fs->stacks);
 	free(fs);
@@ -234,6 +337,11 @@ static const struct ftfb_sink_ops file_ops = {
 	.commit = file_commit,
 	.finish = file_finish,
 	.close_output = file_close_output,
+	.lanes_open = file_lanes_open,
+	.lane_event = file_lane_event,
+	.lane_tick = file_lane_tick,
+	.lane_done = file_lane_done,
+	.lanes_collect = file_lanes_collect,
 	.by_kind = file_by_kind,
 	.bytes = file_bytes,
 	.summary = file_summary,

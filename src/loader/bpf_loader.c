@@ -78,7 +78,8 @@ struct ftfb_loader {
 	bool up_multi_used;   /* uprobes attached with uprobe_multi links */
 	int ring_fds[FTFB_MAX_RINGS];
 	int nr_rings;
-	struct ring_buffer *rb;
+	struct ring_buffer *rb; /* all rings, or ring 0 once split */
+	bool split;
 	struct linkvec links;  /* sched (and flush-only sched) links */
 	struct linkvec ulinks; /* uprobe links, destroyed at drain */
 	bool flushers;         /* buffer flushing enabled (ubuf_active) */
@@ -1275,6 +1276,23 @@ out:
 	if (l->stop)
 		return l->stop;
 	return l->delivered;
+}
+
+int ftfb_loader_split_rings(struct ftfb_loader *l, int fds[FTFB_MAX_RINGS])
+{
+	struct ring_buffer *rb;
+
+	if (l->nr_rings < 2 || l->split)
+		return 0;
+	rb = ring_buffer__new(l->ring_fds[0], on_sample, l, NULL);
+	if (!rb)
+		return errno ? -errno : -ENOMEM;
+	ring_buffer__free(l->rb);
+	l->rb = rb;
+	l->split = true;
+	for (int i = 1; i < l->nr_rings; i++)
+		fds[i - 1] = l->ring_fds[i];
+	return l->nr_rings - 1;
 }
 
 /* Take what is left in cpu's buffer (its uprobe links are gone) and

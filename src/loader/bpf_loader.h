@@ -114,6 +114,13 @@ bool ftfb_loader_uprobe_multi(const struct ftfb_loader *l);
 int ftfb_loader_poll(struct ftfb_loader *l, int timeout_ms, ftfb_event_fn fn,
 		     void *ctx);
 
+/* --rings N: ring 0 alone is polled and drained from now on, and rings
+ * 1..N-1 (switches, wakeups and task names only) are the caller's to read
+ * on threads of their own (ring_reader.h): their map fds (the loader's,
+ * closed at ftfb_loader_close) go into fds. The number of fds, 0 with
+ * one ring, or -errno. Call it before the first poll. */
+int ftfb_loader_split_rings(struct ftfb_loader *l, int fds[FTFB_MAX_RINGS]);
+
 /* Stops every program from recording (they stay attached, returning at
  * once, until ftfb_loader_close()). */
 void ftfb_loader_stop_recording(struct ftfb_loader *l);

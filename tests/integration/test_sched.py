@@ -3,7 +3,7 @@
 """Real-BPF integration tests of scheduling traces (run as root).
 
 usage: test_sched.py MODE FTF_BPF FTF_DUMP PINGPONG OUTDIR
-MODE: pid | cmd | names | all | sigint | dying
+MODE: pid | cmd | names | all | sigint | dying | title | rings
 
 The ping-pong workload's two threads ("ping", "pong") pass a byte N times
 over pipes, both pinned to one CPU, so each is switched in at least N
@@ -320,6 +320,52 @@ def mode_title(tool, ftf_dump, titlewl, outdir):
         check(not bad, f"trace_processor reports no error stats: {bad}")
 
 
+def mode_rings(tool, ftf_dump, pingpong, outdir):
+    """--rings 2 -- pingpong --split: ping on CPU 0 (ring 0, read by the
+    loop's thread), pong on CPU 1 (ring 1, read by a lane thread of its
+    own). The kernel's own count of each thread's switch-outs (/proc's
+    voluntary + involuntary, which the thread reads after its passes) is
+    in the trace, plus at most its last few (its exit); both are named,
+    and Perfetto reads every switch the file holds."""
+    n = 20000
+    out = os.path.join(outdir, "sched-rings.fxt")
+    p = subprocess.run([tool, "--rings", "2", "-o", out, "--", pingpong, str(n), "--split"],
+                       capture_output=True, text=True, timeout=120)
+    print("  ftf-bpf said:\n    " + p.stderr.strip().replace("\n", "\n    "))
+    check(p.returncode == 0, f"ftf-bpf --rings 2 -- pingpong exited 0 (got {p.returncode})")
+    pid, ping, pong = parse_ids(p.stdout.strip().splitlines()[0])
+    m = re.search(r"ping_switched_out=(\d+) pong_switched_out=(\d+)", p.stdout)
+    check(m, f"pingpong printed its switch counts: {p.stdout!r}")
+    lane = re.search(r"lanes \(rings 1 to 1, a thread each\): (\d+) events read", p.stderr)
+    check(lane and int(lane[1]) >= int(m[2]),
+          f"the summary says ring 1's thread read at least pong's {m[2]} switch-outs: {lane and lane[1]}")
+    check("lost: 0 events" in p.stderr, "the summary reports 0 lost events")
+    t = Trace(ftf_dump, out)
+    check(t.check_code == 0, f"ftf-dump --check accepts the trace ({t.check_out.strip()})")
+    check(ends_on_record_boundary(t.path), "the file ends on a record boundary")
+    for name, tid, cpu, kernel in (("ping", ping, 0, int(m[1])), ("pong", pong, 1, int(m[2]))):
+        outs = [s for s in t.switches if s[3] == tid]
+        on_cpu = sum(1 for s in outs if s[1] == cpu)
+        print(f"  {name} (tid {tid}, CPU {cpu}): the kernel counted {kernel} switch-outs, the trace holds "
+              f"{len(outs)}, {on_cpu} of them on CPU {cpu}")
+        check(kernel >= n / 2, f"{name} was switched out at least {n // 2} times (it blocks for each pass)")
+        check(kernel <= len(outs) <= kernel + 3,
+              f"{name}'s switch-outs in the trace: the kernel's {kernel}, and at most 3 more after it read them")
+        check(on_cpu >= len(outs) - 3, f"all but its first few are on CPU {cpu} (pinned)")
+        check(name in t.thread_names(tid), f"thread {tid} is named {name!r}: {t.thread_names(tid)}")
+        check(pid in t.thread_process(tid), f"thread {tid} belongs to process {pid}")
+        check(t.wakeups_of(tid) >= 1, f"{name} is woken in the trace: {t.wakeups_of(tid)}")
+        rows = tp_query(out, f"select count(*) as n from sched join thread using(utid) where tid = {tid}")
+        if rows is not None:
+            # (a switch into a task no longer followed, its process
+            # exiting, carries the weight INT32_MIN, which Perfetto
+            # reads as no slice)
+            into = sum(1 for s in t.switches if s[4] == tid and "incoming_weight: int32(-2147483648)" not in s[5])
+            check(int(rows[0]["n"]) == into,
+                  f"Perfetto's CPU slices of {name}: {rows[0]['n']}, the trace's switches into it: {into}")
+    check(t.dropped_total() == 0, "the trace records no dropped events")
+
+
 def main():
     skip_unless_root()
     mode, tool, ftf_dump, pingpong, outdir = sys.argv[1:6]
@@ -328,7 +374,7 @@ def main():
         run_main(lambda: mode_title(tool, ftf_dump, sys.argv[6], outdir))
     os.makedirs(outdir, exist_ok=True)
     fn = {"pid": mode_pid, "cmd": mode_cmd, "names": mode_names, "all": mode_all, "sigint": mode_sigint,
-          "dying": mode_dying}[mode]
+          "dying": mode_dying, "rings": mode_rings}[mode]
     run_main(lambda: fn(tool, ftf_dump, pingpong, outdir))
 
 
