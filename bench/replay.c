@@ -17,10 +17,13 @@
  * the same 1 MiB buffer again and again (the bytes are written, then
  * dropped: no growth); the file destination is libftf's, to PATH.
  *
- * --rings N: N threads, each with its own translator and writer, given
- * the events the BPF side puts in its ring (switches and wakeups by cpu %
- * N, the rest to ring 0): how the work of N consumer threads would share
- * out (a model: ftf-bpf itself reads its rings on one thread).
+ * --rings N: as ftf-bpf --rings N reads them: ring 0's events (the BPF
+ * side puts switches and wakeups in ring cpu % N, the rest in ring 0)
+ * through the translator on this thread, rings 1..N-1 each through a
+ * lane (src/translate/lane.h) on a thread of its own, whose records this
+ * thread collects into the one writer every 65,536 of its events (a loop
+ * turn's worth) and at the end. "per core" sums the CPU time of all the
+ * threads; "total" is events per second of wall time.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,6 +37,7 @@
 
 #include "ftf/destination.h"
 #include "ftf/writer.h"
+#include "lane.h"
 #include "replay_gen.h"
 #include "translate.h"
 
@@ -75,16 +79,32 @@ static int reuse_close(struct ftf_destination *d, size_t used)
 	return 0;
 }
 
-/* One consumer thread's work and result. */
+/* A lane's thread (--rings N, rings 1..N-1): its ring's events through
+ * its lane, then its last records handed over. */
+struct lane_worker {
+	struct ftfb_lane lane;
+	const struct replay_stream *s;
+	const uint32_t *idx;
+	size_t n;
+	pthread_t th;
+	bool started;
+	bool done; /* atomic */
+	double cpu_s;
+	int err;
+};
+
+/* The loop's thread (ring 0): the translator and the writer, the lanes'
+ * records collected as ftf-bpf's loop does at each turn. */
 struct worker {
 	const struct opts *o;
 	const struct replay_stream *s;
-	const uint32_t *idx; /* the events of its ring */
-	size_t n;
+	uint32_t **idx; /* the events of each ring */
+	size_t *n;
 	int to_file;
-	char path[4096];
 	const struct ftfb_func *funcs;
 	struct ftf_clock clock;
+	struct ftfb_relay relay;
+	struct lane_worker lanes[MAX_RINGS];
 	/* results */
 	double cpu_s, wall_s;
 	uint64_t bytes, records;
@@ -139,26 +159,113 @@ static void fail(struct worker *w, int err, const char *what,
 		 fw ? ftf_writer_error(fw) : strerror(-w->err));
 }
 
-/* The events, timed; then finish and close (also timed). */
+static void *lane_work(void *arg)
+{
+	struct lane_worker *lw = arg;
+	double c0 = now_s(CLOCK_THREAD_CPUTIME_ID);
+
+	for (size_t i = 0; i < lw->n && !lw->err; i++) {
+		const struct replay_ev *e = &lw->s->ev[lw->idx[i]];
+
+		lw->err = ftfb_lane_event(&lw->lane, lw->s->bytes + e->off,
+					  e->size);
+	}
+	if (!lw->err)
+		lw->err = ftfb_lane_flush(&lw->lane);
+	lw->cpu_s = now_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+	__atomic_store_n(&lw->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static int start_lanes(struct worker *w, struct ftfb_translator *t)
+{
+	int err = ftfb_relay_init(&w->relay, 0);
+
+	for (unsigned r = 1; r < w->o->rings && !err; r++) {
+		struct lane_worker *lw = &w->lanes[r];
+
+		err = ftfb_lane_init(&lw->lane, t, &w->relay);
+		lw->s = w->s;
+		lw->idx = w->idx[r];
+		lw->n = w->n[r];
+		if (!err && pthread_create(&lw->th, NULL, lane_work, lw))
+			err = -EAGAIN;
+		lw->started = !err;
+	}
+	return err;
+}
+
+/* (collected every COLLECT_EVERY events: a loop turn's worth on a busy
+ * machine) */
+#define COLLECT_EVERY 65536
+
+static bool lanes_done(const struct worker *w)
+{
+	for (unsigned r = 1; r < w->o->rings; r++)
+		if (w->lanes[r].started &&
+		    !__atomic_load_n(&w->lanes[r].done, __ATOMIC_ACQUIRE))
+			return false;
+	return true;
+}
+
+/* Waits for the lanes while collecting; their CPU time and errors. */
+static int end_lanes(struct worker *w, struct ftfb_translator *t)
+{
+	int err = 0, e;
+
+	while (!lanes_done(w))
+		if ((e = ftfb_lane_collect(&w->relay, t)) && !err)
+			err = e;
+	for (unsigned r = 1; r < w->o->rings; r++) {
+		struct lane_worker *lw = &w->lanes[r];
+
+		if (!lw->started)
+			continue;
+		pthread_join(lw->th, NULL);
+		w->cpu_s += lw->cpu_s;
+		if (lw->err && !err)
+			err = lw->err;
+	}
+	if ((e = ftfb_lane_collect(&w->relay, t)) && !err)
+		err = e;
+	for (unsigned r = 1; r < w->o->rings; r++)
+		ftfb_lane_free(&w->lanes[r].lane);
+	ftfb_relay_free(&w->relay);
+	return err;
+}
+
+/* Ring 0's events (and the lanes' records), timed; then finish and
+ * close (also timed). */
 static void replay(struct worker *w, struct ftfb_translator *t,
 		   struct ftf_writer *fw)
 {
 	double c0 = now_s(CLOCK_THREAD_CPUTIME_ID), t0 = now_s(CLOCK_MONOTONIC);
+	const uint32_t *idx = w->idx[0];
+	size_t n = w->n[0];
 	uint64_t last = 0;
-	int err = 0;
+	int err = start_lanes(w, t);
 
-	for (size_t i = 0; i < w->n && !err; i++) {
-		const struct replay_ev *e = &w->s->ev[w->idx[i]];
+	for (size_t i = 0; i < n && !err; i++) {
+		const struct replay_ev *e = &w->s->ev[idx[i]];
 
 		err = ftfb_translator_event(t, w->s->bytes + e->off, e->size);
+		if (!err && w->o->rings > 1 && i % COLLECT_EVERY == 0)
+			err = ftfb_lane_collect(&w->relay, t);
 	}
-	if (w->n)
+	if (w->o->rings > 1) {
+		int e = end_lanes(w, t);
+
+		err = err ? err : e;
+	}
+	if (w->s->n) /* (the stream is in time order) */
 		last = ((const struct ftfb_hdr *)(w->s->bytes +
-						  w->s->ev[w->idx[w->n - 1]].off))
+						  w->s->ev[w->s->n - 1].off))
 			       ->ts;
 	if (!err)
 		err = ftfb_translator_finish(t, last + 1);
 	w->records = ftfb_translator_stats(t)->records;
+	for (unsigned r = 1; r < w->o->rings; r++)
+		w->records += w->lanes[r].lane.st.records;
 	if (err)
 		fail(w, err, "translating", fw);
 	if (ftfb_translator_stats(t)->skipped && !w->err)
@@ -167,7 +274,7 @@ static void replay(struct worker *w, struct ftfb_translator *t,
 	err = ftf_writer_close(fw);
 	if (err && !w->err)
 		fail(w, err, "closing", fw);
-	w->cpu_s = now_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+	w->cpu_s += now_s(CLOCK_THREAD_CPUTIME_ID) - c0;
 	w->wall_s = now_s(CLOCK_MONOTONIC) - t0;
 }
 
@@ -186,9 +293,9 @@ static void *work(void *arg)
 
 	bench_clock(&w->clock, w->o->mono);
 	if (w->to_file) {
-		err = ftf_dest_file_open(&file, w->path, 1 << 20);
+		err = ftf_dest_file_open(&file, w->o->file, 1 << 20);
 		if (err) {
-			fail(w, err, w->path, NULL);
+			fail(w, err, w->o->file, NULL);
 			return NULL;
 		}
 	} else if (!(mem.buf = aligned_alloc(64, MEM_BUF))) {
@@ -255,44 +362,34 @@ struct result {
 	double bytes;    /* bytes per event */
 };
 
-/* One round of one destination: the rings' threads, joined. */
+/* One round of one destination: ring 0 on this thread, the others on
+ * lanes' threads; CPU time summed over all. */
 static int run_config(const struct opts *o, const struct replay_stream *s,
 		      uint32_t **idx, size_t *n, const struct ftfb_func *funcs,
 		      int to_file, struct result *res)
 {
-	struct worker w[MAX_RINGS];
-	pthread_t th[MAX_RINGS];
-	double cpu = 0, wall = 0, bytes = 0;
+	struct worker *w = calloc(1, sizeof(*w));
+	int err;
 
-	for (unsigned r = 0; r < o->rings; r++) {
-		memset(&w[r], 0, sizeof(w[r]));
-		w[r].o = o;
-		w[r].s = s;
-		w[r].idx = idx[r];
-		w[r].n = n[r];
-		w[r].to_file = to_file;
-		w[r].funcs = funcs;
-		snprintf(w[r].path, sizeof(w[r].path),
-			 o->rings > 1 ? "%.4000s.%u" : "%.4000s", o->file, r);
-		if (pthread_create(&th[r], NULL, work, &w[r]))
-			return -EAGAIN;
+	if (!w)
+		return -ENOMEM;
+	w->o = o;
+	w->s = s;
+	w->idx = idx;
+	w->n = n;
+	w->to_file = to_file;
+	w->funcs = funcs;
+	work(w);
+	err = w->err;
+	if (err) {
+		fprintf(stderr, "bench-replay: %s\n", w->errmsg);
+	} else {
+		res->per_core = (double)s->n / w->cpu_s;
+		res->total = (double)s->n / w->wall_s;
+		res->bytes = (double)w->bytes / (double)s->n;
 	}
-	for (unsigned r = 0; r < o->rings; r++)
-		pthread_join(th[r], NULL);
-	for (unsigned r = 0; r < o->rings; r++) {
-		if (w[r].err) {
-			fprintf(stderr, "bench-replay: %s\n", w[r].errmsg);
-			return w[r].err;
-		}
-		cpu += w[r].cpu_s;
-		bytes += (double)w[r].bytes;
-		if (w[r].wall_s > wall)
-			wall = w[r].wall_s;
-	}
-	res->per_core = (double)s->n / cpu;
-	res->total = (double)s->n / wall;
-	res->bytes = bytes / (double)s->n;
-	return 0;
+	free(w);
+	return err;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -473,14 +570,10 @@ int main(int argc, char **argv)
 		print_row("memory", o.rings, mem, o.rounds);
 		print_row("file", o.rings, file, o.rounds);
 	}
-	for (unsigned r = 0; r < o.rings; r++) {
-		char p[4112];
-
-		snprintf(p, sizeof(p), o.rings > 1 ? "%.4000s.%u" : "%.4000s", o.file, r);
-		if (!o.keep)
-			unlink(p);
+	if (!o.keep)
+		unlink(o.file);
+	for (unsigned r = 0; r < o.rings; r++)
 		free(idx[r]);
-	}
 	replay_free(&s);
 	free(funcs);
 	return err ? 1 : 0;
