@@ -105,8 +105,9 @@ struct worker {
 	struct ftf_clock clock;
 	struct ftfb_relay relay;
 	struct lane_worker lanes[MAX_RINGS];
-	/* results */
-	double cpu_s, wall_s;
+	/* results: CPU time of all threads, of the lanes' alone, and of
+	 * this thread's collecting */
+	double cpu_s, wall_s, lanes_cpu_s, collect_s;
 	uint64_t bytes, records;
 	int err;
 	char errmsg[4500];
@@ -199,6 +200,16 @@ static int start_lanes(struct worker *w, struct ftfb_translator *t)
  * machine) */
 #define COLLECT_EVERY 65536
 
+/* ftfb_lane_collect, its CPU time counted */
+static int collect(struct worker *w, struct ftfb_translator *t)
+{
+	double c0 = now_s(CLOCK_THREAD_CPUTIME_ID);
+	int err = ftfb_lane_collect(&w->relay, t);
+
+	w->collect_s += now_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+	return err;
+}
+
 static bool lanes_done(const struct worker *w)
 {
 	for (unsigned r = 1; r < w->o->rings; r++)
@@ -214,7 +225,7 @@ static int end_lanes(struct worker *w, struct ftfb_translator *t)
 	int err = 0, e;
 
 	while (!lanes_done(w))
-		if ((e = ftfb_lane_collect(&w->relay, t)) && !err)
+		if ((e = collect(w, t)) && !err)
 			err = e;
 	for (unsigned r = 1; r < w->o->rings; r++) {
 		struct lane_worker *lw = &w->lanes[r];
@@ -223,10 +234,11 @@ static int end_lanes(struct worker *w, struct ftfb_translator *t)
 			continue;
 		pthread_join(lw->th, NULL);
 		w->cpu_s += lw->cpu_s;
+		w->lanes_cpu_s += lw->cpu_s;
 		if (lw->err && !err)
 			err = lw->err;
 	}
-	if ((e = ftfb_lane_collect(&w->relay, t)) && !err)
+	if ((e = collect(w, t)) && !err)
 		err = e;
 	for (unsigned r = 1; r < w->o->rings; r++)
 		ftfb_lane_free(&w->lanes[r].lane);
@@ -250,7 +262,7 @@ static void replay(struct worker *w, struct ftfb_translator *t,
 
 		err = ftfb_translator_event(t, w->s->bytes + e->off, e->size);
 		if (!err && w->o->rings > 1 && i % COLLECT_EVERY == 0)
-			err = ftfb_lane_collect(&w->relay, t);
+			err = collect(w, t);
 	}
 	if (w->o->rings > 1) {
 		int e = end_lanes(w, t);
@@ -357,6 +369,8 @@ static int split_rings(const struct replay_stream *s, unsigned rings,
 }
 
 struct result {
+	double lane_ns;	   /* lanes' CPU ns per event of their rings */
+	double collect_ns; /* ring 0's thread: collecting, per lane event */
 	double per_core; /* events per CPU second, all threads together */
 	double total;    /* events per wall second of the slowest thread */
 	double bytes;    /* bytes per event */
@@ -384,7 +398,11 @@ static int run_config(const struct opts *o, const struct replay_stream *s,
 	if (err) {
 		fprintf(stderr, "bench-replay: %s\n", w->errmsg);
 	} else {
+		size_t in_lanes = s->n - n[0];
+
 		res->per_core = (double)s->n / w->cpu_s;
+		res->lane_ns = in_lanes ? w->lanes_cpu_s * 1e9 / (double)in_lanes : 0;
+		res->collect_ns = in_lanes ? w->collect_s * 1e9 / (double)in_lanes : 0;
 		res->total = (double)s->n / w->wall_s;
 		res->bytes = (double)w->bytes / (double)s->n;
 	}
@@ -408,18 +426,25 @@ static double median(double *v, unsigned n)
 static void print_row(const char *name, unsigned rings, struct result *r,
 		      unsigned n)
 {
-	double pc[MAX_ROUNDS], tot[MAX_ROUNDS], lo, hi, m;
+	double pc[MAX_ROUNDS], tot[MAX_ROUNDS], lane[MAX_ROUNDS],
+		coll[MAX_ROUNDS], lo, hi, m;
 
 	for (unsigned i = 0; i < n; i++) {
 		pc[i] = r[i].per_core;
 		tot[i] = r[i].total;
+		lane[i] = r[i].lane_ns;
+		coll[i] = r[i].collect_ns;
 	}
 	m = median(pc, n);
 	lo = pc[0];
 	hi = pc[n - 1];
-	printf("%-8s %5u %9.1fM (%5.1f..%5.1f) %10.1f %12.1fM %10.1f\n", name,
+	printf("%-8s %5u %9.1fM (%5.1f..%5.1f) %10.1f %12.1fM %10.1f", name,
 	       rings, m / 1e6, lo / 1e6, hi / 1e6, 1e9 / m,
 	       median(tot, n) / 1e6, r[0].bytes);
+	if (rings > 1)
+		printf(" %11.1f %11.1f\n", median(lane, n), median(coll, n));
+	else
+		printf(" %11s %11s\n", "-", "-");
 }
 
 static void usage(FILE *f)
@@ -535,12 +560,14 @@ static void print_stream(const struct opts *o, const struct replay_stream *s)
 	       k[FTFB_EV_WAKEUP], k[FTFB_EV_SENTER] + k[FTFB_EV_SEXIT],
 	       k[FTFB_EV_UENTRY] + k[FTFB_EV_URET], (double)s->used / 1e6);
 	printf("clock: %s; %u rounds, interleaved; CPU time of the consumer "
-	       "thread(s)\n\n",
+	       "thread(s); with --rings N: a lane's CPU ns per event of its "
+	       "ring, and ring 0's thread's CPU ns collecting, per lane "
+	       "event\n\n",
 	       o->mono ? "CLOCK_MONOTONIC ns" : "TSC-like ticks (2.45 GHz)",
 	       o->rounds);
-	printf("%-8s %5s %24s %10s %13s %10s\n", "dest", "rings",
+	printf("%-8s %5s %24s %10s %13s %10s %11s %11s\n", "dest", "rings",
 	       "events/s per core (range)", "ns/event", "total ev/s",
-	       "bytes/ev");
+	       "bytes/ev", "lane ns/ev", "collect ns");
 }
 
 int main(int argc, char **argv)

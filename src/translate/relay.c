@@ -11,6 +11,7 @@
 
 #define DEFAULT_MAX_HELD (64u << 20)
 #define MAX_RECORD_BYTES (4095 * 8) /* an FTF record's size field */
+#define RELAY_SPARES 16
 
 int ftfb_relay_init(struct ftfb_relay *r, size_t max_held)
 {
@@ -39,6 +40,7 @@ static void free_list(struct ftfb_relay_item *it)
 void ftfb_relay_free(struct ftfb_relay *r)
 {
 	free_list(r->head);
+	free_list(r->spare);
 	pthread_cond_destroy(&r->room);
 	pthread_mutex_destroy(&r->mu);
 	memset(r, 0, sizeof(*r));
@@ -54,6 +56,26 @@ struct ftfb_relay_item *ftfb_relay_item_new(enum ftfb_relay_kind kind,
 	memset(it, 0, sizeof(*it));
 	it->kind = kind;
 	it->cap = cap;
+	return it;
+}
+
+struct ftfb_relay_item *ftfb_relay_chunk(struct ftfb_relay *r, size_t cap)
+{
+	struct ftfb_relay_item *it;
+
+	pthread_mutex_lock(&r->mu);
+	it = r->spare;
+	if (it && it->cap >= cap) {
+		r->spare = it->next;
+		r->nspare--;
+	} else {
+		it = NULL;
+	}
+	pthread_mutex_unlock(&r->mu);
+	if (!it)
+		return ftfb_relay_item_new(FTFB_RELAY_RECORDS, cap);
+	it->len = 0;
+	it->next = NULL;
 	return it;
 }
 
@@ -89,17 +111,29 @@ struct ftfb_relay_item *ftfb_relay_take(struct ftfb_relay *r)
 
 void ftfb_relay_done(struct ftfb_relay *r, struct ftfb_relay_item *list)
 {
+	struct ftfb_relay_item *keep = NULL, *next;
 	size_t bytes = 0;
 
-	for (struct ftfb_relay_item *it = list; it; it = it->next)
-		bytes += sizeof(*it) + it->cap;
-	free_list(list);
-	if (!bytes)
+	if (!list)
 		return;
 	pthread_mutex_lock(&r->mu);
+	for (struct ftfb_relay_item *it = list; it; it = next) {
+		next = it->next;
+		bytes += sizeof(*it) + it->cap;
+		if (it->kind == FTFB_RELAY_RECORDS &&
+		    r->nspare < RELAY_SPARES) {
+			it->next = r->spare;
+			r->spare = it;
+			r->nspare++;
+		} else {
+			it->next = keep;
+			keep = it;
+		}
+	}
 	r->held -= bytes;
 	pthread_cond_broadcast(&r->room);
 	pthread_mutex_unlock(&r->mu);
+	free_list(keep);
 }
 
 int ftfb_relay_copy_records(struct ftf_writer *w, const uint8_t *data,

@@ -36,6 +36,10 @@ struct ftfb_relay {
 	pthread_cond_t room;
 	struct ftfb_relay_item *head, **tail;
 	size_t held, max_held; /* bytes queued, and the most before a wait */
+	/* record chunks given back, for the lanes to fill again (no page
+	 * faults for fresh memory per chunk), at most RELAY_SPARES */
+	struct ftfb_relay_item *spare;
+	unsigned nspare;
 	uint64_t waits;	       /* pushes that waited for room */
 };
 
@@ -48,6 +52,9 @@ void ftfb_relay_free(struct ftfb_relay *r);
 /* An item with room for cap bytes of data (NULL: out of memory). */
 struct ftfb_relay_item *ftfb_relay_item_new(enum ftfb_relay_kind kind,
 					     size_t cap);
+/* A chunk for records of at least cap bytes: a spare one when there is
+ * one that large, else a new one (NULL: out of memory). */
+struct ftfb_relay_item *ftfb_relay_chunk(struct ftfb_relay *r, size_t cap);
 
 /* Queues it (the relay owns it now), first waiting while the queue is
  * full. */
@@ -56,7 +63,8 @@ void ftfb_relay_push(struct ftfb_relay *r, struct ftfb_relay_item *it);
 /* Everything queued, oldest first, for the writer's thread (each item to
  * be given back with ftfb_relay_done); NULL: nothing. */
 struct ftfb_relay_item *ftfb_relay_take(struct ftfb_relay *r);
-/* Frees taken items and makes their room available to the lanes. */
+/* Frees taken items (keeps record chunks as spares) and makes their
+ * room available to the lanes. */
 void ftfb_relay_done(struct ftfb_relay *r, struct ftfb_relay_item *list);
 
 /* Copies len bytes of whole records into w, in pieces of at most one
