@@ -3,6 +3,7 @@
 """Scheduling-trace benchmark: ftf-bpf against perf sched and trace-cmd.
 
 usage: sudo bench/sched_bench.py [--build build] [--loops 200000] [--runs 5]
+                                [--rings N] [--ftf-only]
 
 Runs `perf bench sched pipe -l LOOPS` (two processes ping-ponging over a
 pipe: 2 context switches and 2 wakeups per loop at least), interleaved,
@@ -12,13 +13,16 @@ RUNS times in each configuration:
   ftf-bpf -a               system-wide scheduling trace
   ftf-bpf -a, .fxt.gz      the same written gzipped (-o X.fxt.gz), and the
                            tracer's CPU time against the uncompressed one
+  ftf-bpf -a --rings N     (with --rings N) the rings read by N threads
   perf sched record        system-wide (perf's default for sched record)
   trace-cmd record         -e sched_switch -e sched_wakeup (if ftrace works)
 
 and prints, per configuration, the median wall time of the workload and its
 ratio to the untraced median (the slowdown), the context switches captured
 per second, the events lost, and the output bytes per context switch (the
-whole file, all records included, over the switches it holds).
+whole file, all records included, over the switches it holds), the
+tracer's CPU time and that of its busiest thread (read from /proc just
+before the stop): what limits how many events per second it keeps up with.
 """
 import argparse
 import os
@@ -62,15 +66,31 @@ def wait_ready(proc, marker, timeout=30):
     raise RuntimeError("tracer did not start: " + "".join(lines))
 
 
-def run_ftf(loops, tmp, build, gz=False):
+def thread_cpu_s(pid):
+    """CPU seconds (user + system) of each thread of pid, from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        out[int(tid)] = (int(fields[11]) + int(fields[12])) / tick
+    return out
+
+
+def run_ftf(loops, tmp, build, gz=False, rings=1):
     out = os.path.join(tmp, "ftf.fxt.gz" if gz else "ftf.fxt")
     for f in (out, out + ".old"):
         if os.path.exists(f):
             os.unlink(f)
-    tracer = subprocess.Popen([os.path.join(build, "src", "ftf-bpf"), "-a", "-o", out],
+    tracer = subprocess.Popen([os.path.join(build, "src", "ftf-bpf"), "-a", "--rings", str(rings), "-o", out],
                               stderr=subprocess.PIPE, text=True)
     wait_ready(tracer, "Ctrl-C")
     p = subprocess.run(workload_cmd(loops), capture_output=True, text=True, check=True)
+    time.sleep(0.3)  # (what the rings hold is read, before the threads' times)
+    busiest = max(thread_cpu_s(tracer.pid).values())
     tracer.send_signal(2)
     err = tracer.stderr.read()
     # the tracer's own CPU time (user + system), whole run, from wait4
@@ -87,7 +107,7 @@ def run_ftf(loops, tmp, build, gz=False):
     span = trace_span_s(summ)
     return {"time": workload_time(p.stdout), "bytes": os.path.getsize(out),
             "switches": switches, "events": switches + wakeups, "lost": lost,
-            "span": span, "cpu": ru.ru_utime + ru.ru_stime}
+            "span": span, "cpu": ru.ru_utime + ru.ru_stime, "busiest": busiest}
 
 
 def trace_span_s(summary):
@@ -135,6 +155,8 @@ def main():
     ap.add_argument("--build", default="build")
     ap.add_argument("--loops", type=int, default=200000)
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--rings", type=int, default=1,
+                    help="also ftf-bpf -a --rings N (N > 1)")
     ap.add_argument("--ftf-only", action="store_true",
                     help="only untraced, ftf-bpf -a and ftf-bpf -a -o X.fxt.gz")
     a = ap.parse_args()
@@ -147,6 +169,8 @@ def main():
     configs = [("untraced", lambda tmp: run_untraced(a.loops, tmp)),
                ("ftf-bpf -a", lambda tmp: run_ftf(a.loops, tmp, a.build)),
                ("ftf-bpf -a, .fxt.gz", lambda tmp: run_ftf(a.loops, tmp, a.build, gz=True))]
+    if a.rings > 1:
+        configs.append((f"ftf-bpf -a --rings {a.rings}", lambda tmp: run_ftf(a.loops, tmp, a.build, rings=a.rings)))
     if not a.ftf_only:
         configs.append(("perf sched record", lambda tmp: run_perf(a.loops, tmp)))
     if shutil.which("trace-cmd") and not a.ftf_only:
@@ -166,7 +190,7 @@ def main():
     base = statistics.median(x["time"] for x in results["untraced"])
     print(f"workload: perf bench sched pipe -l {a.loops}, {a.runs} interleaved runs, medians")
     print(f"{'config':20} {'time s':>8} {'slowdown':>9} {'switches/s':>11} {'lost':>6} {'bytes/switch':>13} {'file bytes':>11}"
-          f" {'tracer cpu s':>12}")
+          f" {'tracer cpu s':>12} {'busiest thr s':>13}")
     for name, _ in configs:
         if name in errors and not results[name]:
             print(f"{name:20} did not run: {errors[name]}")
@@ -182,6 +206,7 @@ def main():
             line += f" {sw / t:11.0f} {lost:6d} {bps:13.1f} {size:11.0f}"
             if "cpu" in rs[0]:
                 line += f" {statistics.median(x['cpu'] for x in rs):12.3f}"
+                line += f" {statistics.median(x['busiest'] for x in rs):13.2f}"
         print(line)
     if results.get("ftf-bpf -a, .fxt.gz") and results.get("ftf-bpf -a"):
         plain = statistics.median(x["cpu"] for x in results["ftf-bpf -a"])

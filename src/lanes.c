@@ -2,6 +2,7 @@
 /*
  * lanes.c - the consumer threads of --rings N (see lanes.h).
  */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -57,6 +58,11 @@ static void *lane_main(void *arg)
 {
 	struct lane_thread *t = arg;
 	struct ftfb_sink *sink = t->set->sink;
+	char name[16];
+
+	/* (top -H, perf and /proc show which ring a thread reads) */
+	snprintf(name, sizeof(name), "ftf-bpf ring %u", t->idx + 1);
+	pthread_setname_np(pthread_self(), name);
 
 	while (!t->err && !__atomic_load_n(&t->set->stop, __ATOMIC_ACQUIRE)) {
 		int r = ftfb_ring_reader_poll(t->reader, LANE_POLL_MS,
