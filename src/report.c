@@ -60,7 +60,7 @@ void report_head(FILE *f, const char *stop_reason, double elapsed_s,
 					(unsigned long long)drops[k],
 					ftfb_kind_label(k));
 		fprintf(f,
-			"); the trace holds a \"dropped events\" counter; try a larger --buffer-size\n");
+			"); the trace holds a \"dropped events\" counter; try a larger --buffer-size, or --rings N to read them on N threads\n");
 	} else if (!output_failed) {
 		fprintf(f, "  lost: 0 events\n");
 	}
