@@ -6,11 +6,11 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
 
+#include "monotime.h"
 #include "ring_reader.h"
 
 #define SETTLE_NS 1000000000ull
@@ -26,14 +26,6 @@ struct ftfb_ring_reader {
 	unsigned samples;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* A record libbpf hands over is consumed whatever this returns: a
  * negative return only stops the consuming after it. */
 static int on_sample(void *ctx, void *data, size_t size)
@@ -47,7 +39,7 @@ static int on_sample(void *ctx, void *data, size_t size)
 	}
 	r->delivered++;
 	if (r->budget_end && (++r->samples & 255) == 0 &&
-	    now_ns() > r->budget_end) {
+	    ftfb_mono_ns() > r->budget_end) {
 		r->budget_hit = true;
 		return -ECANCELED;
 	}
@@ -88,7 +80,7 @@ static void begin(struct ftfb_ring_reader *r, ftfb_event_fn fn, void *ctx,
 	r->stop = 0;
 	r->delivered = 0;
 	r->budget_hit = false;
-	r->budget_end = budget_ns ? now_ns() + budget_ns : 0;
+	r->budget_end = budget_ns ? ftfb_mono_ns() + budget_ns : 0;
 }
 
 int ftfb_ring_reader_poll(struct ftfb_ring_reader *r, int timeout_ms,
@@ -113,7 +105,7 @@ int ftfb_ring_reader_poll(struct ftfb_ring_reader *r, int timeout_ms,
 int ftfb_ring_reader_drain(struct ftfb_ring_reader *r, ftfb_event_fn fn,
 			   void *ctx)
 {
-	uint64_t deadline = now_ns() + SETTLE_NS;
+	uint64_t deadline = ftfb_mono_ns() + SETTLE_NS;
 	struct ring *ring = ring_buffer__ring(r->rb, 0);
 
 	begin(r, fn, ctx, 0);
@@ -126,7 +118,7 @@ int ftfb_ring_reader_drain(struct ftfb_ring_reader *r, ftfb_event_fn fn,
 			return n;
 		/* (a program running at the stop commits a moment later) */
 		if (!ring || ring__avail_data_size(ring) == 0 ||
-		    now_ns() >= deadline)
+		    ftfb_mono_ns() >= deadline)
 			return 0;
 		usleep(1000);
 	}

@@ -53,34 +53,21 @@ static void fx_free(struct lanes_fx *f)
 	tr_free(&f->h);
 }
 
+/* (switches at prio 120 from a blocked or given state, wakeups) */
 static struct ftfb_switch mk_switch(uint64_t ts, uint16_t cpu, uint32_t prev,
 				    uint32_t prev_tgid, uint32_t state,
 				    uint32_t next, uint32_t next_tgid)
 {
-	struct ftfb_switch e;
-
-	memset(&e, 0, sizeof(e));
-	tr_hdr(&e.hdr, FTFB_EV_SWITCH, ts, cpu, prev, prev_tgid);
-	e.next_tid = next;
-	e.next_tgid = next_tgid;
-	e.prev_state = state;
-	e.prev_prio = 120;
-	e.next_prio = 120;
-	return e;
+	return tr_switch(ts, cpu, prev, prev_tgid, state, 120, next, next_tgid,
+			 120);
 }
 
 static struct ftfb_wakeup mk_wakeup(uint64_t ts, uint16_t cpu, uint32_t waker,
 				    uint32_t waker_tgid, uint32_t target,
 				    uint32_t target_tgid)
 {
-	struct ftfb_wakeup e;
-
-	memset(&e, 0, sizeof(e));
-	tr_hdr(&e.hdr, FTFB_EV_WAKEUP, ts, cpu, waker, waker_tgid);
-	e.target_tid = target;
-	e.target_tgid = target_tgid;
-	e.target_prio = 120;
-	return e;
+	return tr_wakeup(FTFB_EV_WAKEUP, ts, cpu, waker, waker_tgid, target,
+			 target_tgid, 120);
 }
 
 static bool has_thread(const struct tr *h, uint64_t koid, const char *name)

@@ -275,10 +275,12 @@ static inline void tr_hdr(struct ftfb_hdr *hd, uint16_t kind, uint64_t ts,
 	hd->tgid = tgid;
 }
 
-static inline void ev_switch(struct tr *h, uint64_t ts, uint16_t cpu,
-			     uint32_t prev, uint32_t prev_tgid, uint32_t state,
-			     int prev_prio, uint32_t next, uint32_t next_tgid,
-			     int next_prio)
+/* A switch event as the BPF side sends it (not fed). */
+static inline struct ftfb_switch tr_switch(uint64_t ts, uint16_t cpu,
+					   uint32_t prev, uint32_t prev_tgid,
+					   uint32_t state, int prev_prio,
+					   uint32_t next, uint32_t next_tgid,
+					   int next_prio)
 {
 	struct ftfb_switch e;
 
@@ -289,12 +291,25 @@ static inline void ev_switch(struct tr *h, uint64_t ts, uint16_t cpu,
 	e.prev_state = state;
 	e.prev_prio = (int16_t)prev_prio;
 	e.next_prio = (int16_t)next_prio;
+	return e;
+}
+
+static inline void ev_switch(struct tr *h, uint64_t ts, uint16_t cpu,
+			     uint32_t prev, uint32_t prev_tgid, uint32_t state,
+			     int prev_prio, uint32_t next, uint32_t next_tgid,
+			     int next_prio)
+{
+	struct ftfb_switch e = tr_switch(ts, cpu, prev, prev_tgid, state,
+					 prev_prio, next, next_tgid, next_prio);
+
 	assert_int_equal(ftfb_translator_event(&h->t, &e, sizeof(e)), 0);
 }
 
-static inline void ev_wakeup(struct tr *h, uint16_t kind, uint64_t ts,
-			     uint16_t cpu, uint32_t waker, uint32_t waker_tgid,
-			     uint32_t target, uint32_t target_tgid, int prio)
+/* A wakeup event as the BPF side sends it (not fed). */
+static inline struct ftfb_wakeup tr_wakeup(uint16_t kind, uint64_t ts,
+					   uint16_t cpu, uint32_t waker,
+					   uint32_t waker_tgid, uint32_t target,
+					   uint32_t target_tgid, int prio)
 {
 	struct ftfb_wakeup e;
 
@@ -303,6 +318,16 @@ static inline void ev_wakeup(struct tr *h, uint16_t kind, uint64_t ts,
 	e.target_tid = target;
 	e.target_tgid = target_tgid;
 	e.target_prio = prio;
+	return e;
+}
+
+static inline void ev_wakeup(struct tr *h, uint16_t kind, uint64_t ts,
+			     uint16_t cpu, uint32_t waker, uint32_t waker_tgid,
+			     uint32_t target, uint32_t target_tgid, int prio)
+{
+	struct ftfb_wakeup e = tr_wakeup(kind, ts, cpu, waker, waker_tgid,
+					 target, target_tgid, prio);
+
 	assert_int_equal(ftfb_translator_event(&h->t, &e, sizeof(e)), 0);
 }
 
