@@ -349,8 +349,10 @@ def mode_rings(tool, ftf_dump, pingpong, outdir):
         print(f"  {name} (tid {tid}, CPU {cpu}): the kernel counted {kernel} switch-outs, the trace holds "
               f"{len(outs)}, {on_cpu} of them on CPU {cpu}")
         check(kernel >= n / 2, f"{name} was switched out at least {n // 2} times (it blocks for each pass)")
-        check(kernel <= len(outs) <= kernel + 3,
-              f"{name}'s switch-outs in the trace: the kernel's {kernel}, and at most 3 more after it read them")
+        # (after reading them the thread returns and exits: a preemption
+        # and the exit's own blocks, 4 seen under ASan)
+        check(kernel <= len(outs) <= kernel + 10,
+              f"{name}'s switch-outs in the trace: the kernel's {kernel}, and at most 10 more after it read them")
         # (a thread pins itself once started: under ASan its start-up
         # blocks a few times on the other CPU first)
         check(on_cpu >= len(outs) - 20, f"all but its first few are on CPU {cpu} (pinned)")
