@@ -130,15 +130,29 @@ static int commit_output(const char *tmp, const char *path, char *err,
 }
 
 int ftfb_output_open(struct ftfb_output *out, const char *path, bool gzip,
-		     char *err, size_t errlen)
+		     bool threaded, char *err, size_t errlen)
 {
 	int fd, r;
 
 	snprintf(out->path, sizeof(out->path), "%s", path);
+	out->pool = NULL;
 	fd = create_output(path, out->tmp, sizeof(out->tmp), err, errlen);
 	if (fd < 0)
 		return fd;
 	out->gzip = gzip;
+	if (gzip && threaded) {
+		char why[256];
+
+		r = ftfb_gzip_pool_new(&out->pool, fd, -1, 0, 0, why,
+				       sizeof(why));
+		if (r) {
+			snprintf(err, errlen, "cannot set up output %s: %s",
+				 path, why);
+			close(fd);
+			ftfb_output_discard(out);
+		}
+		return r;
+	}
 	if (gzip) {
 		r = ftf_dest_gzip_init_fd(&out->d.gz, fd, 1, 0, -1);
 		if (r) {
@@ -176,4 +190,10 @@ void ftfb_output_discard(struct ftfb_output *out)
 	if (out->tmp[0])
 		unlink(out->tmp);
 	out->tmp[0] = '\0';
+}
+
+void ftfb_output_free(struct ftfb_output *out)
+{
+	ftfb_gzip_pool_free(out->pool);
+	out->pool = NULL;
 }

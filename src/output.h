@@ -14,9 +14,11 @@
 #include <stdint.h>
 
 #include "ftf/destination.h"
+#include "gzip_pool.h"
 
 struct ftfb_output {
 	bool gzip;
+	struct ftfb_gzip_pool *pool; /* gzip compressed on threads */
 	char path[PATH_MAX];
 	char tmp[PATH_MAX]; /* the file written, until committed ("") */
 	union {
@@ -25,10 +27,16 @@ struct ftfb_output {
 	} d;
 };
 
-/* Creates path and sets up its destination. 0, or a negative errno with
- * one line in err. */
+/* Creates path and sets up its destination: gzip compressed on threads
+ * of its own (gzip_pool.h) with threaded, on the writer's thread without
+ * (a flight-recorder snapshot's child). 0, or a negative errno with one
+ * line in err. */
 int ftfb_output_open(struct ftfb_output *out, const char *path, bool gzip,
-		     char *err, size_t errlen);
+		     bool threaded, char *err, size_t errlen);
+
+/* Frees what the output holds once its writer is closed (its counts
+ * stay readable until then). */
+void ftfb_output_free(struct ftfb_output *out);
 
 /* The trace put at its path (the one there before kept as .old): 0, or a
  * negative errno with one line in err. */
@@ -41,18 +49,24 @@ void ftfb_output_discard(struct ftfb_output *out);
 /* The destination to give the writer (which closes it). */
 static inline struct ftf_destination *ftfb_output_dest(struct ftfb_output *out)
 {
+	if (out->pool)
+		return ftfb_gzip_pool_dest(out->pool);
 	return out->gzip ? &out->d.gz.base : &out->d.file.base;
 }
 
 /* Bytes in the file so far (compressed, for gzip). */
 static inline uint64_t ftfb_output_file_bytes(const struct ftfb_output *out)
 {
+	if (out->pool)
+		return ftfb_gzip_pool_bytes_out(out->pool);
 	return out->gzip ? out->d.gz.bytes_written : out->d.file.bytes_written;
 }
 
 /* Record bytes handed to the file so far (before compression). */
 static inline uint64_t ftfb_output_record_bytes(const struct ftfb_output *out)
 {
+	if (out->pool)
+		return ftfb_gzip_pool_bytes_in(out->pool);
 	return out->gzip ? out->d.gz.bytes_in : out->d.file.bytes_written;
 }
 

@@ -322,6 +322,7 @@ static void file_free(struct ftfb_sink *s)
 	free(fs->lanes);
 	if (fs->relay_open)
 		ftfb_relay_free(&fs->relay);
+	ftfb_output_free(&fs->out);
 	ftfb_translator_destroy(fs->tr);
 	ftfb_stackprof_free(fs->stacks);
 	free(fs);
@@ -363,7 +364,7 @@ int ftfb_sink_file_open(struct ftfb_sink **out, const char *path,
 	fs->base.ops = &file_ops;
 	fs->base.bytes_label = "";
 	fs->path = path;
-	if (ftfb_output_open(&fs->out, path, compress, err, errlen)) {
+	if (ftfb_output_open(&fs->out, path, compress, true, err, errlen)) {
 		free(fs);
 		return -1;
 	}

@@ -509,7 +509,9 @@ static int write_snapshot(struct ftfb_flight *f, struct snapshot *sn,
 	char err[PATH_MAX + 128];
 	int r;
 
-	r = ftfb_output_open(&out, sn->path, f->o.compress, err, sizeof(err));
+	/* (gzip on this thread: a snapshot is written by a forked child) */
+	r = ftfb_output_open(&out, sn->path, f->o.compress, false, err,
+			     sizeof(err));
 	if (r) {
 		fprintf(stderr, "ftf-bpf: snapshot: %s\n", err);
 		return r;
