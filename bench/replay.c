@@ -7,7 +7,7 @@
  *
  * Usage: bench-replay [--events N] [--cpus C] [--tasks T] [--procs P]
  *                     [--mix sched|mixed] [--rings N] [--rounds R]
- *                     [--file PATH] [--keep]
+ *                     [--file PATH] [--keep] [--gzip-threads K]
  *
  * Each round gives every destination a fresh translator and writer, the
  * tasks added first as the /proc scan does, then the events one by one
@@ -15,18 +15,21 @@
  * thread's CPU time (CLOCK_THREAD_CPUTIME_ID: other work on the machine
  * takes wall time, not this). The memory destination hands the writer
  * the same 1 MiB buffer again and again (the bytes are written, then
- * dropped: no growth); the file destination is libftf's, to PATH.
+ * dropped: no growth); the file destination is libftf's, to PATH; the
+ * gzip one is ftf-bpf's for -o X.fxt.gz (src/gzip_pool.h), to PATH too.
  *
  * --rings N: as ftf-bpf --rings N reads them: ring 0's events (the BPF
  * side puts switches and wakeups in ring cpu % N, the rest in ring 0)
  * through the translator on this thread, rings 1..N-1 each through a
  * lane (src/translate/lane.h) on a thread of its own, whose records this
  * thread collects into the one writer every 65,536 of its events (a loop
- * turn's worth) and at the end. "per core" sums the CPU time of all the
- * threads; "total" is events per second of wall time.
+ * turn's worth) and at the end. "per core" is events per second of the
+ * CPU time of all the process's threads (the gzip row's compressors
+ * too); "total" is events per second of wall time.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -37,6 +40,7 @@
 
 #include "ftf/destination.h"
 #include "ftf/writer.h"
+#include "gzip_pool.h"
 #include "lane.h"
 #include "replay_gen.h"
 #include "translate.h"
@@ -48,6 +52,7 @@
 struct opts {
 	struct replay_params p;
 	unsigned rings, rounds;
+	unsigned gzip_threads; /* the gzip row's compressors; 0: ftf-bpf's */
 	const char *file;
 	int keep;
 	int mono;
@@ -79,6 +84,14 @@ static int reuse_close(struct ftf_destination *d, size_t used)
 	return 0;
 }
 
+/* Where the records go: a reused memory buffer, a file, a gzipped file
+ * (compressed on threads of their own, as ftf-bpf -o X.fxt.gz does), the
+ * same compressed on the consumer's thread (libftf's ftf_dest_gzip, what
+ * ftf-bpf did before: "gzip-1"). */
+enum dest { DEST_MEM, DEST_FILE, DEST_GZIP, DEST_GZIP_HERE, NDEST };
+static const char *const dest_names[NDEST] = {"memory", "file", "gzip",
+					      "gzip-1"};
+
 /* A lane's thread (--rings N, rings 1..N-1): its ring's events through
  * its lane, then its last records handed over. */
 struct lane_worker {
@@ -100,7 +113,7 @@ struct worker {
 	const struct replay_stream *s;
 	uint32_t **idx; /* the events of each ring */
 	size_t *n;
-	int to_file;
+	enum dest dest;
 	const struct ftfb_func *funcs;
 	struct ftf_clock clock;
 	struct ftfb_relay relay;
@@ -108,6 +121,7 @@ struct worker {
 	/* results: CPU time of all threads, of the lanes' alone, and of
 	 * this thread's collecting */
 	double cpu_s, wall_s, lanes_cpu_s, collect_s;
+	double proc_cpu_s; /* every thread's, the compressors' too */
 	uint64_t bytes, records;
 	int err;
 	char errmsg[4500];
@@ -252,6 +266,7 @@ static void replay(struct worker *w, struct ftfb_translator *t,
 		   struct ftf_writer *fw)
 {
 	double c0 = now_s(CLOCK_THREAD_CPUTIME_ID), t0 = now_s(CLOCK_MONOTONIC);
+	double p0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
 	const uint32_t *idx = w->idx[0];
 	size_t n = w->n[0];
 	uint64_t last = 0;
@@ -288,6 +303,7 @@ static void replay(struct worker *w, struct ftfb_translator *t,
 		fail(w, err, "closing", fw);
 	w->cpu_s += now_s(CLOCK_THREAD_CPUTIME_ID) - c0;
 	w->wall_s = now_s(CLOCK_MONOTONIC) - t0;
+	w->proc_cpu_s = now_s(CLOCK_PROCESS_CPUTIME_ID) - p0;
 }
 
 static void *work(void *arg)
@@ -299,22 +315,46 @@ static void *work(void *arg)
 	struct ftfb_translator_opts to;
 	struct reuse_dest mem = {.base = {reuse_next, reuse_close, NULL}};
 	struct ftf_dest_file file;
+	struct ftf_dest_gzip gz1;
+	struct ftfb_gzip_pool *gz = NULL;
+	struct ftf_destination *dest = &mem.base;
 	struct ftfb_translator *t = NULL;
 	struct ftf_writer fw;
 	int err;
 
 	bench_clock(&w->clock, w->o->mono);
-	if (w->to_file) {
+	if (w->dest == DEST_FILE) {
 		err = ftf_dest_file_open(&file, w->o->file, 1 << 20);
 		if (err) {
 			fail(w, err, w->o->file, NULL);
 			return NULL;
 		}
+		dest = &file.base;
+	} else if (w->dest == DEST_GZIP) {
+		char why[256];
+		int fd = open(w->o->file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd < 0 || ftfb_gzip_pool_new(&gz, fd, -1, 0,
+						 w->o->gzip_threads, why,
+						 sizeof(why))) {
+			if (fd >= 0)
+				close(fd);
+			fail(w, -EIO, w->o->file, NULL);
+			return NULL;
+		}
+		dest = ftfb_gzip_pool_dest(gz);
+	} else if (w->dest == DEST_GZIP_HERE) {
+		err = ftf_dest_gzip_open(&gz1, w->o->file, 0, -1);
+		if (err) {
+			fail(w, err, w->o->file, NULL);
+			return NULL;
+		}
+		dest = &gz1.base;
 	} else if (!(mem.buf = aligned_alloc(64, MEM_BUF))) {
 		fail(w, -ENOMEM, "memory", NULL);
 		return NULL;
 	}
-	if (ftf_writer_init(&fw, w->to_file ? &file.base : &mem.base, &wo)) {
+	if (ftf_writer_init(&fw, dest, &wo)) {
 		fail(w, -EIO, "writer", &fw);
 		free(mem.buf);
 		return NULL;
@@ -334,7 +374,11 @@ static void *work(void *arg)
 		return NULL;
 	}
 	replay(w, t, &fw);
-	w->bytes = w->to_file ? file.bytes_written : mem.bytes;
+	w->bytes = w->dest == DEST_FILE	  ? file.bytes_written
+		   : w->dest == DEST_GZIP ? ftfb_gzip_pool_bytes_in(gz)
+		   : w->dest == DEST_GZIP_HERE ? gz1.bytes_in
+					       : mem.bytes;
+	ftfb_gzip_pool_free(gz);
 	free(mem.buf);
 	return NULL;
 }
@@ -380,7 +424,7 @@ struct result {
  * lanes' threads; CPU time summed over all. */
 static int run_config(const struct opts *o, const struct replay_stream *s,
 		      uint32_t **idx, size_t *n, const struct ftfb_func *funcs,
-		      int to_file, struct result *res)
+		      enum dest dest, struct result *res)
 {
 	struct worker *w = calloc(1, sizeof(*w));
 	int err;
@@ -391,7 +435,7 @@ static int run_config(const struct opts *o, const struct replay_stream *s,
 	w->s = s;
 	w->idx = idx;
 	w->n = n;
-	w->to_file = to_file;
+	w->dest = dest;
 	w->funcs = funcs;
 	work(w);
 	err = w->err;
@@ -400,7 +444,7 @@ static int run_config(const struct opts *o, const struct replay_stream *s,
 	} else {
 		size_t in_lanes = s->n - n[0];
 
-		res->per_core = (double)s->n / w->cpu_s;
+		res->per_core = (double)s->n / w->proc_cpu_s;
 		res->lane_ns = in_lanes ? w->lanes_cpu_s * 1e9 / (double)in_lanes : 0;
 		res->collect_ns = in_lanes ? w->collect_s * 1e9 / (double)in_lanes : 0;
 		res->total = (double)s->n / w->wall_s;
@@ -454,6 +498,7 @@ static void usage(FILE *f)
 		"[--procs P] [--funcs F]\n"
 		"                    [--mix sched|mixed] [--rings N] "
 		"[--rounds R] [--file PATH] [--keep] [--mono]\n"
+		"                    [--gzip-threads K]\n"
 		"Replays a synthetic raw event stream of a busy machine through "
 		"the translator\nand libftf's writer, into memory and into "
 		"PATH (default /tmp/bench-replay.fxt,\nremoved unless --keep); "
@@ -497,6 +542,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		{"procs", 1, 0, 'p'},  {"funcs", 1, 0, 'f'}, {"mix", 1, 0, 'm'},
 		{"rings", 1, 0, 'r'},  {"rounds", 1, 0, 'R'}, {"file", 1, 0, 'o'},
 		{"keep", 0, 0, 'k'},   {"mono", 0, 0, 'M'},  {"help", 0, 0, 'h'},
+		{"gzip-threads", 1, 0, 'g'},
 		{0, 0, 0, 0}};
 	int c;
 
@@ -515,6 +561,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		case 'f': o->p.funcs = num_arg(optarg, 1, 4096); break;
 		case 'r': o->rings = num_arg(optarg, 1, MAX_RINGS); break;
 		case 'R': o->rounds = num_arg(optarg, 1, MAX_ROUNDS); break;
+		case 'g': o->gzip_threads = num_arg(optarg, 1, 8); break;
 		case 'o': o->file = optarg; break;
 		case 'k': o->keep = 1; break;
 		case 'M': o->mono = 1; break;
@@ -559,8 +606,8 @@ static void print_stream(const struct opts *o, const struct replay_stream *s)
 	       s->n, o->p.cpus, o->p.tasks, o->p.procs, k[FTFB_EV_SWITCH],
 	       k[FTFB_EV_WAKEUP], k[FTFB_EV_SENTER] + k[FTFB_EV_SEXIT],
 	       k[FTFB_EV_UENTRY] + k[FTFB_EV_URET], (double)s->used / 1e6);
-	printf("clock: %s; %u rounds, interleaved; CPU time of the consumer "
-	       "thread(s); with --rings N: a lane's CPU ns per event of its "
+	printf("clock: %s; %u rounds, interleaved; per core: CPU time of all "
+	       "threads; with --rings N: a lane's CPU ns per event of its "
 	       "ring, and ring 0's thread's CPU ns collecting, per lane "
 	       "event\n\n",
 	       o->mono ? "CLOCK_MONOTONIC ns" : "TSC-like ticks (2.45 GHz)",
@@ -572,7 +619,7 @@ static void print_stream(const struct opts *o, const struct replay_stream *s)
 
 int main(int argc, char **argv)
 {
-	struct result mem[MAX_ROUNDS], file[MAX_ROUNDS];
+	struct result res[NDEST][MAX_ROUNDS];
 	uint32_t *idx[MAX_RINGS] = {0};
 	size_t n[MAX_RINGS];
 	struct replay_stream s;
@@ -588,15 +635,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	print_stream(&o, &s);
-	for (unsigned r = 0; r < o.rounds && !err; r++) {
-		err = run_config(&o, &s, idx, n, funcs, 0, &mem[r]);
-		if (!err)
-			err = run_config(&o, &s, idx, n, funcs, 1, &file[r]);
-	}
-	if (!err) {
-		print_row("memory", o.rings, mem, o.rounds);
-		print_row("file", o.rings, file, o.rounds);
-	}
+	for (unsigned r = 0; r < o.rounds && !err; r++)
+		for (int d = 0; d < NDEST && !err; d++)
+			err = run_config(&o, &s, idx, n, funcs, (enum dest)d,
+					 &res[d][r]);
+	for (int d = 0; d < NDEST && !err; d++)
+		print_row(dest_names[d], o.rings, res[d], o.rounds);
 	if (!o.keep)
 		unlink(o.file);
 	for (unsigned r = 0; r < o.rings; r++)
