@@ -8,6 +8,7 @@
  * Usage: bench-replay [--events N] [--cpus C] [--tasks T] [--procs P]
  *                     [--mix sched|mixed] [--rings N] [--rounds R]
  *                     [--file PATH] [--keep] [--gzip-threads K]
+ *                     [--dest memory|file|gzip|gzip-1]
  *
  * Each round gives every destination a fresh translator and writer, the
  * tasks added first as the /proc scan does, then the events one by one
@@ -53,6 +54,7 @@ struct opts {
 	struct replay_params p;
 	unsigned rings, rounds;
 	unsigned gzip_threads; /* the gzip row's compressors; 0: ftf-bpf's */
+	int only_dest;	       /* --dest: one destination (-1: all) */
 	const char *file;
 	int keep;
 	int mono;
@@ -498,7 +500,7 @@ static void usage(FILE *f)
 		"[--procs P] [--funcs F]\n"
 		"                    [--mix sched|mixed] [--rings N] "
 		"[--rounds R] [--file PATH] [--keep] [--mono]\n"
-		"                    [--gzip-threads K]\n"
+		"                    [--gzip-threads K] [--dest memory|file|gzip|gzip-1]\n"
 		"Replays a synthetic raw event stream of a busy machine through "
 		"the translator\nand libftf's writer, into memory and into "
 		"PATH (default /tmp/bench-replay.fxt,\nremoved unless --keep); "
@@ -519,6 +521,16 @@ static int set_mix(struct replay_params *p, const char *mix)
 		return -1;
 	}
 	return 0;
+}
+
+static int dest_arg(const char *s)
+{
+	for (int d = 0; d < NDEST; d++)
+		if (!strcmp(s, dest_names[d]))
+			return d;
+	fprintf(stderr, "bench-replay: --dest is memory, file, gzip or gzip-1, not '%s'\n",
+		s);
+	exit(2);
 }
 
 static long num_arg(const char *s, long lo, long hi)
@@ -542,14 +554,14 @@ static void parse(int argc, char **argv, struct opts *o)
 		{"procs", 1, 0, 'p'},  {"funcs", 1, 0, 'f'}, {"mix", 1, 0, 'm'},
 		{"rings", 1, 0, 'r'},  {"rounds", 1, 0, 'R'}, {"file", 1, 0, 'o'},
 		{"keep", 0, 0, 'k'},   {"mono", 0, 0, 'M'},  {"help", 0, 0, 'h'},
-		{"gzip-threads", 1, 0, 'g'},
+		{"gzip-threads", 1, 0, 'g'}, {"dest", 1, 0, 'd'},
 		{0, 0, 0, 0}};
 	int c;
 
 	*o = (struct opts){.p = {.events = 2000000, .cpus = 192, .tasks = 4096,
 				 .procs = 256, .funcs = 16, .ns_per_event = 25,
 				 .seed = 42},
-			   .rings = 1, .rounds = 5,
+			   .rings = 1, .rounds = 5, .only_dest = -1,
 			   .file = "/tmp/bench-replay.fxt"};
 	set_mix(&o->p, "mixed");
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -562,6 +574,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		case 'r': o->rings = num_arg(optarg, 1, MAX_RINGS); break;
 		case 'R': o->rounds = num_arg(optarg, 1, MAX_ROUNDS); break;
 		case 'g': o->gzip_threads = num_arg(optarg, 1, 8); break;
+		case 'd': o->only_dest = dest_arg(optarg); break;
 		case 'o': o->file = optarg; break;
 		case 'k': o->keep = 1; break;
 		case 'M': o->mono = 1; break;
@@ -637,10 +650,12 @@ int main(int argc, char **argv)
 	print_stream(&o, &s);
 	for (unsigned r = 0; r < o.rounds && !err; r++)
 		for (int d = 0; d < NDEST && !err; d++)
-			err = run_config(&o, &s, idx, n, funcs, (enum dest)d,
-					 &res[d][r]);
+			if (o.only_dest < 0 || o.only_dest == d)
+				err = run_config(&o, &s, idx, n, funcs,
+						 (enum dest)d, &res[d][r]);
 	for (int d = 0; d < NDEST && !err; d++)
-		print_row(dest_names[d], o.rings, res[d], o.rounds);
+		if (o.only_dest < 0 || o.only_dest == d)
+			print_row(dest_names[d], o.rings, res[d], o.rounds);
 	if (!o.keep)
 		unlink(o.file);
 	for (unsigned r = 0; r < o.rings; r++)
