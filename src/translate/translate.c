@@ -21,35 +21,6 @@
 
 /* ---- helpers ---- */
 
-enum ftf_thread_state ftfb_state_of(uint32_t s)
-{
-	if (s & FTFB_PREEMPTED)
-		return FTF_THREAD_RUNNING;
-	if (s & FTFB_EXIT_DEAD)
-		return FTF_THREAD_DEAD;
-	if (s & FTFB_EXIT_ZOMBIE)
-		return FTF_THREAD_DYING;
-	if (s & FTFB_TASK_DEAD)
-		return FTF_THREAD_DEAD;
-	if (s & (FTFB_TASK_STOPPED | FTFB_TASK_TRACED))
-		return FTF_THREAD_SUSPENDED;
-	/* S, D (also D|NOLOAD = idle, D|WAKEKILL = killable), parked */
-	if (s & (FTFB_TASK_INTERRUPTIBLE | FTFB_TASK_UNINTERRUPTIBLE |
-		 FTFB_TASK_PARKED | FTFB_TASK_NOLOAD))
-		return FTF_THREAD_BLOCKED;
-	/* 0 (TASK_RUNNING) and transient bits (WAKING, NEW) alone */
-	return FTF_THREAD_RUNNING;
-}
-
-int32_t ftfb_weight_of(uint32_t tid, int prio)
-{
-	if (tid == 0)
-		return INT32_MIN;
-	/* Perfetto stores it as the CPU slice's priority and, like Linux,
-	 * reads below 100 as real-time: the kernel's own number reads right */
-	return prio;
-}
-
 /* The writer's clock as ticks.h maps to it, and the switch and wakeup
  * writer over the same writer (its names are interned at init). */
 static void sched_init(struct ftfb_translator *t)

@@ -199,7 +199,6 @@ struct ftfb_proctable *ftfb_translator_tasks(struct ftfb_translator *t);
 /* Helpers, exposed for tests and the summary. */
 const char *ftfb_blk_op_name(unsigned op);   /* REQ_OP_*: "read", ... */
 const char *ftfb_softirq_name(unsigned vec); /* "TIMER", "NET_RX", ... */
-enum ftf_thread_state ftfb_state_of(uint32_t prev_state);
-int32_t ftfb_weight_of(uint32_t tid, int prio);
+/* (ftfb_state_of and ftfb_weight_of: sched_records.h) */
 
 #endif
