@@ -10,6 +10,7 @@
 
 #include <fcntl.h>
 #include <stdbool.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -35,6 +36,17 @@ static inline void tmp_remove(struct tmp *t)
 {
 	unlink(t->path);
 	rmdir(t->dir);
+}
+
+/* A temporary folder on a tmpfs of its own (`opts`: its size), to fill;
+ * false (nothing left behind) without root or mount. */
+static inline bool tmp_make_small(struct tmp *t, const char *opts)
+{
+	tmp_make(t);
+	if (geteuid() == 0 && mount("tmpfs", t->dir, "tmpfs", 0, opts) == 0)
+		return true;
+	tmp_remove(t);
+	return false;
 }
 
 static inline uint8_t *slurp(const char *path, size_t *len)
