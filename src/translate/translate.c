@@ -46,17 +46,13 @@ static int flush_cmdlines(struct ftfb_translator *t, uint64_t ns)
 	return ftfb_proctree_flush(&t->ptree, t->w, name, perfetto_ns(t, ns));
 }
 
-static int advance(struct ftfb_translator *t, uint64_t ns)
+/* What advance() does once a millisecond of the stream (or while command
+ * lines wait): out of line, so the per-event path stays a leaf. */
+static __attribute__((noinline)) int advance_due(struct ftfb_translator *t,
+						 uint64_t ns)
 {
 	int err;
 
-	if (ns <= t->last_ts)
-		return 0;
-	t->last_ts = ns;
-	/* the refresh is due once a second: asked at most once per
-	 * millisecond of the stream, not for every event */
-	if (ns < t->refresh_check_ns && !t->ptree.count)
-		return 0;
 	t->refresh_check_ns = ns + 1000000;
 	err = ftf_refresh_buf_if_stale(t->w, ftfb_tr_ticks(t, ns));
 	/* the command lines of the tasks found at the start, timed at the
@@ -64,6 +60,18 @@ static int advance(struct ftfb_translator *t, uint64_t ns)
 	if (!err && t->ptree.count)
 		err = flush_cmdlines(t, ns);
 	return err;
+}
+
+static inline int advance(struct ftfb_translator *t, uint64_t ns)
+{
+	if (ns <= t->last_ts)
+		return 0;
+	t->last_ts = ns;
+	/* the refresh is due once a second: asked at most once per
+	 * millisecond of the stream, not for every event */
+	if (__builtin_expect(ns < t->refresh_check_ns && !t->ptree.count, 1))
+		return 0;
+	return advance_due(t, ns);
 }
 
 /*
