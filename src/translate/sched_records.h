@@ -30,7 +30,7 @@ struct ftfb_cpu_on {
 
 struct ftfb_sched_rec {
 	struct ftf_writer *w;
-	const struct ftfb_ticks *tk;
+	struct ftfb_ticks *tk; /* (its second cache changes) */
 	/* argument names, interned by the translator's writer (a lane's
 	 * writer defines no strings: it uses these) */
 	int s_incoming_weight, s_outgoing_weight, s_waker;

@@ -15,10 +15,11 @@
 struct ftfb_ticks {
 	const struct ftf_clock *clock;
 	uint64_t ref_ns, ref_ticks, tps;
-	bool identity; /* ticks are the ns (--clock mono) */
-	bool offset;   /* ticks are ns from the reference (a writer clock
-			* that fell back to CLOCK_MONOTONIC) */
-	bool split;    /* tps fits the exact split below */
+	bool split; /* tps fits the exact split below */
+	/* the whole second of the stream seen last, from the reference
+	 * (ns, a multiple of 1e9) and its ticks: the events of one second
+	 * need one division each, not two */
+	uint64_t sec_d, sec_ticks;
 };
 
 /* From the writer's clock c (which must outlive tk); identity: the
@@ -26,25 +27,23 @@ struct ftfb_ticks {
 void ftfb_ticks_init(struct ftfb_ticks *tk, const struct ftf_clock *c,
 		     bool identity);
 
-uint64_t ftfb_ticks_slow(const struct ftfb_ticks *tk, uint64_t ns);
+/* A second of the stream not seen last (or a time before the
+ * reference): sets the cache, or takes the library's path. */
+uint64_t ftfb_ticks_new_second(struct ftfb_ticks *tk, uint64_t ns);
 
 /* As ftf_clock_mono_to_ticks() (rounded toward zero, exact): for
- * d = ns - ref = q * 1e9 + r it is q * tps + r * tps / 1e9, two constant
- * divisions the compiler turns into multiplications (r * tps fits 64
- * bits for tps < 18.4 GHz). Times before the reference take the
- * library's path. */
-static inline uint64_t ftfb_ticks_of(const struct ftfb_ticks *tk, uint64_t ns)
+ * d = ns - ref = q * 1e9 + r it is q * tps + r * tps / 1e9; q * tps is
+ * kept for the second last seen, and r * tps / 1e9 is a constant
+ * division the compiler turns into a multiplication (r * tps fits 64
+ * bits for tps < 18.4 GHz). Ticks that are ns (--clock mono, or a clock
+ * that fell back to CLOCK_MONOTONIC) are the same formula with tps 1e9. */
+static inline uint64_t ftfb_ticks_of(struct ftfb_ticks *tk, uint64_t ns)
 {
-	uint64_t d = ns - tk->ref_ns;
+	uint64_t r = ns - tk->ref_ns - tk->sec_d;
 
-	if (tk->identity)
-		return ns;
-	if (tk->offset)
-		return tk->ref_ticks + d;
-	if (__builtin_expect(!tk->split || (int64_t)d < 0, 0))
-		return ftfb_ticks_slow(tk, ns);
-	return tk->ref_ticks + d / 1000000000u * tk->tps +
-	       d % 1000000000u * tk->tps / 1000000000u;
+	if (__builtin_expect(r >= 1000000000u, 0))
+		return ftfb_ticks_new_second(tk, ns);
+	return tk->sec_ticks + r * tk->tps / 1000000000u;
 }
 
 #endif
