@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE /* qsort_r */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1331,22 +1332,28 @@ int ftfb_translator_event(struct ftfb_translator *t, const void *data,
 			  size_t size)
 {
 	const struct ftfb_kind_info *ki;
-	struct ftfb_hdr h;
+	uint16_t kind;
+	uint64_t ts;
 	int err;
 
 	t->st.events++;
-	if (size < sizeof(h)) {
+	if (size < sizeof(struct ftfb_hdr)) {
 		t->st.skipped++;
 		return 0;
 	}
-	memcpy(&h, data, sizeof(h));
-	ki = h.kind < FTFB_EV_KIND_MAX ? &ftfb_kinds[h.kind] : NULL;
+	/* (the two fields alone: a copy of the whole header would take a
+	 * stack frame on this, the hottest path) */
+	memcpy(&kind, (const char *)data + offsetof(struct ftfb_hdr, kind),
+	       sizeof(kind));
+	memcpy(&ts, (const char *)data + offsetof(struct ftfb_hdr, ts),
+	       sizeof(ts));
+	ki = kind < FTFB_EV_KIND_MAX ? &ftfb_kinds[kind] : NULL;
 	if (!ki || !ki->handler || size < ki->size) {
 		t->st.skipped++;
 		return 0;
 	}
-	t->st.by_kind[h.kind]++;
-	err = advance(t, h.ts);
+	t->st.by_kind[kind]++;
+	err = advance(t, ts);
 	if (err)
 		return err;
 	return ki->handler(t, data, size);
