@@ -112,9 +112,11 @@ static inline bool ftfb_sched_needs_repair(const struct ftfb_sched_rec *r,
  * same gaps): the next switch on that CPU then starts from another task,
  * and Perfetto would leave the task put there last running to the end of
  * the trace. End it at this switch, with a switch to idle (which Perfetto
- * draws as nothing) before the real one. Its real state then is unknown:
- * it is written as preempted (Perfetto: Runnable), what it was last seen
- * doing. The idle task, and an unfollowed task (-p), need no end.
+ * draws as nothing) 1 ns before the real one (at the same time,
+ * Perfetto's sorting may take the real switch first and leave the old
+ * slice open: seen in CI). Its real state then is unknown: it is written
+ * as preempted (Perfetto: Runnable), what it was last seen doing. The
+ * idle task, and an unfollowed task (-p), need no end.
  */
 static inline int ftfb__end_stale_task(struct ftfb_sched_rec *r,
 					const struct ftfb_switch *e)
@@ -122,7 +124,8 @@ static inline int ftfb__end_stale_task(struct ftfb_sched_rec *r,
 	const struct ftfb_cpu_on *on = &r->cpu_on[e->hdr.cpu];
 	int err;
 
-	err = ftfb__write_switch(r, e->hdr.ts, e->hdr.cpu, FTF_THREAD_RUNNING,
+	err = ftfb__write_switch(r, e->hdr.ts ? e->hdr.ts - 1 : 0, e->hdr.cpu,
+				 FTF_THREAD_RUNNING,
 				 on->tid_plus1 - 1,
 				 ftfb_weight_of(on->tid_plus1 - 1, on->prio),
 				 0, INT32_MIN);

@@ -129,8 +129,8 @@ static void lane_records_reach_the_trace(void **state)
 }
 
 /* cpu 3 puts 101 on, then switches from 102: 101's missing switch-out is
- * written first (to the idle task, 101 preempted), as the translator
- * does; the idle task is named swapper. */
+ * written first, 1 ns before (to the idle task, 101 preempted), as the
+ * translator does; the idle task is named swapper. */
 static void lane_repairs_a_missing_switch_out(void **state)
 {
 	struct ftfb_switch a = mk_switch(100, 3, 300, 300, 1, 101, 100);
@@ -146,7 +146,7 @@ static void lane_repairs_a_missing_switch_out(void **state)
 	assert_int_equal(tr_count(&f.h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH),
 			 3);
 	r = tr_nth(&f.h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH, 1);
-	assert_int_equal(r->ts, 200);
+	assert_int_equal(r->ts, 199); /* (1 ns before the switch) */
 	assert_int_equal(r->out_koid, 101);
 	assert_int_equal(r->in_koid, 0);
 	assert_int_equal(r->out_state, FTF_THREAD_RUNNING);
