@@ -8,7 +8,7 @@
  * Usage: bench-replay [--events N] [--cpus C] [--tasks T] [--procs P]
  *                     [--mix sched|mixed] [--rings N] [--rounds R]
  *                     [--file PATH] [--keep] [--gzip-threads K]
- *                     [--dest memory|file|gzip|gzip-1]
+ *                     [--dest memory|file|file-1|gzip|gzip-1]
  *
  * Each round gives every destination a fresh translator and writer, the
  * tasks added first as the /proc scan does, then the events one by one
@@ -16,8 +16,10 @@
  * thread's CPU time (CLOCK_THREAD_CPUTIME_ID: other work on the machine
  * takes wall time, not this). The memory destination hands the writer
  * the same 1 MiB buffer again and again (the bytes are written, then
- * dropped: no growth); the file destination is libftf's, to PATH; the
- * gzip one is ftf-bpf's for -o X.fxt.gz (src/gzip_pool.h), to PATH too.
+ * dropped: no growth); "file" and "gzip" are written to PATH as ftf-bpf
+ * writes -o X.fxt and -o X.fxt.gz (src/output_pool.h: by threads of
+ * their own), "file-1" and "gzip-1" by libftf's destinations on the
+ * consumer's thread.
  *
  * --rings N: as ftf-bpf --rings N reads them: ring 0's events (the BPF
  * side puts switches and wakeups in ring cpu % N, the rest in ring 0)
@@ -41,7 +43,7 @@
 
 #include "ftf/destination.h"
 #include "ftf/writer.h"
-#include "gzip_pool.h"
+#include "output_pool.h"
 #include "lane.h"
 #include "replay_gen.h"
 #include "translate.h"
@@ -86,13 +88,15 @@ static int reuse_close(struct ftf_destination *d, size_t used)
 	return 0;
 }
 
-/* Where the records go: a reused memory buffer, a file, a gzipped file
- * (compressed on threads of their own, as ftf-bpf -o X.fxt.gz does), the
- * same compressed on the consumer's thread (libftf's ftf_dest_gzip, what
- * ftf-bpf did before: "gzip-1"). */
-enum dest { DEST_MEM, DEST_FILE, DEST_GZIP, DEST_GZIP_HERE, NDEST };
-static const char *const dest_names[NDEST] = {"memory", "file", "gzip",
-					      "gzip-1"};
+/* Where the records go: a reused memory buffer; a file and a gzipped
+ * file written (and compressed) by threads of their own, as ftf-bpf
+ * writes them (src/output_pool.h); the same two on the consumer's thread
+ * (libftf's ftf_dest_file and ftf_dest_gzip, as ftf-bpf did before:
+ * "file-1", "gzip-1"). */
+enum dest { DEST_MEM, DEST_FILE, DEST_FILE_HERE, DEST_GZIP, DEST_GZIP_HERE,
+	    NDEST };
+static const char *const dest_names[NDEST] = {"memory", "file", "file-1",
+					      "gzip", "gzip-1"};
 
 /* A lane's thread (--rings N, rings 1..N-1): its ring's events through
  * its lane, then its last records handed over. */
@@ -318,33 +322,35 @@ static void *work(void *arg)
 	struct reuse_dest mem = {.base = {reuse_next, reuse_close, NULL}};
 	struct ftf_dest_file file;
 	struct ftf_dest_gzip gz1;
-	struct ftfb_gzip_pool *gz = NULL;
+	struct ftfb_output_pool *gz = NULL; /* file, gzip */
 	struct ftf_destination *dest = &mem.base;
 	struct ftfb_translator *t = NULL;
 	struct ftf_writer fw;
 	int err;
 
 	bench_clock(&w->clock, w->o->mono);
-	if (w->dest == DEST_FILE) {
+	if (w->dest == DEST_FILE_HERE) {
 		err = ftf_dest_file_open(&file, w->o->file, 1 << 20);
 		if (err) {
 			fail(w, err, w->o->file, NULL);
 			return NULL;
 		}
 		dest = &file.base;
-	} else if (w->dest == DEST_GZIP) {
-		char why[256];
+	} else if (w->dest == DEST_FILE || w->dest == DEST_GZIP) {
+		struct ftfb_output_pool_opts po = {
+			.gzip = w->dest == DEST_GZIP, .level = -1,
+			.threads = w->dest == DEST_GZIP ? w->o->gzip_threads : 0};
 		int fd = open(w->o->file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		char why[256];
 
-		if (fd < 0 || ftfb_gzip_pool_new(&gz, fd, -1, 0,
-						 w->o->gzip_threads, why,
-						 sizeof(why))) {
+		if (fd < 0 ||
+		    ftfb_output_pool_new(&gz, fd, &po, why, sizeof(why))) {
 			if (fd >= 0)
 				close(fd);
 			fail(w, -EIO, w->o->file, NULL);
 			return NULL;
 		}
-		dest = ftfb_gzip_pool_dest(gz);
+		dest = ftfb_output_pool_dest(gz);
 	} else if (w->dest == DEST_GZIP_HERE) {
 		err = ftf_dest_gzip_open(&gz1, w->o->file, 0, -1);
 		if (err) {
@@ -376,11 +382,11 @@ static void *work(void *arg)
 		return NULL;
 	}
 	replay(w, t, &fw);
-	w->bytes = w->dest == DEST_FILE	  ? file.bytes_written
-		   : w->dest == DEST_GZIP ? ftfb_gzip_pool_bytes_in(gz)
+	w->bytes = w->dest == DEST_FILE_HERE ? file.bytes_written
+		   : gz			       ? ftfb_output_pool_bytes_in(gz)
 		   : w->dest == DEST_GZIP_HERE ? gz1.bytes_in
 					       : mem.bytes;
-	ftfb_gzip_pool_free(gz);
+	ftfb_output_pool_free(gz);
 	free(mem.buf);
 	return NULL;
 }
@@ -500,7 +506,7 @@ static void usage(FILE *f)
 		"[--procs P] [--funcs F]\n"
 		"                    [--mix sched|mixed] [--rings N] "
 		"[--rounds R] [--file PATH] [--keep] [--mono]\n"
-		"                    [--gzip-threads K] [--dest memory|file|gzip|gzip-1]\n"
+		"                    [--gzip-threads K] [--dest memory|file|file-1|gzip|gzip-1]\n"
 		"Replays a synthetic raw event stream of a busy machine through "
 		"the translator\nand libftf's writer, into memory and into "
 		"PATH (default /tmp/bench-replay.fxt,\nremoved unless --keep); "
@@ -528,7 +534,7 @@ static int dest_arg(const char *s)
 	for (int d = 0; d < NDEST; d++)
 		if (!strcmp(s, dest_names[d]))
 			return d;
-	fprintf(stderr, "bench-replay: --dest is memory, file, gzip or gzip-1, not '%s'\n",
+	fprintf(stderr, "bench-replay: --dest is memory, file, file-1, gzip or gzip-1, not '%s'\n",
 		s);
 	exit(2);
 }

@@ -140,11 +140,11 @@ int ftfb_output_open(struct ftfb_output *out, const char *path, bool gzip,
 	if (fd < 0)
 		return fd;
 	out->gzip = gzip;
-	if (gzip && threaded) {
+	if (threaded) {
+		struct ftfb_output_pool_opts po = {.gzip = gzip, .level = -1};
 		char why[256];
 
-		r = ftfb_gzip_pool_new(&out->pool, fd, -1, 0, 0, why,
-				       sizeof(why));
+		r = ftfb_output_pool_new(&out->pool, fd, &po, why, sizeof(why));
 		if (r) {
 			snprintf(err, errlen, "cannot set up output %s: %s",
 				 path, why);
@@ -194,6 +194,6 @@ void ftfb_output_discard(struct ftfb_output *out)
 
 void ftfb_output_free(struct ftfb_output *out)
 {
-	ftfb_gzip_pool_free(out->pool);
+	ftfb_output_pool_free(out->pool);
 	out->pool = NULL;
 }

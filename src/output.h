@@ -14,11 +14,11 @@
 #include <stdint.h>
 
 #include "ftf/destination.h"
-#include "gzip_pool.h"
+#include "output_pool.h"
 
 struct ftfb_output {
 	bool gzip;
-	struct ftfb_gzip_pool *pool; /* gzip compressed on threads */
+	struct ftfb_output_pool *pool; /* written on threads of its own */
 	char path[PATH_MAX];
 	char tmp[PATH_MAX]; /* the file written, until committed ("") */
 	union {
@@ -27,10 +27,10 @@ struct ftfb_output {
 	} d;
 };
 
-/* Creates path and sets up its destination: gzip compressed on threads
- * of its own (gzip_pool.h) with threaded, on the writer's thread without
- * (a flight-recorder snapshot's child). 0, or a negative errno with one
- * line in err. */
+/* Creates path and sets up its destination: written (and gzipped) by
+ * threads of its own (output_pool.h) with threaded, by the writer's
+ * thread without (a flight-recorder snapshot's child). 0, or a negative
+ * errno with one line in err. */
 int ftfb_output_open(struct ftfb_output *out, const char *path, bool gzip,
 		     bool threaded, char *err, size_t errlen);
 
@@ -50,7 +50,7 @@ void ftfb_output_discard(struct ftfb_output *out);
 static inline struct ftf_destination *ftfb_output_dest(struct ftfb_output *out)
 {
 	if (out->pool)
-		return ftfb_gzip_pool_dest(out->pool);
+		return ftfb_output_pool_dest(out->pool);
 	return out->gzip ? &out->d.gz.base : &out->d.file.base;
 }
 
@@ -58,7 +58,7 @@ static inline struct ftf_destination *ftfb_output_dest(struct ftfb_output *out)
 static inline uint64_t ftfb_output_file_bytes(const struct ftfb_output *out)
 {
 	if (out->pool)
-		return ftfb_gzip_pool_bytes_out(out->pool);
+		return ftfb_output_pool_bytes_out(out->pool);
 	return out->gzip ? out->d.gz.bytes_written : out->d.file.bytes_written;
 }
 
@@ -66,7 +66,7 @@ static inline uint64_t ftfb_output_file_bytes(const struct ftfb_output *out)
 static inline uint64_t ftfb_output_record_bytes(const struct ftfb_output *out)
 {
 	if (out->pool)
-		return ftfb_gzip_pool_bytes_in(out->pool);
+		return ftfb_output_pool_bytes_in(out->pool);
 	return out->gzip ? out->d.gz.bytes_in : out->d.file.bytes_written;
 }
 

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * gzip_pool.c - a gzipped trace compressed on threads of its own (see
- * gzip_pool.h).
+ * output_pool.c - the trace file written (and gzipped) by threads of its
+ * own (see output_pool.h).
  *
  * Slots go round: FREE -> (the writer's thread fills it) FILLING ->
- * FILLED (numbered in order) -> COMPRESSING (a worker) -> COMPRESSED ->
+ * FILLED (numbered in order) -> COMPRESSING (a worker; plain: nothing to
+ * do) -> COMPRESSED ->
  * (written in number order by whichever worker holds the write turn) ->
  * FREE. One mutex and one condition variable guard the states; the
  * compressing and the writing happen outside the lock.
@@ -20,7 +21,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "gzip_pool.h"
+#include "output_pool.h"
 
 #define DEFAULT_BUF_SIZE (1024 * 1024)
 #define MAX_THREADS 8
@@ -37,10 +38,11 @@ struct slot {
 	size_t out_len, out_cap;
 };
 
-struct ftfb_gzip_pool {
+struct ftfb_output_pool {
 	struct ftf_destination base;
 	int fd;
 	int64_t base_offset; /* where the file began */
+	bool gzip;
 	int level;
 	pthread_mutex_t mu;
 	pthread_cond_t cv; /* any state change */
@@ -60,16 +62,16 @@ struct ftfb_gzip_pool {
 	uint64_t bytes_in, bytes_out; /* atomic */
 };
 
-static struct ftfb_gzip_pool *to_pool(struct ftf_destination *d)
+static struct ftfb_output_pool *to_pool(struct ftf_destination *d)
 {
-	return (struct ftfb_gzip_pool *)d; /* base is the first member */
+	return (struct ftfb_output_pool *)d; /* base is the first member */
 }
 
 /* The first failure (under mu). */
-static void fail_locked(struct ftfb_gzip_pool *p, int err, const char *fmt,
+static void fail_locked(struct ftfb_output_pool *p, int err, const char *fmt,
 			...) __attribute__((format(printf, 3, 4)));
 
-static void fail_locked(struct ftfb_gzip_pool *p, int err, const char *fmt,
+static void fail_locked(struct ftfb_output_pool *p, int err, const char *fmt,
 			...)
 {
 	va_list ap;
@@ -108,40 +110,68 @@ static int deflate_slot(z_stream *zs, struct slot *s)
 	return zr == Z_STREAM_END ? 0 : -EIO;
 }
 
-/* Writes one member; on failure cuts the file back to the last whole
- * member (called without mu: the write turn is this thread's). */
-static int write_member(struct ftfb_gzip_pool *p, const struct slot *s,
-			const char **cut)
+/* After a short write of `done` bytes: the file cut back to `keep`
+ * bytes past those written before; what the message says of it. */
+static const char *cut_back(struct ftfb_output_pool *p, uint64_t keep,
+			    const char *what)
+{
+	off_t end = (off_t)(p->base_offset + (int64_t)keep);
+
+	if (ftruncate(p->fd, end) == 0 && lseek(p->fd, end, SEEK_SET) == end)
+		return what;
+	return ", and the file could not be cut back";
+}
+
+/* Writes one buffer (its gzip member, or its records); on failure cuts
+ * the file back to the last whole member or record and says so in why
+ * (called without mu: the write turn is this thread's). */
+static int write_slot(struct ftfb_output_pool *p, const struct slot *s,
+		      char *why, size_t whylen)
 {
 	uint64_t before = __atomic_load_n(&p->bytes_out, __ATOMIC_RELAXED);
-	size_t done = 0;
+	const uint8_t *data = p->gzip ? s->out : s->in;
+	size_t len = p->gzip ? s->out_len : s->in_len, done = 0, whole;
+	const char *cut = "";
+	int err = 0;
 
-	*cut = "";
-	while (done < s->out_len) {
-		ssize_t r = write(p->fd, s->out + done, s->out_len - done);
+	while (done < len && !err) {
+		ssize_t r = write(p->fd, data + done, len - done);
 
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0) {
-			int err = r < 0 ? errno : ENOSPC;
-			off_t end = (off_t)(p->base_offset + (int64_t)before);
-
-			if (done)
-				*cut = ftruncate(p->fd, end) == 0 &&
-						       lseek(p->fd, end, SEEK_SET) ==
-							       end
-					       ? ", file cut back to the last whole gzip member"
-					       : ", and the file could not be cut back";
-			return -err;
-		}
-		done += (size_t)r;
+		if (r <= 0)
+			err = r < 0 ? errno : ENOSPC;
+		else
+			done += (size_t)r;
 	}
-	__atomic_fetch_add(&p->bytes_out, s->out_len, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&p->bytes_in, s->in_len, __ATOMIC_RELAXED);
-	return 0;
+	if (!err) {
+		__atomic_fetch_add(&p->bytes_out, len, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&p->bytes_in, s->in_len, __ATOMIC_RELAXED);
+		return 0;
+	}
+	if (p->gzip) {
+		if (done)
+			cut = cut_back(p, before,
+				       ", file cut back to the last whole gzip member");
+		snprintf(why, whylen,
+			 "trace file write failed: %s (%llu compressed bytes of whole records in the file%s)",
+			 strerror(err), (unsigned long long)before, cut);
+		return -err;
+	}
+	whole = ftf_whole_records_prefix(s->in, done);
+	if (done != whole)
+		cut = cut_back(p, before + whole,
+			       ", file cut back to the last whole record");
+	__atomic_fetch_add(&p->bytes_out, whole, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&p->bytes_in, whole, __ATOMIC_RELAXED);
+	snprintf(why, whylen,
+		 "trace file write failed: %s (%zu of %zu bytes written; %llu bytes of whole records in the file%s)",
+		 strerror(err), done, len,
+		 (unsigned long long)(before + whole), cut);
+	return -err;
 }
 
-static struct slot *slot_numbered(struct ftfb_gzip_pool *p, uint64_t seq,
+static struct slot *slot_numbered(struct ftfb_output_pool *p, uint64_t seq,
 				  enum slot_state state)
 {
 	for (unsigned i = 0; i < p->nslots; i++)
@@ -152,25 +182,22 @@ static struct slot *slot_numbered(struct ftfb_gzip_pool *p, uint64_t seq,
 
 /* With the write turn: the compressed members next in order, each
  * written outside the lock (after a failure, dropped). */
-static void write_in_order(struct ftfb_gzip_pool *p)
+static void write_in_order(struct ftfb_output_pool *p)
 {
 	struct slot *s;
 
 	p->writing = true;
 	while ((s = slot_numbered(p, p->write_seq, COMPRESSED))) {
-		const char *cut;
+		char why[sizeof(p->errmsg)];
 		int err = 0;
 
 		if (!p->failed) {
 			pthread_mutex_unlock(&p->mu);
-			err = write_member(p, s, &cut);
+			err = write_slot(p, s, why, sizeof(why));
 			pthread_mutex_lock(&p->mu);
 		}
 		if (err)
-			fail_locked(p, err,
-				    "trace file write failed: %s (%llu compressed bytes of whole records in the file%s)",
-				    strerror(-err),
-				    (unsigned long long)p->bytes_out, cut);
+			fail_locked(p, err, "%s", why);
 		s->state = FREE;
 		p->write_seq++;
 		pthread_cond_broadcast(&p->cv);
@@ -179,7 +206,7 @@ static void write_in_order(struct ftfb_gzip_pool *p)
 }
 
 /* The filled slot numbered lowest (NULL: none). */
-static struct slot *oldest_filled(struct ftfb_gzip_pool *p)
+static struct slot *oldest_filled(struct ftfb_output_pool *p)
 {
 	struct slot *best = NULL;
 
@@ -192,13 +219,14 @@ static struct slot *oldest_filled(struct ftfb_gzip_pool *p)
 
 static void *worker(void *arg)
 {
-	struct ftfb_gzip_pool *p = arg;
+	struct ftfb_output_pool *p = arg;
 	z_stream zs;
 	bool zok;
 
 	memset(&zs, 0, sizeof(zs));
-	zok = deflateInit2(&zs, p->level, Z_DEFLATED, GZIP_WINDOW_BITS, 8,
-			   Z_DEFAULT_STRATEGY) == Z_OK;
+	zok = !p->gzip || deflateInit2(&zs, p->level, Z_DEFLATED,
+				       GZIP_WINDOW_BITS, 8,
+				       Z_DEFAULT_STRATEGY) == Z_OK;
 	pthread_mutex_lock(&p->mu);
 	if (!zok)
 		fail_locked(p, -ENOMEM, "zlib could not start a compressor");
@@ -212,7 +240,8 @@ static void *worker(void *arg)
 			pthread_cond_wait(&p->cv, &p->mu);
 			continue;
 		}
-		bool skip = p->failed || !zok; /* (dropped after a failure) */
+		/* (dropped after a failure; plain: nothing to compress) */
+		bool skip = p->failed || !zok || !p->gzip;
 
 		s->state = COMPRESSING;
 		pthread_mutex_unlock(&p->mu);
@@ -228,7 +257,7 @@ static void *worker(void *arg)
 	}
 	pthread_cond_broadcast(&p->cv);
 	pthread_mutex_unlock(&p->mu);
-	if (zok)
+	if (zok && p->gzip)
 		deflateEnd(&zs);
 	return NULL;
 }
@@ -255,7 +284,7 @@ static int fit_slot(struct slot *s, size_t need)
 }
 
 /* Hands the writer's slot over with its `whole` bytes (under mu). */
-static void hand_over(struct ftfb_gzip_pool *p, size_t whole)
+static void hand_over(struct ftfb_output_pool *p, size_t whole)
 {
 	struct slot *s = &p->slots[p->cur];
 
@@ -267,7 +296,7 @@ static void hand_over(struct ftfb_gzip_pool *p, size_t whole)
 
 /* A free slot for the writer, now FILLING (under mu; waits for one): its
  * index, or -1 after a failure. */
-static int take_free(struct ftfb_gzip_pool *p)
+static int take_free(struct ftfb_output_pool *p)
 {
 	for (;;) {
 		if (p->failed)
@@ -285,7 +314,7 @@ static int take_free(struct ftfb_gzip_pool *p)
 static int pool_next_buf(struct ftf_destination *d, size_t used,
 			 size_t ensure_capacity, uint8_t **buf, size_t *len)
 {
-	struct ftfb_gzip_pool *p = to_pool(d);
+	struct ftfb_output_pool *p = to_pool(d);
 	struct slot *s = &p->slots[p->cur], *n;
 	size_t total = p->carry + used;
 	size_t whole = ftf_whole_records_prefix(s->in, total);
@@ -326,7 +355,7 @@ static int pool_next_buf(struct ftf_destination *d, size_t used,
 	return 0;
 }
 
-static void release(struct ftfb_gzip_pool *p)
+static void release(struct ftfb_output_pool *p)
 {
 	for (unsigned i = 0; p->slots && i < p->nslots; i++) {
 		free(p->slots[i].in);
@@ -343,7 +372,7 @@ static void release(struct ftfb_gzip_pool *p)
  * valid gzip), every member written, the threads ended. */
 static int pool_close(struct ftf_destination *d, size_t used)
 {
-	struct ftfb_gzip_pool *p = to_pool(d);
+	struct ftfb_output_pool *p = to_pool(d);
 	size_t total = p->slots ? p->carry + used : 0;
 	size_t whole = total ? ftf_whole_records_prefix(p->slots[p->cur].in,
 							total)
@@ -378,14 +407,17 @@ static const char *pool_errmsg(struct ftf_destination *d)
 
 /* ---- life ---- */
 
-static unsigned auto_threads(void)
+/* gzip: one per CPU but the first (1 to 8); plain: one writes */
+static unsigned auto_threads(bool gzip)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN) - 1;
 
+	if (!gzip)
+		return 1;
 	return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (unsigned)n;
 }
 
-static int alloc_slots(struct ftfb_gzip_pool *p, size_t buf_size)
+static int alloc_slots(struct ftfb_output_pool *p, size_t buf_size)
 {
 	p->slots = calloc(p->nslots, sizeof(*p->slots));
 	if (!p->slots)
@@ -400,7 +432,7 @@ static int alloc_slots(struct ftfb_gzip_pool *p, size_t buf_size)
 	return 0;
 }
 
-static int start_threads(struct ftfb_gzip_pool *p, unsigned n)
+static int start_threads(struct ftfb_output_pool *p, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
 		int err = pthread_create(&p->threads[i], NULL, worker, p);
@@ -412,12 +444,13 @@ static int start_threads(struct ftfb_gzip_pool *p, unsigned n)
 	return 0;
 }
 
-int ftfb_gzip_pool_new(struct ftfb_gzip_pool **out, int fd, int level,
-		       size_t buf_size, unsigned threads, char *err,
-		       size_t errlen)
+int ftfb_output_pool_new(struct ftfb_output_pool **out, int fd,
+			 const struct ftfb_output_pool_opts *o, char *err,
+			 size_t errlen)
 {
-	struct ftfb_gzip_pool *p = calloc(1, sizeof(*p));
+	struct ftfb_output_pool *p = calloc(1, sizeof(*p));
 	off_t off = lseek(fd, 0, SEEK_CUR);
+	unsigned threads;
 	int r;
 
 	*out = NULL;
@@ -430,50 +463,52 @@ int ftfb_gzip_pool_new(struct ftfb_gzip_pool **out, int fd, int level,
 	p->base.errmsg = pool_errmsg;
 	p->fd = -1;
 	p->base_offset = off < 0 ? 0 : (int64_t)off;
-	p->level = level < 0 ? FTF_GZIP_DEFAULT_LEVEL : level;
-	threads = threads ? threads : auto_threads();
+	p->gzip = o->gzip;
+	p->level = o->level < 0 ? FTF_GZIP_DEFAULT_LEVEL : o->level;
+	threads = o->threads ? o->threads : auto_threads(o->gzip);
 	if (threads > MAX_THREADS)
 		threads = MAX_THREADS;
 	/* (one per thread, the writer's, and one more so the writer need
-	 * not wait while the oldest member is written) */
+	 * not wait while the oldest is written) */
 	p->nslots = threads + 2;
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
 	r = p->level > 9 ? -EINVAL
-			 : alloc_slots(p, buf_size ? buf_size : DEFAULT_BUF_SIZE);
+			 : alloc_slots(p, o->buf_size ? o->buf_size
+						      : DEFAULT_BUF_SIZE);
 	if (!r) {
 		p->fd = fd;
 		r = start_threads(p, threads);
 	}
 	if (r) {
-		snprintf(err, errlen, "cannot set up gzip compression: %s",
+		snprintf(err, errlen, "cannot set up the output's threads: %s",
 			 strerror(-r));
 		p->fd = -1; /* the caller keeps its fd */
 		p->failed = r;
 		pool_close(&p->base, 0);
-		ftfb_gzip_pool_free(p);
+		ftfb_output_pool_free(p);
 		return r;
 	}
 	*out = p;
 	return 0;
 }
 
-struct ftf_destination *ftfb_gzip_pool_dest(struct ftfb_gzip_pool *p)
+struct ftf_destination *ftfb_output_pool_dest(struct ftfb_output_pool *p)
 {
 	return &p->base;
 }
 
-uint64_t ftfb_gzip_pool_bytes_in(const struct ftfb_gzip_pool *p)
+uint64_t ftfb_output_pool_bytes_in(const struct ftfb_output_pool *p)
 {
 	return __atomic_load_n(&p->bytes_in, __ATOMIC_RELAXED);
 }
 
-uint64_t ftfb_gzip_pool_bytes_out(const struct ftfb_gzip_pool *p)
+uint64_t ftfb_output_pool_bytes_out(const struct ftfb_output_pool *p)
 {
 	return __atomic_load_n(&p->bytes_out, __ATOMIC_RELAXED);
 }
 
-void ftfb_gzip_pool_free(struct ftfb_gzip_pool *p)
+void ftfb_output_pool_free(struct ftfb_output_pool *p)
 {
 	if (!p)
 		return;

@@ -1,43 +1,54 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gzip_pool.h - a gzipped trace file whose compression runs on threads
- * of its own: a libftf destination (ftf/writer.h) like ftf_dest_gzip,
- * with the same file (each buffer of whole records one complete gzip
- * member, in order; a failed write cut back to the last whole member),
- * but the writer's thread only hands buffers over. Compressing costs
- * some 170 to 190 ns per event at level 2, several times what
- * translating an event costs: on the consumer's thread it would cap
- * what one trace can take; here K threads compress K buffers at once
- * and the first to finish writes them out in order.
+ * output_pool.h - the trace file written by threads of its own: a libftf
+ * destination (ftf/writer.h) whose next_buf only hands the writer's
+ * buffer over and takes a free one. Worker threads write the buffers to
+ * the file in order, gzipped (each buffer of whole records one complete
+ * gzip member, as ftf_dest_gzip writes them) or plain (as
+ * ftf_dest_file). A failed write is cut back to the last whole member or
+ * record, and the writer's next call fails with one line that says so.
+ *
+ * Why: compressing costs some 170 to 500 ns per event at level 2, and a
+ * plain write() 13 to 17 ns, against about 25 to 35 ns to translate an
+ * event; on the consumer's thread they would cap what one trace takes.
+ * Here K threads compress K buffers at once, and whichever finishes
+ * writes the members that are next in order.
  */
-#ifndef FTFB_GZIP_POOL_H
-#define FTFB_GZIP_POOL_H
+#ifndef FTFB_OUTPUT_POOL_H
+#define FTFB_OUTPUT_POOL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "ftf/destination.h"
 
-struct ftfb_gzip_pool;
+struct ftfb_output_pool;
 
-/* Compresses at zlib `level` (< 0: FTF_GZIP_DEFAULT_LEVEL) in buffers of
- * buf_size bytes (0: 1 MiB) on `threads` threads (0: one per online CPU
- * but the first, 1 to 8) into fd, which the pool closes. 0 or -errno
- * with one line in err (the fd is then the caller's). */
-int ftfb_gzip_pool_new(struct ftfb_gzip_pool **out, int fd, int level,
-		       size_t buf_size, unsigned threads, char *err,
-		       size_t errlen);
+struct ftfb_output_pool_opts {
+	bool gzip;	  /* else plain records */
+	int level;	  /* zlib level; < 0: FTF_GZIP_DEFAULT_LEVEL */
+	size_t buf_size;  /* 0: 1 MiB */
+	unsigned threads; /* 0: gzip, one per online CPU but the first
+			   * (1 to 8); plain, 1 */
+};
 
-/* The destination to give the writer; its close waits for every member
- * to be written, ends the threads and frees the pool. */
-struct ftf_destination *ftfb_gzip_pool_dest(struct ftfb_gzip_pool *p);
+/* Writes into fd, which the pool closes. 0 or -errno with one line in
+ * err (the fd is then the caller's). */
+int ftfb_output_pool_new(struct ftfb_output_pool **out, int fd,
+			 const struct ftfb_output_pool_opts *o, char *err,
+			 size_t errlen);
 
-/* Record bytes compressed into the file, and the file's bytes, so far
- * (any thread may ask). */
-uint64_t ftfb_gzip_pool_bytes_in(const struct ftfb_gzip_pool *p);
-uint64_t ftfb_gzip_pool_bytes_out(const struct ftfb_gzip_pool *p);
+/* The destination to give the writer; its close waits for every buffer
+ * to be written and ends the threads. */
+struct ftf_destination *ftfb_output_pool_dest(struct ftfb_output_pool *p);
 
-/* Frees a pool whose destination was never given to a writer. */
-void ftfb_gzip_pool_free(struct ftfb_gzip_pool *p);
+/* Record bytes written to the file, and the file's bytes (compressed for
+ * gzip), so far (any thread may ask). */
+uint64_t ftfb_output_pool_bytes_in(const struct ftfb_output_pool *p);
+uint64_t ftfb_output_pool_bytes_out(const struct ftfb_output_pool *p);
+
+/* Frees the pool (closing it first if its writer never did). */
+void ftfb_output_pool_free(struct ftfb_output_pool *p);
 
 #endif
