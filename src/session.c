@@ -421,13 +421,13 @@ static void deliver_requests(struct session *s, uint64_t now)
 	}
 }
 
-/* Once a second: the drops, and the status line where it is shown. */
 /* Events read on the loop's thread and by the lanes'. */
 static uint64_t events_read(const struct session *s)
 {
 	return s->events + ftfb_lanes_events(s->lanes);
 }
 
+/* Once a second: the drops, and the status line where it is shown. */
 static void status_tick(struct session *s, uint64_t now, uint64_t *last_ns,
 			uint64_t *last_events)
 {

@@ -1,69 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests/ftf/gzip_check.h - what the gzip destinations' tests share: a
- * temporary file, the file read back and inflated with zlib (every
- * member), events that compress poorly, and the same events on a memory
- * destination as the reference bytes. Include after helpers.h.
+ * file read back and inflated with zlib (every member), events that
+ * compress poorly, and the same events on a memory destination as the
+ * reference bytes (and tmpfile.h). Include after helpers.h.
  */
 #ifndef TESTS_FTF_GZIP_CHECK_H
 #define TESTS_FTF_GZIP_CHECK_H
 
-#include <fcntl.h>
 #include <stdbool.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include "ftf/destination.h"
 #include "ftf/writer.h"
+#include "tmpfile.h"
 
 static int last_members; /* members in the last inflate_all */
-
-struct tmp {
-	char dir[64];
-	char path[128];
-};
-
-static inline void tmp_make(struct tmp *t)
-{
-	strcpy(t->dir, "/tmp/ftf-gz-test-XXXXXX");
-	assert_non_null(mkdtemp(t->dir));
-	snprintf(t->path, sizeof(t->path), "%s/out.fxt.gz", t->dir);
-}
-
-static inline void tmp_remove(struct tmp *t)
-{
-	unlink(t->path);
-	rmdir(t->dir);
-}
-
-/* A temporary folder on a tmpfs of its own (`opts`: its size), to fill;
- * false (nothing left behind) without root or mount. */
-static inline bool tmp_make_small(struct tmp *t, const char *opts)
-{
-	tmp_make(t);
-	if (geteuid() == 0 && mount("tmpfs", t->dir, "tmpfs", 0, opts) == 0)
-		return true;
-	tmp_remove(t);
-	return false;
-}
-
-static inline uint8_t *slurp(const char *path, size_t *len)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY);
-	uint8_t *p;
-
-	assert_true(fd >= 0);
-	assert_int_equal(fstat(fd, &st), 0);
-	p = malloc((size_t)st.st_size + 1);
-	assert_non_null(p);
-	assert_int_equal(read(fd, p, (size_t)st.st_size), st.st_size);
-	close(fd);
-	*len = (size_t)st.st_size;
-	return p;
-}
 
 /* Inflates a gzip file image of one or more members; *ended says whether
  * the last member had its trailer (Z_STREAM_END at the end of the data).

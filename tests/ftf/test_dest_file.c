@@ -5,6 +5,7 @@
  * written reads back intact.
  */
 #include "helpers.h"
+#include "tmpfile.h"
 #include "ftf/reader.h"
 
 #include <fcntl.h>
@@ -15,40 +16,6 @@
 #include <unistd.h>
 
 #define NONE FTF_ARG_TYPES_NONE
-
-struct tmp {
-	char dir[64];
-	char path[128];
-};
-
-static void tmp_make(struct tmp *t)
-{
-	strcpy(t->dir, "/tmp/ftf-test-XXXXXX");
-	assert_non_null(mkdtemp(t->dir));
-	snprintf(t->path, sizeof(t->path), "%s/out.fxt", t->dir);
-}
-
-static void tmp_remove(struct tmp *t)
-{
-	unlink(t->path);
-	rmdir(t->dir);
-}
-
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY);
-	uint8_t *p;
-
-	assert_true(fd >= 0);
-	assert_int_equal(fstat(fd, &st), 0);
-	p = malloc((size_t)st.st_size + 1);
-	assert_non_null(p);
-	assert_int_equal(read(fd, p, (size_t)st.st_size), st.st_size);
-	close(fd);
-	*len = (size_t)st.st_size;
-	return p;
-}
 
 static size_t fd_size(int fd)
 {
