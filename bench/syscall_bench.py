@@ -33,7 +33,8 @@ for every system call of the machine (they return at once for other
 processes), so other work on the machine adds a little to both alike.
 
 For each: the median added cost per call ((time - untraced) / CALLS) with
-min..max, BPF ns per call, output bytes per call and the events lost.
+min..max, BPF ns per call, output bytes per call, the events lost and the
+getppid calls in the trace (min..max over the runs).
 """
 import argparse
 import os
@@ -119,6 +120,10 @@ def cfg_ftf(a, r, which):
     r["size"] = os.path.getsize(a.out)
     m = re.search(r"LOST: (\d+)", err)
     r["lost"] = r.get("lost", 0) + (int(m[1]) if m else 0)
+    # the summary's count of getppid slices: every call of the loop, or
+    # none with --syscalls=read
+    m = re.search(r"^\s*(\d+) calls .* getppid$", err, re.M)
+    r.setdefault("recorded", []).append(int(m[1]) if m else 0)
 
 
 def cfg_perf(a, r):
@@ -162,6 +167,8 @@ def report(a, res):
             extra += f"  {r['size'] / a.calls:.1f} bytes/call"
         if "lost" in r:
             extra += f"  lost {r['lost']}"
+        if "recorded" in r:
+            extra += f"  getppid recorded {min(r['recorded'])}..{max(r['recorded'])}"
         if r["bpf"]:
             extra += f"  BPF {statistics.median(r['bpf']):.0f} ns/call"
         print(f"  {k:26s} +{statistics.median(added):6.0f} ns/call "

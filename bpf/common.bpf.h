@@ -195,7 +195,8 @@ static __always_inline void ftfb_ubuf_flush(struct ftfb_ubuf *b, __u32 cpu)
 }
 
 /* Flush this cpu's buffer from a sched program (switch: prev's events;
- * exit, exec: current's), unless someone holds it. */
+ * exit, exec: current's), unless someone holds it; and forget the task
+ * remembered there (see ftfb_running_id). */
 static __always_inline void ftfb_ubuf_flush_cpu(__u32 cpu)
 {
 	struct ftfb_ubuf *b;
@@ -203,7 +204,13 @@ static __always_inline void ftfb_ubuf_flush_cpu(__u32 cpu)
 	if (!ubuf_active)
 		return;
 	b = bpf_map_lookup_elem(&ubufs, &cpu);
-	if (!b || !b->batch.len)
+	if (!b)
+		return;
+	/* the remembered task (ftfb_running_id) may be dying, or taking its
+	 * leader's tid (exec): its stack and registers' address can go to
+	 * another task */
+	b->id_regs = 0;
+	if (!b->batch.len)
 		return;
 	if (__sync_val_compare_and_swap(&b->busy, 0, FTFB_UBUF_FLUSHING) != 0)
 		return;

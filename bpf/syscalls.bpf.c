@@ -127,10 +127,11 @@ static __always_inline void enter_direct(struct pt_regs *regs, long nr,
 SEC("tp_btf/sys_enter")
 int BPF_PROG(ftfb_sys_enter, struct pt_regs *regs, long nr)
 {
-	__u64 id = bpf_get_current_pid_tgid();
 	__u32 cpu = bpf_get_smp_processor_id();
+	struct ftfb_ubuf *b = ftfb_ubuf_of(cpu);
+	bool known;
+	__u64 id = ftfb_running_id(b, regs, &known);
 	struct ftfb_ucompact *c;
-	struct ftfb_ubuf *b;
 	__u64 *v;
 	__u32 off;
 
@@ -140,8 +141,7 @@ int BPF_PROG(ftfb_sys_enter, struct pt_regs *regs, long nr)
 	}
 	if (!nr_wanted(nr) || !task_recorded(id))
 		return 0;
-	b = ftfb_ubuf_claim(cpu);
-	if (!b) {
+	if (!ftfb_ubuf_claim_for(b, regs, id, known)) {
 		enter_direct(regs, nr, id, cpu);
 		return 0;
 	}
@@ -173,11 +173,12 @@ int BPF_PROG(ftfb_sys_enter, struct pt_regs *regs, long nr)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(ftfb_sys_exit, struct pt_regs *regs, long ret)
 {
-	__u64 id = bpf_get_current_pid_tgid();
 	__u32 cpu = bpf_get_smp_processor_id();
+	struct ftfb_ubuf *b = ftfb_ubuf_of(cpu);
+	bool known;
+	__u64 id = ftfb_running_id(b, regs, &known);
 	struct ftfb_ucompact *c;
 	struct ftfb_sexit *e;
-	struct ftfb_ubuf *b;
 	__u32 off;
 	void *rb;
 	long nr;
@@ -194,8 +195,7 @@ int BPF_PROG(ftfb_sys_exit, struct pt_regs *regs, long ret)
 		nr = FTFB_NR_RT_SIGRETURN;
 	if (!nr_wanted(nr))
 		return 0;
-	b = ftfb_ubuf_claim(cpu);
-	if (!b) {
+	if (!ftfb_ubuf_claim_for(b, regs, id, known)) {
 		e = ftfb_reserve(&rb, FTFB_EV_SEXIT, sizeof(*e), cpu);
 		if (!e)
 			return 0;

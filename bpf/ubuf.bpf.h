@@ -9,16 +9,60 @@
 
 #include "common.bpf.h"
 
-/* This cpu's buffer, claimed (busy = 1), or NULL if another program
- * holds it (a preempted uprobe program of another thread, the loader). */
-static __always_inline struct ftfb_ubuf *ftfb_ubuf_claim(__u32 cpu)
+/* This cpu's buffer (NULL only past the map's size). */
+static __always_inline struct ftfb_ubuf *ftfb_ubuf_of(__u32 cpu)
 {
-	struct ftfb_ubuf *b = bpf_map_lookup_elem(&ubufs, &cpu);
+	return bpf_map_lookup_elem(&ubufs, &cpu);
+}
 
-	if (!b ||
-	    __sync_val_compare_and_swap(&b->busy, 0, FTFB_UBUF_APPENDING) != 0)
-		return NULL;
-	return b;
+/* pid_tgid of the task this program runs for, whose registers are at
+ * regs (the program's ctx, or a system call's regs): the one remembered in
+ * this cpu's buffer b if it is that task's (*known), else the helper's
+ * (remembered when the caller claims b: ftfb_ubuf_claim_for).
+ *
+ * Only b's holder writes id_regs and id, in the order 0, id, regs; the
+ * sched programs write 0 whoever holds b. A reader that does not hold b
+ * runs between them only when it preempted the writer or was preempted
+ * by it, so it reads id_regs before and after id: unchanged and equal to
+ * its own regs, no one wrote id in between (a writer ends by writing its
+ * own, different, regs; the reader cannot write while preempted). */
+static __always_inline __u64 ftfb_running_id(const struct ftfb_ubuf *b,
+					      const void *regs, bool *known)
+{
+	__u64 key = (__u64)regs, id;
+
+	*known = false;
+	if (b && b->id_regs == key) {
+		ftfb_barrier();
+		id = b->id;
+		ftfb_barrier();
+		if (b->id_regs == key) {
+			*known = true;
+			return id;
+		}
+	}
+	return bpf_get_current_pid_tgid();
+}
+
+/* Claims b (busy = 1) for the task id (registers at regs, see
+ * ftfb_running_id), and remembers it there unless it was known; false if
+ * b is NULL or another program holds it (a preempted append of another
+ * thread, a flusher). */
+static __always_inline bool ftfb_ubuf_claim_for(struct ftfb_ubuf *b,
+						const void *regs, __u64 id,
+						bool known)
+{
+	if (!b || __sync_val_compare_and_swap(&b->busy, 0,
+					      FTFB_UBUF_APPENDING) != 0)
+		return false;
+	if (!known) {
+		b->id_regs = 0;
+		ftfb_barrier();
+		b->id = id;
+		ftfb_barrier();
+		b->id_regs = (__u64)regs;
+	}
+	return true;
 }
 
 /* Room for an event of `size` bytes of thread id in b: flushes b if it is

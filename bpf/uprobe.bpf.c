@@ -78,19 +78,19 @@ static __always_inline void fill_ret(struct ftfb_uret *e, struct pt_regs *ctx,
 
 static __always_inline int on_entry(struct pt_regs *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid();
 	__u32 cpu = bpf_get_smp_processor_id();
+	struct ftfb_ubuf *b = ftfb_ubuf_of(cpu);
+	bool known;
+	__u64 id = ftfb_running_id(b, ctx, &known);
 	struct ftfb_ucompact *c;
 	struct ftfb_uentry *e;
-	struct ftfb_ubuf *b;
 	__u64 *v;
 	__u32 off;
 	void *rb;
 
 	if (!ftfb_probe_recorded(id, armed, self_tgid))
 		return 0;
-	b = ftfb_ubuf_claim(cpu);
-	if (!b) {
+	if (!ftfb_ubuf_claim_for(b, ctx, id, known)) {
 		/* buffer taken: one record of its own */
 		e = ftfb_reserve(&rb, FTFB_EV_UENTRY, sizeof(*e), cpu);
 		if (!e)
@@ -126,18 +126,18 @@ static __always_inline int on_entry(struct pt_regs *ctx)
 
 static __always_inline int on_return(struct pt_regs *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid();
 	__u32 cpu = bpf_get_smp_processor_id();
+	struct ftfb_ubuf *b = ftfb_ubuf_of(cpu);
+	bool known;
+	__u64 id = ftfb_running_id(b, ctx, &known);
 	struct ftfb_ucompact *c;
-	struct ftfb_ubuf *b;
 	struct ftfb_uret *e;
 	__u32 off;
 	void *rb;
 
 	if (!ftfb_probe_recorded(id, armed, self_tgid))
 		return 0;
-	b = ftfb_ubuf_claim(cpu);
-	if (!b) {
+	if (!ftfb_ubuf_claim_for(b, ctx, id, known)) {
 		e = ftfb_reserve(&rb, FTFB_EV_URET, sizeof(*e), cpu);
 		if (!e)
 			return 0;

@@ -95,11 +95,12 @@ static __always_inline void hit_direct(struct pt_regs *ctx,
 SEC("usdt")
 int ftfb_usdt(struct pt_regs *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid();
 	__u32 cpu = bpf_get_smp_processor_id();
+	struct ftfb_ubuf *b = ftfb_ubuf_of(cpu);
+	bool known;
+	__u64 id = ftfb_running_id(b, ctx, &known);
 	struct __bpf_usdt_spec *spec;
 	struct ftfb_ucompact *c;
-	struct ftfb_ubuf *b;
 	__u64 ck, *v;
 	__u32 off, soff, mask, got, sbytes;
 	int n;
@@ -116,8 +117,7 @@ int ftfb_usdt(struct pt_regs *ctx)
 		n = 0;
 	if (n > FTFB_USDT_MAX_ARGS)
 		n = FTFB_USDT_MAX_ARGS;
-	b = ftfb_ubuf_claim(cpu);
-	if (!b) {
+	if (!ftfb_ubuf_claim_for(b, ctx, id, known)) {
 		hit_direct(ctx, spec, id, cpu, (__u32)ck, n, mask);
 		return 0;
 	}

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,7 +40,7 @@ __attribute__((noinline, used)) long ftfb_ubuf_target(long a, long b)
 static long (*volatile target_fn)(long, long) = ftfb_ubuf_target;
 static volatile long sink;
 
-static void attach_target(struct ftfb_loader *l)
+static void attach_target_in(struct ftfb_loader *l, pid_t pid)
 {
 	char path[4096], err[256] = "";
 	uint64_t off, cookie = COOKIE;
@@ -48,12 +49,17 @@ static void attach_target(struct ftfb_loader *l)
 	assert_int_equal(file_offset_of((const void *)ftfb_ubuf_target, path,
 					sizeof(path), &off),
 			 0);
-	rc = ftfb_loader_attach_uprobes(l, path, &off, &cookie, 1, getpid(),
-					err, sizeof(err));
+	rc = ftfb_loader_attach_uprobes(l, path, &off, &cookie, 1, pid, err,
+					sizeof(err));
 	if (rc)
 		fprintf(stderr, "attach: %d: %s\n", rc, err);
 	assert_int_equal(rc, 0);
 	ftfb_loader_arm_uprobes(l, true);
+}
+
+static void attach_target(struct ftfb_loader *l)
+{
+	attach_target_in(l, getpid());
 }
 
 static void drain_all(struct ftfb_loader *l, struct evlog *log)
@@ -346,13 +352,109 @@ static void test_order_with_switches(void **state)
 	free(log.v);
 }
 
-int main(void)
+/* The exec test's new image (this program, run with EXEC_IMAGE_ARG). */
+#define EXEC_IMAGE_ARG "--exec-image-calls"
+#define EXEC_BASE 7000
+#define EXEC_CALLS 50
+#define PRE_EXEC_BASE 6000 /* the thread's calls before its exec */
+#define PRE_EXEC_CALLS 20
+
+static int exec_image_main(void)
+{
+	for (int i = 0; i < EXEC_CALLS; i++)
+		sink = target_fn(EXEC_BASE + i, i);
+	return 0;
+}
+
+static void *thread_execs(void *arg)
+{
+	char *argv[] = {"/proc/self/exe", EXEC_IMAGE_ARG, NULL};
+
+	(void)arg;
+	for (int i = 0; i < PRE_EXEC_CALLS; i++)
+		sink = target_fn(PRE_EXEC_BASE + i, i);
+	execv(argv[0], argv);
+	_exit(127);
+}
+
+/* A thread that is not its process's leader calls, then execs: the kernel
+ * gives it the leader's tid (de_thread). The new image's calls carry that
+ * tid: the programs must not go on with the tid they remembered for the
+ * thread (its registers' address stays the same). */
+static void test_exec_by_thread(void **state)
+{
+	struct ftfb_loader_opts o = {
+		.sched = true, .filter_tgids = true, .uprobe_nargs = 2};
+	struct ftfb_loader *l = open_or_skip(&o);
+	struct evlog log = {0};
+	size_t entries = 0;
+	long pre = 0;
+	int go[2], st;
+	pid_t child;
+
+	(void)state;
+	assert_int_equal(pipe(go), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		pthread_t th;
+		char c;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1 ||
+		    pthread_create(&th, NULL, thread_execs, NULL))
+			_exit(2);
+		for (;;)
+			pause(); /* killed by the thread's exec */
+	}
+	close(go[0]);
+	assert_int_equal(ftfb_loader_trace_tgid(l, child), 0);
+	/* every process: the kernel's pid filter of a uprobe keeps the task it
+	 * found (the leader, whom the exec ends) and drops the new image's
+	 * calls; the tgid filter (traced_tgids) selects the child */
+	attach_target_in(l, -1);
+	assert_int_equal(write(go[1], "x", 1), 1);
+	close(go[1]);
+	assert_int_equal(waitpid(child, &st, 0), child);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	drain_all(l, &log);
+	/* every call, in order: the thread's own before its exec, then the
+	 * new image's with the leader's tid (the old leader's exit has it
+	 * too: check_thread() does not apply) */
+	for (size_t i = 0; i < log.n; i++) {
+		const struct ftfb_uentry *e = (const void *)evlog_hdr(&log, i);
+
+		if (e->hdr.kind != FTFB_EV_UENTRY)
+			continue;
+		assert_int_equal(e->hdr.tgid, child);
+		if (pre < PRE_EXEC_CALLS) {
+			assert_int_equal((long)e->args[0], PRE_EXEC_BASE + pre);
+			assert_int_not_equal(e->hdr.tid, child);
+			pre++;
+			continue;
+		}
+		assert_int_equal((long)e->args[0], EXEC_BASE + (long)entries);
+		assert_int_equal(e->hdr.tid, child);
+		entries++;
+	}
+	assert_int_equal(pre, PRE_EXEC_CALLS);
+	assert_int_equal(entries, EXEC_CALLS);
+	ftfb_loader_close(l);
+	free(log.v);
+}
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exit_flushes_tail),
 		cmocka_unit_test(test_stop_delivers_buffered),
 		cmocka_unit_test(test_order_with_switches),
+		cmocka_unit_test(test_exec_by_thread),
 	};
+
+	if (argc > 1 && strcmp(argv[1], EXEC_IMAGE_ARG) == 0)
+		return exec_image_main();
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
