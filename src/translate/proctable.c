@@ -70,10 +70,8 @@ static void lru_push_lru(struct ftfb_proctable *pt, int s)
 	sl[LRU_HEAD].next = (uint8_t)s;
 }
 
-void ftfb_pt_slot_touch(struct ftfb_proctable *pt, int slot)
+void ftfb_pt_slot_move_mru(struct ftfb_proctable *pt, int slot)
 {
-	if (pt->slots[LRU_HEAD].prev == slot)
-		return;
 	lru_unlink(pt, slot);
 	lru_push_mru(pt, slot);
 }

@@ -189,7 +189,13 @@ int ftfb_pt_str_put(struct ftfb_proctable *pt, const char *s, size_t len,
  * first), detached from its previous owner (whose task->slot becomes -1),
  * now owned by tid and most recently used.
  */
-void ftfb_pt_slot_touch(struct ftfb_proctable *pt, int slot);
+void ftfb_pt_slot_move_mru(struct ftfb_proctable *pt, int slot);
+static inline void ftfb_pt_slot_touch(struct ftfb_proctable *pt, int slot)
+{
+	/* most events are the last used thread's again */
+	if (pt->slots[FTFB_PT_NSLOTS].prev != slot)
+		ftfb_pt_slot_move_mru(pt, slot);
+}
 int ftfb_pt_slot_take(struct ftfb_proctable *pt, uint32_t tid);
 /* Frees the slot of t, if any. */
 void ftfb_pt_slot_release(struct ftfb_proctable *pt, struct ftfb_task *t);

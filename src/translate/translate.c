@@ -326,15 +326,12 @@ int ftfb_tr_pseudo_task(struct ftfb_translator *t, uint32_t tid,
 	return new_task(t, &ti, out);
 }
 
-/* The thread ref (1..255) of a task, assigning a slot (LRU) if needed. */
-int ftfb_tr_thread_ref(struct ftfb_translator *t, struct ftfb_task *k)
+/* The thread ref (1..255) of a task that has no slot: the least recently
+ * used one (LRU), announced with a thread record. */
+int ftfb_tr_thread_ref_new(struct ftfb_translator *t, struct ftfb_task *k)
 {
 	int s, ref;
 
-	if (k->slot >= 0) {
-		ftfb_pt_slot_touch(&t->pt, k->slot);
-		return k->slot + 1;
-	}
 	s = ftfb_pt_slot_take(&t->pt, k->tid);
 	ref = ftf_set_thread_slot(t->w, s, k->tgid, k->tid);
 	if (ref < 0) {
@@ -347,18 +344,15 @@ int ftfb_tr_thread_ref(struct ftfb_translator *t, struct ftfb_task *k)
 	return ref;
 }
 
-static int func_ids(struct ftfb_translator *t, uint32_t c, int *name, int *cat)
+/* func_ids() the first time, or while ids are temporary. */
+static __attribute__((noinline)) int
+func_ids_intern(struct ftfb_translator *t, uint32_t c, int *name, int *cat)
 {
 	const struct ftfb_func *f = &t->o.funcs[c];
 	const char *fname = f->name ? f->name : "";
 	const char *fcat = f->category ? f->category : "";
 	bool tn, tc;
 
-	if (t->func_name_id[c] > 0 && t->func_cat_id[c] >= 0) {
-		*name = t->func_name_id[c];
-		*cat = t->func_cat_id[c];
-		return 0;
-	}
 	*cat = ftfb_tr_str_id(t, fcat, strlen(fcat), &tc);
 	if (*cat < 0)
 		return *cat;
@@ -372,6 +366,18 @@ static int func_ids(struct ftfb_translator *t, uint32_t c, int *name, int *cat)
 		t->func_cat_id[c] = *cat;
 	}
 	return 0;
+}
+
+/* The string ids of function c's name and category (interned once). */
+static inline int func_ids(struct ftfb_translator *t, uint32_t c, int *name,
+			   int *cat)
+{
+	if (t->func_name_id[c] > 0 && t->func_cat_id[c] >= 0) {
+		*name = t->func_name_id[c];
+		*cat = t->func_cat_id[c];
+		return 0;
+	}
+	return func_ids_intern(t, c, name, cat);
 }
 
 /* A call's duration-end record, whole: `ret` (int64), or `unfinished`. */

@@ -126,8 +126,18 @@ static inline int ftfb_tr_ensure_task(struct ftfb_translator *t, uint32_t tid,
 	*out = ftfb_pt_find(&t->pt, tid);
 	return *out ? 0 : ftfb_tr_add_task(t, tid, tgid_hint, out);
 }
-/* its thread ref, a slot assigned if needed */
-int ftfb_tr_thread_ref(struct ftfb_translator *t, struct ftfb_task *k);
+/* its thread ref, a slot assigned if needed (ftfb_tr_thread_ref_new: the
+ * slow half, out of line so the usual case stays a few instructions) */
+int ftfb_tr_thread_ref_new(struct ftfb_translator *t, struct ftfb_task *k);
+static inline int ftfb_tr_thread_ref(struct ftfb_translator *t,
+				     struct ftfb_task *k)
+{
+	if (k->slot >= 0) {
+		ftfb_pt_slot_touch(&t->pt, k->slot);
+		return k->slot + 1;
+	}
+	return ftfb_tr_thread_ref_new(t, k);
+}
 
 /* a string id kept in *cache once interned for good (a temporary one is
  * returned, not kept); 0 in *cache: not yet */
