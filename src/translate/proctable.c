@@ -192,9 +192,11 @@ static int add_chunk(struct ftfb_proctable *pt)
 		pt->chunks = n;
 		pt->chunks_cap = ncap;
 	}
-	c = calloc(CHUNK_TASKS, sizeof(*c));
+	c = aligned_alloc(_Alignof(struct ftfb_task),
+			  CHUNK_TASKS * sizeof(*c));
 	if (!c)
 		return -ENOMEM;
+	memset(c, 0, CHUNK_TASKS * sizeof(*c));
 	pt->chunks[pt->nchunks++] = c;
 	for (size_t i = CHUNK_TASKS; i-- > 0;) {
 		c[i].next_free = pt->free_list;

@@ -555,7 +555,7 @@ static int write_syscall(struct ftfb_translator *t, struct ftfb_task *k,
 	ftf_record_put(r, 1, ftfb_tr_ticks(t, k->sys.begin_ns));
 	for (; n < nargs; n++) {
 		ftf_record_put(r, i++, ftf_arg_word(FTF_ARG_INT64, 2, t->s_arg[n]));
-		ftf_record_put(r, i++, k->sys.args[n]);
+		ftf_record_put(r, i++, k->sys_args[n]);
 	}
 	if (has_ret && small) {
 		ftf_record_put(r, i++, arg_int32_word(t->s_ret, (int32_t)ret));
@@ -637,7 +637,7 @@ static int on_senter(struct ftfb_translator *t, const struct ftfb_senter *e)
 	k->sys.nr = e->nr;
 	k->sys.begin_ns = e->hdr.ts;
 	k->sys.nargs = e->nargs > FTFB_MAX_ARGS ? FTFB_MAX_ARGS : e->nargs;
-	memcpy(k->sys.args, e->args, sizeof(k->sys.args));
+	memcpy(k->sys_args, e->args, k->sys.nargs * sizeof(k->sys_args[0]));
 	return 0;
 }
 
