@@ -29,7 +29,9 @@
 #include <bpf/libbpf.h>
 
 #include "bpf_loader.h"
+#include "ring_reader.h"
 #include "detach.h"
+#include "monotime.h"
 #include "ubuf.h"
 #include "sched.skel.h"
 #include "uprobe.skel.h"
@@ -78,7 +80,7 @@ struct ftfb_loader {
 	bool up_multi_used;   /* uprobes attached with uprobe_multi links */
 	int ring_fds[FTFB_MAX_RINGS];
 	int nr_rings;
-	struct ring_buffer *rb; /* all rings, or ring 0 once split */
+	struct ftfb_ring_reader *reader; /* all rings, or ring 0 once split */
 	bool split;
 	struct linkvec links;  /* sched (and flush-only sched) links */
 	struct linkvec ulinks; /* uprobe links, destroyed at drain */
@@ -90,13 +92,8 @@ struct ftfb_loader {
 	/* the current poll's callback */
 	ftfb_event_fn fn;
 	void *fn_ctx;
-	int stop;
+	int stop;      /* fn's non-zero return */
 	int delivered; /* events passed to fn by this poll/drain */
-	/* A poll returns by this time (CLOCK_MONOTONIC ns; 0: no limit) even
-	 * while events keep coming, so its caller can check for the end. */
-	uint64_t budget_end;
-	bool budget_hit;
-	unsigned samples;
 };
 
 static bool libbpf_verbose;
@@ -328,31 +325,16 @@ static int deliver(struct ftfb_loader *l, const void *data, size_t size)
 	return r;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static int on_sample(void *ctx, void *data, size_t size)
+/* A ring record, read by l->reader: its events to l->fn. Non-zero (fn's
+ * return, kept in l->stop) stops the reading after it. */
+static int on_record(void *ctx, const void *data, size_t size)
 {
 	struct ftfb_loader *l = ctx;
 	int r = deliver(l, data, size);
 
-	if (r) {
+	if (r)
 		l->stop = r;
-		return -ECANCELED; /* makes libbpf stop consuming */
-	}
-	/* This record is delivered whole; stop after it if the poll's time
-	 * is up (checked every 256 records). */
-	if (l->budget_end && (++l->samples & 255) == 0 &&
-	    now_ns() > l->budget_end) {
-		l->budget_hit = true;
-		return -ECANCELED;
-	}
-	return 0;
+	return r;
 }
 
 static int create_rings(struct ftfb_loader *l, char *errmsg, size_t errlen)
@@ -361,8 +343,8 @@ static int create_rings(struct ftfb_loader *l, char *errmsg, size_t errlen)
 
 	for (int i = 0; i < l->nr_rings; i++) {
 		__u32 key = i;
-		int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "ftfb_ring", 0, 0,
-					l->opts.ring_bytes, NULL);
+		int err, fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "ftfb_ring",
+					     0, 0, l->opts.ring_bytes, NULL);
 
 		if (fd < 0) {
 			int err = -errno;
@@ -382,12 +364,10 @@ static int create_rings(struct ftfb_loader *l, char *errmsg, size_t errlen)
 			return err;
 		}
 		if (i == 0)
-			l->rb = ring_buffer__new(fd, on_sample, l, NULL);
-		else if (ring_buffer__add(l->rb, fd, on_sample, l))
-			l->rb = NULL;
-		if (!l->rb) {
-			int err = -errno ? -errno : -ENOMEM;
-
+			err = ftfb_ring_reader_new(&l->reader, fd);
+		else
+			err = ftfb_ring_reader_add(l->reader, fd);
+		if (err) {
 			set_err(errmsg, errlen,
 				"mapping ring buffer %d failed: %s", i,
 				errstr(err));
@@ -433,7 +413,7 @@ static void prefault_rings(struct ftfb_loader *l)
 				   &topts))
 		return;
 	l->fn = NULL;
-	ring_buffer__consume(l->rb);
+	ftfb_ring_reader_drain(l->reader, on_record, l);
 }
 
 int ftfb_loader_check_btf(char *errmsg, size_t errlen)
@@ -584,7 +564,7 @@ int ftfb_loader_open(struct ftfb_loader **out,
 		err = attach_sched(l, false, errmsg, errlen);
 		if (err)
 			goto fail;
-		l->sched->bss->born_before_ns = now_ns();
+		l->sched->bss->born_before_ns = ftfb_mono_ns();
 	}
 	*out = l;
 	return 0;
@@ -1241,54 +1221,39 @@ bool ftfb_loader_uprobe_multi(const struct ftfb_loader *l)
 	return l->up_multi_used;
 }
 
-int ftfb_loader_poll(struct ftfb_loader *l, int timeout_ms, ftfb_event_fn fn,
-		     void *ctx)
+/* The callback of a poll or drain. */
+static void begin_reading(struct ftfb_loader *l, ftfb_event_fn fn, void *ctx)
 {
-	int n, m;
-
 	l->fn = fn;
 	l->fn_ctx = ctx;
 	l->stop = 0;
 	l->delivered = 0;
-	l->budget_hit = false;
-	/* Consume for at most about 2 timeouts: a consumer slower than
-	 * the producers (a sanitizer build, a busy machine) must still see
-	 * its stop conditions. */
-	l->budget_end = now_ns() + 2 * (uint64_t)(timeout_ms > 0 ? timeout_ms
-								  : 100) *
-					   1000000ull;
-	n = ring_buffer__poll(l->rb, timeout_ms);
-	if (l->stop || l->budget_hit)
-		goto out;
-	if (n < 0) {
-		l->budget_end = 0;
-		return n;
-	}
-	/* Wakeups are batched: below the threshold the data is there
-	 * without an epoll event. */
-	m = ring_buffer__consume(l->rb);
-	if (!l->stop && !l->budget_hit && m < 0) {
-		l->budget_end = 0;
-		return m;
-	}
-out:
-	l->budget_end = 0; /* drain has no limit: it detaches first */
+}
+
+int ftfb_loader_poll(struct ftfb_loader *l, int timeout_ms, ftfb_event_fn fn,
+		     void *ctx)
+{
+	int n;
+
+	begin_reading(l, fn, ctx);
+	n = ftfb_ring_reader_poll(l->reader, timeout_ms, on_record, l);
 	if (l->stop)
 		return l->stop;
-	return l->delivered;
+	return n < 0 ? n : l->delivered;
 }
 
 int ftfb_loader_split_rings(struct ftfb_loader *l, int fds[FTFB_MAX_RINGS])
 {
-	struct ring_buffer *rb;
+	struct ftfb_ring_reader *r;
+	int err;
 
 	if (l->nr_rings < 2 || l->split)
 		return 0;
-	rb = ring_buffer__new(l->ring_fds[0], on_sample, l, NULL);
-	if (!rb)
-		return errno ? -errno : -ENOMEM;
-	ring_buffer__free(l->rb);
-	l->rb = rb;
+	err = ftfb_ring_reader_new(&r, l->ring_fds[0]);
+	if (err)
+		return err;
+	ftfb_ring_reader_free(l->reader);
+	l->reader = r;
 	l->split = true;
 	for (int i = 1; i < l->nr_rings; i++)
 		fds[i - 1] = l->ring_fds[i];
@@ -1341,39 +1306,13 @@ void ftfb_loader_stop_recording(struct ftfb_loader *l)
 		__atomic_store_n(&l->sched->bss->stopped, 1, __ATOMIC_RELEASE);
 }
 
-/* Data the producers have reserved and not yet committed: a program that
- * was running when recording stopped. */
-static bool rings_pending(struct ftfb_loader *l)
-{
-	for (int i = 0; i < l->nr_rings; i++) {
-		struct ring *r = ring_buffer__ring(l->rb, (unsigned)i);
-
-		if (r && ring__avail_data_size(r) > 0)
-			return true;
-	}
-	return false;
-}
-
-#define SETTLE_NS 1000000000ull
-
 /* Consume until the rings are empty, also of the records a program still
- * running at the stop commits a moment later (libbpf stops at a record
- * still being written), for at most SETTLE_NS. */
+ * running at the stop commits a moment later (for at most a second). */
 static int consume_settled(struct ftfb_loader *l)
 {
-	uint64_t deadline = now_ns() + SETTLE_NS;
+	int n = ftfb_ring_reader_drain(l->reader, on_record, l);
 
-	for (;;) {
-		int n = ring_buffer__consume(l->rb);
-
-		if (l->stop)
-			return l->stop;
-		if (n < 0)
-			return n;
-		if (!rings_pending(l) || now_ns() >= deadline)
-			return 0;
-		usleep(1000);
-	}
+	return l->stop ? l->stop : n;
 }
 
 int ftfb_loader_drain(struct ftfb_loader *l, ftfb_event_fn fn, void *ctx)
@@ -1381,10 +1320,7 @@ int ftfb_loader_drain(struct ftfb_loader *l, ftfb_event_fn fn, void *ctx)
 	int err;
 
 	ftfb_uw_stop(l->uw); /* no more stacks to walk */
-	l->fn = fn;
-	l->fn_ctx = ctx;
-	l->stop = 0;
-	l->delivered = 0;
+	begin_reading(l, fn, ctx);
 	/* No new events at all: the trace ends now, and draining must end
 	 * even on a machine busy enough to fill the rings as fast as they
 	 * are read (seen: -a under load never finished draining). The
@@ -1608,7 +1544,7 @@ void ftfb_loader_close(struct ftfb_loader *l)
 	blockio_bpf__destroy(l->blk);
 	irq_bpf__destroy(l->irq);
 	mem_bpf__destroy(l->mem);
-	ring_buffer__free(l->rb);
+	ftfb_ring_reader_free(l->reader);
 	sched_bpf__destroy(l->sched);
 	for (int i = 0; i < FTFB_MAX_RINGS; i++)
 		if (l->ring_fds[i] >= 0)

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * ring_reader.c - one BPF ring buffer read on its own thread (see
- * ring_reader.h).
+ * ring_reader.c - BPF ring buffers read by one thread (see ring_reader.h).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -64,6 +63,13 @@ int ftfb_ring_reader_new(struct ftfb_ring_reader **out, int fd)
 	return 0;
 }
 
+int ftfb_ring_reader_add(struct ftfb_ring_reader *r, int fd)
+{
+	if (ring_buffer__add(r->rb, fd, on_sample, r))
+		return errno ? -errno : -ENOMEM;
+	return 0;
+}
+
 void ftfb_ring_reader_free(struct ftfb_ring_reader *r)
 {
 	if (!r)
@@ -102,11 +108,22 @@ int ftfb_ring_reader_poll(struct ftfb_ring_reader *r, int timeout_ms,
 	return r->delivered;
 }
 
+/* Data a producer has reserved and not yet committed (libbpf stops at
+ * such a record): a program that was running when recording stopped. */
+static bool pending(const struct ftfb_ring_reader *r)
+{
+	struct ring *ring;
+
+	for (unsigned i = 0; (ring = ring_buffer__ring(r->rb, i)); i++)
+		if (ring__avail_data_size(ring) > 0)
+			return true;
+	return false;
+}
+
 int ftfb_ring_reader_drain(struct ftfb_ring_reader *r, ftfb_event_fn fn,
 			   void *ctx)
 {
 	uint64_t deadline = ftfb_mono_ns() + SETTLE_NS;
-	struct ring *ring = ring_buffer__ring(r->rb, 0);
 
 	begin(r, fn, ctx, 0);
 	for (;;) {
@@ -117,8 +134,7 @@ int ftfb_ring_reader_drain(struct ftfb_ring_reader *r, ftfb_event_fn fn,
 		if (n < 0)
 			return n;
 		/* (a program running at the stop commits a moment later) */
-		if (!ring || ring__avail_data_size(ring) == 0 ||
-		    ftfb_mono_ns() >= deadline)
+		if (!pending(r) || ftfb_mono_ns() >= deadline)
 			return 0;
 		usleep(1000);
 	}
