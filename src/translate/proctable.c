@@ -309,7 +309,7 @@ void ftfb_pt_mark_exited(struct ftfb_proctable *pt, struct ftfb_task *t)
 	pt->zcount++;
 }
 
-int ftfb_pt_stack_reserve(struct ftfb_proctable *pt, struct ftfb_task *t)
+int ftfb_pt_stack_grow(struct ftfb_proctable *pt, struct ftfb_task *t)
 {
 	uint32_t ncap;
 	struct ftfb_frame *n;

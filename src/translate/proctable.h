@@ -173,8 +173,14 @@ void ftfb_pt_remove(struct ftfb_proctable *pt, uint32_t tid);
 void ftfb_pt_mark_exited(struct ftfb_proctable *pt, struct ftfb_task *t);
 
 /* Makes room for one more frame (grows geometrically up to max_depth).
- * 0, or -ENOMEM; -ENOSPC if the stack is at max_depth. */
-int ftfb_pt_stack_reserve(struct ftfb_proctable *pt, struct ftfb_task *t);
+ * 0, or -ENOMEM; -ENOSPC if the stack is at max_depth. (_grow: the
+ * out-of-line half.) */
+int ftfb_pt_stack_grow(struct ftfb_proctable *pt, struct ftfb_task *t);
+static inline int ftfb_pt_stack_reserve(struct ftfb_proctable *pt,
+					struct ftfb_task *t)
+{
+	return t->depth < t->cap ? 0 : ftfb_pt_stack_grow(pt, t);
+}
 
 /* Calls fn for every entry (the table must not change meanwhile). */
 void ftfb_pt_for_each(struct ftfb_proctable *pt,

@@ -167,8 +167,15 @@ int ftfb_tr_usdt_init(struct ftfb_translator *t);
 void ftfb_tr_usdt_free(struct ftfb_translator *t);
 int ftfb_tr_usdt(struct ftfb_translator *t, const struct ftfb_usdt *e);
 /* k's uprobe call depth fell: its open slices begun deeper cross the call
- * that returned */
-void ftfb_tr_usdt_call_ended(struct ftfb_translator *t, struct ftfb_task *k);
+ * that returned (_slices: the out-of-line half, when k has some open) */
+void ftfb_tr_usdt_call_ended_slices(struct ftfb_translator *t,
+				    struct ftfb_task *k);
+static inline void ftfb_tr_usdt_call_ended(struct ftfb_translator *t,
+					   struct ftfb_task *k)
+{
+	if (k->uslice_top)
+		ftfb_tr_usdt_call_ended_slices(t, k);
+}
 /* ends k's open USDT slices at ns, marked unfinished */
 int ftfb_tr_usdt_close(struct ftfb_translator *t, struct ftfb_task *k,
 		       uint64_t ns);

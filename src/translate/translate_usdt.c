@@ -338,7 +338,8 @@ static int write_slice(struct ftfb_translator *t, struct ftfb_task *k,
 	return 0;
 }
 
-void ftfb_tr_usdt_call_ended(struct ftfb_translator *t, struct ftfb_task *k)
+void ftfb_tr_usdt_call_ended_slices(struct ftfb_translator *t,
+				    struct ftfb_task *k)
 {
 	for (uint32_t i = k->uslice_top; i; i = t->uslices[i - 1].below) {
 		struct ftfb_uslice *s = &t->uslices[i - 1];
