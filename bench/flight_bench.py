@@ -61,7 +61,10 @@ def snapshot_time(tool, window, loops, tmp):
     """SIGUSR1 once the window is full; seconds until the snapshot line."""
     out = os.path.join(tmp, f"snap{window}.fxt")
     p = start_tracer(tool, ["-F", f"{window}s", "-a", "-o", out])
-    load = subprocess.Popen(pipe_cmd(loops * 100), stdout=subprocess.DEVNULL)
+    # its own process group: perf bench sched pipe forks a partner that
+    # would outlive a kill of the parent alone
+    load = subprocess.Popen(pipe_cmd(loops * 100), stdout=subprocess.DEVNULL,
+                            start_new_session=True)
     time.sleep(window + 1)
     t0 = time.monotonic()
     p.send_signal(signal.SIGUSR1)
@@ -73,7 +76,7 @@ def snapshot_time(tool, window, loops, tmp):
         if "snapshot" in line and "SIGUSR1" in line:
             took = time.monotonic() - t0
             break
-    load.kill()
+    os.killpg(load.pid, signal.SIGKILL)
     load.wait()
     p.send_signal(signal.SIGINT)
     err = p.communicate(timeout=300)[1]
