@@ -76,21 +76,17 @@ void ftfb_pt_slot_move_mru(struct ftfb_proctable *pt, int slot)
 	lru_push_mru(pt, slot);
 }
 
-int ftfb_pt_slot_take(struct ftfb_proctable *pt, uint32_t tid)
+int ftfb_pt_slot_take(struct ftfb_proctable *pt, struct ftfb_task *owner)
 {
 	/* Free slots are kept at the LRU end, so the head's next is either a
 	 * free slot or the least recently used one. */
 	int s = pt->slots[LRU_HEAD].next;
 	struct ftfb_slot *sl = &pt->slots[s];
 
-	if (sl->used) {
-		struct ftfb_task *old = ftfb_pt_find(pt, sl->tid);
-
-		if (old && old->slot == s)
-			old->slot = -1;
-	}
+	if (sl->used && sl->owner->slot == s)
+		sl->owner->slot = -1;
 	sl->used = true;
-	sl->tid = tid;
+	sl->owner = owner;
 	ftfb_pt_slot_touch(pt, s);
 	return s;
 }

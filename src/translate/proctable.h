@@ -91,7 +91,9 @@ struct ftfb_strmap_ent {
 };
 
 struct ftfb_slot {
-	uint32_t tid; /* owner; valid if used */
+	/* owner, valid if used (a task gives its slot back when it is
+	 * removed, so this is a live task) */
+	struct ftfb_task *owner;
 	bool used;
 	uint8_t prev, next; /* LRU list (index FTFB_PT_NSLOTS = head) */
 };
@@ -196,7 +198,7 @@ int ftfb_pt_str_put(struct ftfb_proctable *pt, const char *s, size_t len,
  * Thread slots. ftfb_pt_slot_touch() marks a slot most recently used.
  * ftfb_pt_slot_take() returns the least recently used slot (a free one
  * first), detached from its previous owner (whose task->slot becomes -1),
- * now owned by tid and most recently used.
+ * now owned by `owner` and most recently used.
  */
 void ftfb_pt_slot_move_mru(struct ftfb_proctable *pt, int slot);
 static inline void ftfb_pt_slot_touch(struct ftfb_proctable *pt, int slot)
@@ -205,7 +207,7 @@ static inline void ftfb_pt_slot_touch(struct ftfb_proctable *pt, int slot)
 	if (pt->slots[FTFB_PT_NSLOTS].prev != slot)
 		ftfb_pt_slot_move_mru(pt, slot);
 }
-int ftfb_pt_slot_take(struct ftfb_proctable *pt, uint32_t tid);
+int ftfb_pt_slot_take(struct ftfb_proctable *pt, struct ftfb_task *owner);
 /* Frees the slot of t, if any. */
 void ftfb_pt_slot_release(struct ftfb_proctable *pt, struct ftfb_task *t);
 

@@ -332,7 +332,7 @@ int ftfb_tr_thread_ref_new(struct ftfb_translator *t, struct ftfb_task *k)
 {
 	int s, ref;
 
-	s = ftfb_pt_slot_take(&t->pt, k->tid);
+	s = ftfb_pt_slot_take(&t->pt, k);
 	ref = ftf_set_thread_slot(t->w, s, k->tgid, k->tid);
 	if (ref < 0) {
 		k->slot = (int16_t)s;
