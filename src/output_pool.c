@@ -22,6 +22,7 @@
 #include <zlib.h>
 
 #include "output_pool.h"
+#include "ftf/fd_write.h" /* libftf-internal */
 
 #define DEFAULT_BUF_SIZE (1024 * 1024)
 #define MAX_THREADS 8
@@ -110,18 +111,6 @@ static int deflate_slot(z_stream *zs, struct slot *s)
 	return zr == Z_STREAM_END ? 0 : -EIO;
 }
 
-/* After a short write of `done` bytes: the file cut back to `keep`
- * bytes past those written before; what the message says of it. */
-static const char *cut_back(struct ftfb_output_pool *p, uint64_t keep,
-			    const char *what)
-{
-	off_t end = (off_t)(p->base_offset + (int64_t)keep);
-
-	if (ftruncate(p->fd, end) == 0 && lseek(p->fd, end, SEEK_SET) == end)
-		return what;
-	return ", and the file could not be cut back";
-}
-
 /* Writes one buffer (its gzip member, or its records); on failure cuts
  * the file back to the last whole member or record and says so in why
  * (called without mu: the write turn is this thread's). */
@@ -132,18 +121,8 @@ static int write_slot(struct ftfb_output_pool *p, const struct slot *s,
 	const uint8_t *data = p->gzip ? s->out : s->in;
 	size_t len = p->gzip ? s->out_len : s->in_len, done = 0, whole;
 	const char *cut = "";
-	int err = 0;
+	int err = ftf__write_all(p->fd, data, len, &done);
 
-	while (done < len && !err) {
-		ssize_t r = write(p->fd, data + done, len - done);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			err = r < 0 ? errno : ENOSPC;
-		else
-			done += (size_t)r;
-	}
 	if (!err) {
 		__atomic_fetch_add(&p->bytes_out, len, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&p->bytes_in, s->in_len, __ATOMIC_RELAXED);
@@ -151,8 +130,9 @@ static int write_slot(struct ftfb_output_pool *p, const struct slot *s,
 	}
 	if (p->gzip) {
 		if (done)
-			cut = cut_back(p, before,
-				       ", file cut back to the last whole gzip member");
+			cut = ftf__cut_back(
+				p->fd, (off_t)(p->base_offset + (int64_t)before),
+				", file cut back to the last whole gzip member");
 		snprintf(why, whylen,
 			 "trace file write failed: %s (%llu compressed bytes of whole records in the file%s)",
 			 strerror(err), (unsigned long long)before, cut);
@@ -160,8 +140,10 @@ static int write_slot(struct ftfb_output_pool *p, const struct slot *s,
 	}
 	whole = ftf_whole_records_prefix(s->in, done);
 	if (done != whole)
-		cut = cut_back(p, before + whole,
-			       ", file cut back to the last whole record");
+		cut = ftf__cut_back(
+			p->fd,
+			(off_t)(p->base_offset + (int64_t)(before + whole)),
+			", file cut back to the last whole record");
 	__atomic_fetch_add(&p->bytes_out, whole, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&p->bytes_in, whole, __ATOMIC_RELAXED);
 	snprintf(why, whylen,

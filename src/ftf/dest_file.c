@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "dest_bufs.h"
+#include "fd_write.h"
 #include "ftf/destination.h"
 
 #define DEFAULT_BUF_SIZE (1024 * 1024)
@@ -53,20 +54,9 @@ size_t ftf_whole_records_prefix(const uint8_t *data, size_t len)
  * last whole record that reached it and makes the error sticky. */
 static int write_records(struct ftf_dest_file *f, const uint8_t *p, size_t n)
 {
-	size_t done = 0;
-	int err = 0;
+	size_t done;
+	int err = ftf__write_all(f->fd, p, n, &done);
 
-	while (done < n) {
-		ssize_t r = write(f->fd, p + done, n - done);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			err = r < 0 ? errno : ENOSPC;
-			break;
-		}
-		done += (size_t)r;
-	}
 	if (!err) {
 		f->bytes_written += n;
 		return 0;
@@ -78,14 +68,10 @@ static int write_records(struct ftf_dest_file *f, const uint8_t *p, size_t n)
 		const char *cut = "";
 
 		f->bytes_written += whole;
-		if (done != whole) {
-			if (ftruncate(f->fd, end) == 0 &&
-			    lseek(f->fd, end, SEEK_SET) == end)
-				cut = ", file cut back to the last whole "
-				      "record";
-			else
-				cut = ", and the file could not be cut back";
-		}
+		if (done != whole)
+			cut = ftf__cut_back(f->fd, end,
+					    ", file cut back to the last whole "
+					    "record");
 		snprintf(f->errmsg, sizeof(f->errmsg),
 			 "trace file write failed: %s (%zu of %zu bytes "
 			 "written; %llu bytes of whole records in the file%s)",

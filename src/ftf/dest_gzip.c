@@ -26,6 +26,7 @@
 #include <zlib.h>
 
 #include "dest_bufs.h"
+#include "fd_write.h"
 #include "ftf/destination.h"
 
 #define DEFAULT_BUF_SIZE (1024 * 1024)
@@ -54,20 +55,9 @@ static int fail(struct ftf_dest_gzip *g, int err, const char *fmt, ...)
  * back to the previous member (a file that still decodes whole). */
 static int write_out(struct ftf_dest_gzip *g, size_t n)
 {
-	size_t done = 0;
-	int err = 0;
+	size_t done;
+	int err = ftf__write_all(g->fd, g->out, n, &done);
 
-	while (done < n) {
-		ssize_t r = write(g->fd, g->out + done, n - done);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			err = r < 0 ? errno : ENOSPC;
-			break;
-		}
-		done += (size_t)r;
-	}
 	if (!err) {
 		g->bytes_written += n;
 		return 0;
@@ -76,11 +66,9 @@ static int write_out(struct ftf_dest_gzip *g, size_t n)
 		off_t end = (off_t)(g->base_offset + g->bytes_written);
 		const char *cut =
 			done == 0 ? ""
-			: ftruncate(g->fd, end) == 0 &&
-					lseek(g->fd, end, SEEK_SET) == end
-				? ", file cut back to the last whole gzip "
-				  "member"
-				: ", and the file could not be cut back";
+				  : ftf__cut_back(g->fd, end,
+						  ", file cut back to the last "
+						  "whole gzip member");
 
 		return fail(
 			g, -err,
