@@ -134,13 +134,14 @@ static int forward_event(struct ftfb_lane *l, const void *data, size_t size)
 
 static int lane_switch(struct ftfb_lane *l, const struct ftfb_switch *e)
 {
+	bool repair = ftfb_sched_needs_repair(&l->sched, e);
 	int err = note_task(l, e->hdr.tid, e->hdr.tgid);
 
 	if (!err)
 		err = note_task(l, e->next_tid, e->next_tgid);
-	if (!err && ftfb_sched_needs_repair(&l->sched, e))
+	if (!err && repair)
 		err = note_task(l, 0, 0);
-	return err ? err : ftfb_sched_switch(&l->sched, e);
+	return err ? err : ftfb_sched_switch(&l->sched, e, repair);
 }
 
 static int lane_wakeup(struct ftfb_lane *l, const struct ftfb_wakeup *e)

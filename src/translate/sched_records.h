@@ -147,15 +147,17 @@ static inline void ftfb__remember_cpu_task(struct ftfb_sched_rec *r,
 	on->prio = e->next_prio;
 }
 
-/* The switch (and its repair before it), then the CPU remembers its new
- * task. 0 or the writer's negative error. */
+/* The switch (and its repair before it: `repair`, what
+ * ftfb_sched_needs_repair() said of e, which the caller asks first to
+ * name the idle task), then the CPU remembers its new task. 0 or the
+ * writer's negative error. */
 static inline int ftfb_sched_switch(struct ftfb_sched_rec *r,
-				    const struct ftfb_switch *e)
+				    const struct ftfb_switch *e, bool repair)
 {
 	bool unfollowed = e->prev_state & FTFB_NEXT_UNFOLLOWED;
 	int err = 0;
 
-	if (ftfb_sched_needs_repair(r, e))
+	if (repair)
 		err = ftfb__end_stale_task(r, e);
 	if (!err)
 		err = ftfb__write_switch(

@@ -679,6 +679,7 @@ static int end_syscall_never_returning(struct ftfb_translator *t,
 
 static int on_switch(struct ftfb_translator *t, const struct ftfb_switch *e)
 {
+	bool repair = ftfb_sched_needs_repair(&t->sched, e);
 	struct ftfb_task *prev, *next, *idle;
 	int err;
 
@@ -687,9 +688,9 @@ static int on_switch(struct ftfb_translator *t, const struct ftfb_switch *e)
 		err = ftfb_tr_ensure_task(t, e->next_tid, e->next_tgid, &next);
 	/* (the idle task a repair switches to is named like any task the
 	 * trace shows: "swapper") */
-	if (!err && ftfb_sched_needs_repair(&t->sched, e))
+	if (!err && repair)
 		err = ftfb_tr_ensure_task(t, 0, 0, &idle);
-	return err ? err : ftfb_sched_switch(&t->sched, e);
+	return err ? err : ftfb_sched_switch(&t->sched, e, repair);
 }
 
 static int on_wakeup(struct ftfb_translator *t, const struct ftfb_wakeup *e)
