@@ -347,8 +347,7 @@ static int create_rings(struct ftfb_loader *l, char *errmsg, size_t errlen)
 					     0, 0, l->opts.ring_bytes, NULL);
 
 		if (fd < 0) {
-			int err = -errno;
-
+			err = -errno;
 			set_err(errmsg, errlen,
 				"creating a %zu-byte ring buffer failed: %s",
 				l->opts.ring_bytes, errstr(err));
@@ -356,8 +355,7 @@ static int create_rings(struct ftfb_loader *l, char *errmsg, size_t errlen)
 		}
 		l->ring_fds[i] = fd;
 		if (bpf_map_update_elem(outer, &key, &fd, BPF_ANY)) {
-			int err = -errno;
-
+			err = -errno;
 			set_err(errmsg, errlen,
 				"storing ring buffer %d failed: %s", i,
 				errstr(err));
