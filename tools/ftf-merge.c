@@ -75,7 +75,10 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int main(int argc, char **argv)
+/* -1 to go on with in[] and mo filled in, else the exit status (--help, bad
+ * options, missing input or output: one line on stderr). */
+static int parse_args(int argc, char **argv, struct merge_input *in,
+		      struct merge_opts *mo, bool *quiet)
 {
 	static const struct option opts[] = {
 		{"output", required_argument, NULL, 'o'},
@@ -84,13 +87,8 @@ int main(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	static struct merge_input in[MAX_INPUTS];
-	struct merge_opts mo = {.in = in, .log = stderr};
-	struct merge_stats st;
-	bool has_offset = false, quiet = false;
+	bool has_offset = false;
 	int64_t offset_ns = 0;
-	char err[1024];
-	double t0;
 	int opt;
 
 	opterr = 0;
@@ -98,19 +96,19 @@ int main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "-o:qh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 1:
-			if (mo.n == MAX_INPUTS) {
+			if (mo->n == MAX_INPUTS) {
 				fprintf(stderr,
 					"ftf-merge: more than %d inputs: merge "
 					"them in groups\n",
 					MAX_INPUTS);
 				return 2;
 			}
-			in[mo.n].path = optarg;
-			in[mo.n].has_offset = has_offset;
-			in[mo.n++].offset_ns = offset_ns;
+			in[mo->n].path = optarg;
+			in[mo->n].has_offset = has_offset;
+			in[mo->n++].offset_ns = offset_ns;
 			break;
 		case 'o':
-			mo.output = optarg;
+			mo->output = optarg;
 			break;
 		case 'O':
 			if (merge_parse_offset(optarg, &offset_ns)) {
@@ -124,7 +122,7 @@ int main(int argc, char **argv)
 			has_offset = true;
 			break;
 		case 'q':
-			quiet = true;
+			*quiet = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -141,16 +139,31 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!mo.output || !*mo.output) {
+	if (!mo->output || !*mo->output) {
 		fprintf(stderr, "ftf-merge: no output: give -o OUTPUT.fxt (see "
 				"--help)\n");
 		return 2;
 	}
-	if (mo.n == 0) {
+	if (mo->n == 0) {
 		fprintf(stderr, "ftf-merge: no input traces: give INPUT.fxt "
 				"... (see --help)\n");
 		return 2;
 	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	static struct merge_input in[MAX_INPUTS];
+	struct merge_opts mo = {.in = in, .log = stderr};
+	struct merge_stats st;
+	bool quiet = false;
+	char err[1024];
+	double t0, dt;
+	int status = parse_args(argc, argv, in, &mo, &quiet);
+
+	if (status >= 0)
+		return status;
 	if (quiet)
 		mo.log = NULL;
 	t0 = now_s();
@@ -158,9 +171,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ftf-merge: %s\n", err);
 		return 1;
 	}
-	if (!quiet) {
-		double dt = now_s() - t0;
-
+	dt = now_s() - t0;
+	if (!quiet)
 		fprintf(stderr,
 			"ftf-merge: wrote %s: %llu records, %.1f MB from %d "
 			"inputs (%.1f MB read) in %.2f s, %.1f MB/s\n",
@@ -168,6 +180,5 @@ int main(int argc, char **argv)
 			(double)st.bytes_out / 1e6, mo.n,
 			(double)st.bytes_in / 1e6, dt,
 			dt > 0 ? (double)st.bytes_in / 1e6 / dt : 0.0);
-	}
 	return 0;
 }
