@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: MIT
-"""Helpers the BPF benchmark scripts share (uprobe_bench, usdt_bench)."""
+"""Helpers the BPF benchmark scripts share (uprobe, usdt and syscall
+benchmarks)."""
 import json
+import os
 import subprocess
+import sys
 import time
 
 
@@ -25,3 +28,17 @@ def wait_line(stream, marker, timeout=60):
         if marker in line:
             return
     raise RuntimeError("tracer did not start: " + "".join(seen[-5:]))
+
+
+def tracer_paths(a, script, why, loop):
+    """Exits with one line unless run as root (`why`: what needs it) and
+    the build holds what the script runs; else sets a.ftf, a.dump and
+    a.loop (the build's bench/`loop` workload, an absolute path)."""
+    if os.geteuid() != 0:
+        sys.exit(f"{script}: needs root ({why}): run it with sudo")
+    a.loop = os.path.abspath(os.path.join(a.build, "bench", loop))
+    a.ftf = os.path.join(a.build, "src", "ftf-bpf")
+    a.dump = os.path.join(a.build, "tools", "ftf-dump")
+    for f in (a.loop, a.ftf, a.dump):
+        if not os.path.exists(f):
+            sys.exit(f"{script}: {f} not built: run meson setup {a.build} && ninja -C {a.build}")

@@ -47,7 +47,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import prog_ids, wait_line  # noqa: E402
+from benchlib import prog_ids, tracer_paths, wait_line  # noqa: E402
 
 LOOP_RE = re.compile(r"(\d+) calls (\d+) ns")
 FTF_PROGS = {"ftfb_sys_enter", "ftfb_sys_exit"}
@@ -187,13 +187,7 @@ def main():
     ap.add_argument("--calls", type=int, default=1000000)
     ap.add_argument("--runs", type=int, default=5)
     a = ap.parse_args()
-    if os.geteuid() != 0:
-        sys.exit("syscall_bench.py: needs root (BPF): run it with sudo")
-    a.ftf = os.path.join(a.build, "src", "ftf-bpf")
-    a.loop = os.path.abspath(os.path.join(a.build, "bench", "getppid-loop"))
-    for f in (a.ftf, a.loop):
-        if not os.path.exists(f):
-            sys.exit(f"syscall_bench.py: {f} not built: run meson setup {a.build} && ninja -C {a.build}")
+    tracer_paths(a, "syscall_bench.py", "BPF", "getppid-loop")
     old_stats = open("/proc/sys/kernel/bpf_stats_enabled").read().strip()
     subprocess.run(["sysctl", "-q", "kernel.bpf_stats_enabled=1"], check=True)
     cf = configs(a)

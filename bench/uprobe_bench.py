@@ -34,7 +34,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import prog_ids, wait_line  # noqa: E402
+from benchlib import prog_ids, tracer_paths, wait_line  # noqa: E402
 
 LOOP_RE = re.compile(r"(\d+) calls (\d+) ns")
 
@@ -137,14 +137,7 @@ def main():
     ap.add_argument("--calls", type=int, default=1000000)
     ap.add_argument("--runs", type=int, default=5)
     a = ap.parse_args()
-    if os.geteuid() != 0:
-        sys.exit("uprobe_bench.py: needs root (BPF, uprobes): run it with sudo")
-    a.loop = os.path.abspath(os.path.join(a.build, "bench", "uprobe-loop"))
-    a.ftf = os.path.join(a.build, "src", "ftf-bpf")
-    a.dump = os.path.join(a.build, "tools", "ftf-dump")
-    for f in (a.loop, a.ftf, a.dump):
-        if not os.path.exists(f):
-            sys.exit(f"uprobe_bench.py: {f} not built: run meson setup {a.build} && ninja -C {a.build}")
+    tracer_paths(a, "uprobe_bench.py", "BPF, uprobes", "uprobe-loop")
     if not os.path.ismount("/sys/kernel/tracing"):
         subprocess.run(["mount", "-t", "tracefs", "nodev", "/sys/kernel/tracing"])
     a.perf_group = "ftfbench"

@@ -32,7 +32,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import prog_ids, wait_line  # noqa: E402
+from benchlib import prog_ids, tracer_paths, wait_line  # noqa: E402
 
 LOOP_RE = re.compile(r"(\d+) hits (\d+) ns")
 
@@ -131,14 +131,7 @@ def main():
     ap.add_argument("--hits", type=int, default=1000000)
     ap.add_argument("--runs", type=int, default=5)
     a = ap.parse_args()
-    if os.geteuid() != 0:
-        sys.exit("usdt_bench.py: needs root (BPF, uprobes): run it with sudo")
-    a.loop = os.path.abspath(os.path.join(a.build, "bench", "usdt-loop"))
-    a.ftf = os.path.join(a.build, "src", "ftf-bpf")
-    a.dump = os.path.join(a.build, "tools", "ftf-dump")
-    for f in (a.loop, a.ftf, a.dump):
-        if not os.path.exists(f):
-            sys.exit(f"usdt_bench.py: {f} not built: run meson setup {a.build} && ninja -C {a.build}")
+    tracer_paths(a, "usdt_bench.py", "BPF, uprobes", "usdt-loop")
     old_stats = open("/proc/sys/kernel/bpf_stats_enabled").read().strip()
     subprocess.run(["sysctl", "-q", "kernel.bpf_stats_enabled=1"], check=True)
     configs = [("untraced", cfg_untraced), ("ftf-bpf", cfg_ftf)]
