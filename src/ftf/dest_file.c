@@ -179,18 +179,13 @@ int ftf_dest_file_init_fd(struct ftf_dest_file *f, int fd, int own_fd,
 int ftf_dest_file_open(struct ftf_dest_file *f, const char *path,
 		       size_t buf_size)
 {
-	int fd = open(path,
-		      O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		      0644);
-	int err;
+	int fd;
 
-	if (fd < 0) {
-		err = -errno;
-		memset(f, 0, sizeof(*f));
-		f->fd = -1;
-		snprintf(f->errmsg, sizeof(f->errmsg), "cannot open %s: %s",
-			 path, strerror(-err));
-		return err;
-	}
+	/* (a failed open leaves a destination whose close does nothing) */
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+	fd = ftf__open_output(path, f->errmsg, sizeof(f->errmsg));
+	if (fd < 0)
+		return fd;
 	return ftf_dest_file_init_fd(f, fd, 1, buf_size);
 }

@@ -237,19 +237,14 @@ int ftf_dest_gzip_init_fd(struct ftf_dest_gzip *g, int fd, int own_fd,
 int ftf_dest_gzip_open(struct ftf_dest_gzip *g, const char *path,
 		       size_t buf_size, int level)
 {
-	int fd = open(path,
-		      O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		      0644);
-	int err;
+	int fd, err;
 
-	if (fd < 0) {
-		err = -errno;
-		memset(g, 0, sizeof(*g));
-		g->fd = -1;
-		snprintf(g->errmsg, sizeof(g->errmsg), "cannot open %s: %s",
-			 path, strerror(-err));
-		return err;
-	}
+	/* (a failed open leaves a destination whose close does nothing) */
+	memset(g, 0, sizeof(*g));
+	g->fd = -1;
+	fd = ftf__open_output(path, g->errmsg, sizeof(g->errmsg));
+	if (fd < 0)
+		return fd;
 	err = ftf_dest_gzip_init_fd(g, fd, 1, buf_size, level);
 	if (err)
 		close(fd);

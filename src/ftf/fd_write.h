@@ -9,10 +9,30 @@
 #define FTF_FD_WRITE_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/types.h>
 #include <unistd.h>
+
+/* Creates or truncates the trace file at path (never through a symbolic
+ * link: O_NOFOLLOW). The fd, or -errno with "cannot open PATH: REASON"
+ * in errmsg. */
+static inline int ftf__open_output(const char *path, char *errmsg,
+				   size_t errlen)
+{
+	int fd = open(path,
+		      O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		      0644);
+	int err = -errno;
+
+	if (fd >= 0)
+		return fd;
+	snprintf(errmsg, errlen, "cannot open %s: %s", path, strerror(-err));
+	return err;
+}
 
 /* Writes the n bytes at p, through short writes and EINTR. 0, or the
  * errno of the failure (ENOSPC for a write of nothing); *done: the bytes
