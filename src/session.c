@@ -44,12 +44,51 @@ static void on_usr1(int sig)
 	snapshot_signals++;
 }
 
+/* Ctrl-C, SIGTERM and SIGHUP stop the trace (or its start), SIGUSR1
+ * asks for a snapshot: from the first step, so that none of them kills
+ * the tracer halfway. */
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* a snapshot with -F; without, said and ignored (its default kills) */
+	sa.sa_handler = on_usr1;
+	sigaction(SIGUSR1, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
 /* One error line; the phase fails with exit code 1. */
 static int fail(struct session *s, const char *msg)
 {
 	fprintf(stderr, "ftf-bpf: %s\n", msg);
 	s->rc = 1;
 	return 1;
+}
+
+static const char *signal_label(int sig)
+{
+	return sig == SIGINT ? "Ctrl-C" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
+}
+
+/* A stop signal before the trace began (loading, attaching, building
+ * tables can take seconds): the start is abandoned at its next step, the
+ * -- CMD, still held, is killed and the file at -o left as it was. */
+static int stopped_while_starting(struct session *s)
+{
+	char msg[160];
+
+	if (!stop_signal)
+		return 0;
+	snprintf(msg, sizeof(msg),
+		 "%s while starting: stopped before tracing began, no trace written",
+		 signal_label(stop_signal));
+	return fail(s, msg);
 }
 
 struct ftfb_usdt_set_opts session_usdt_opts(const struct cli_opts *o,
@@ -198,6 +237,7 @@ int session_prepare(struct session *s, struct cli_opts *o)
 	memset(s, 0, sizeof(*s));
 	s->o = o;
 	s->stop_reason = "Ctrl-C";
+	install_signals();
 	if (preflight_system(o, err, sizeof(err)) ||
 	    preflight_target(o, s->main_bin, sizeof(s->main_bin), &s->mb, err,
 			     sizeof(err)) ||
@@ -208,7 +248,7 @@ int session_prepare(struct session *s, struct cli_opts *o)
 		report_clock(stderr, &s->clock);
 	if (open_sink(s, err, sizeof(err)))
 		return fail(s, err);
-	return 0;
+	return stopped_while_starting(s);
 }
 
 /* ------------------------------------------------------------------ */
@@ -316,13 +356,19 @@ int session_attach(struct session *s)
 			return fail(s, err);
 		s->have_child = true;
 	}
-	if (open_loader(s, err, sizeof(err)) ||
-	    ftfb_sources_attach(s, err, sizeof(err)) ||
-	    start_sink(s, err, sizeof(err)) ||
+	if (open_loader(s, err, sizeof(err)))
+		return fail(s, err);
+	if (stopped_while_starting(s))
+		return 1;
+	if (ftfb_sources_attach(s, err, sizeof(err)))
+		return fail(s, err);
+	if (stopped_while_starting(s))
+		return 1;
+	if (start_sink(s, err, sizeof(err)) ||
 	    name_alive_tasks(s, err, sizeof(err)) ||
 	    ftfb_lanes_start(&s->lanes, s->loader, s->sink, err, sizeof(err)))
 		return fail(s, err);
-	return 0;
+	return stopped_while_starting(s);
 }
 
 /* ------------------------------------------------------------------ */
@@ -349,21 +395,6 @@ static void record_drops(struct session *s)
 		s->sink->ops->drops(s->sink, ftfb_mono_ns(), s->drops);
 }
 
-static void install_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	/* a snapshot with -F; without, said and ignored (its default kills) */
-	sa.sa_handler = on_usr1;
-	sigaction(SIGUSR1, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-}
 
 /* "tracing pid 123 into trace.fxt; Ctrl-C to stop" */
 static void say_tracing(const struct session *s)
@@ -397,9 +428,7 @@ static const char *stop_condition(struct session *s, uint64_t now,
 	if (s->sink->err)
 		return "output error";
 	if (stop_signal)
-		return stop_signal == SIGINT ? "Ctrl-C"
-		       : stop_signal == SIGTERM ? "SIGTERM"
-						: "SIGHUP";
+		return signal_label(stop_signal);
 	if (deadline && now >= deadline)
 		return "duration reached";
 	if (s->have_child && target_child_exited(&s->child))
@@ -457,7 +486,8 @@ int session_loop(struct session *s)
 	uint64_t deadline = 0, last_status, last_events = 0;
 	char err[1024];
 
-	install_signals();
+	if (stopped_while_starting(s))
+		return 1;
 	s->start_ns = ftfb_mono_ns();
 	if (o->duration_ns)
 		deadline = s->start_ns + o->duration_ns;

@@ -159,14 +159,19 @@ int target_spawn(struct target_child *c, char **argv, char *err,
 		return -e;
 	}
 	if (pid == 0) {
+		ssize_t n;
 		char b;
 		int e;
 
 		close(go[1]);
 		close(ex[0]);
-		/* Wait for the parent to attach; EOF means go. */
-		while (read(go[0], &b, 1) < 0 && errno == EINTR)
+		/* Wait for the parent to attach: a byte means go; EOF
+		 * without it, that the tracer is gone (killed while it
+		 * started): the command is not run untraced then. */
+		while ((n = read(go[0], &b, 1)) < 0 && errno == EINTR)
 			;
+		if (n != 1)
+			_exit(127);
 		close(go[0]);
 		signal(SIGPIPE, SIG_DFL);
 		execvp(argv[0], argv);
@@ -190,6 +195,10 @@ int target_release(struct target_child *c, const char *cmd, char *err,
 	ssize_t n;
 	int e = 0;
 
+	/* (a pipe's write of one byte to a live reader does not fail) */
+	if (write(c->go_fd, "g", 1) != 1) {
+		/* the child is gone: its exec's error or status tells */
+	}
 	close(c->go_fd);
 	c->go_fd = -1;
 	do

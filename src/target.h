@@ -29,7 +29,8 @@ int target_resolve_cmd(const char *cmd, char *out, size_t outlen, char *err,
 
 struct target_child {
 	pid_t pid;
-	int go_fd;   /* write end: closing it lets the child exec */
+	int go_fd;   /* write end: a byte on it lets the child exec (EOF alone
+		      * makes it exit: the tracer died before the start) */
 	int err_fd;  /* read end: the child's exec errno, or EOF on success */
 	bool exited;
 	int status;  /* wait status once exited */

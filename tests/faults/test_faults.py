@@ -659,6 +659,68 @@ def hostile_failed_start(a, d):
     check(not left, f"no keep.fxt.old nor temporary file made ({left})")
 
 
+def children_of(pid):
+    """The pids whose parent is pid (this kernel has no
+    /proc/PID/task/TID/children)."""
+    kids = []
+    for st in glob.glob("/proc/[0-9]*/stat"):
+        try:
+            with open(st) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        if int(fields[1]) == pid:
+            kids.append(int(st.split("/")[2]))
+    return kids
+
+
+def signal_while_starting(a, d, sig):
+    """One try: ftf-bpf is stopped (SIGSTOP) the moment its -- CMD is
+    forked and held, which is before it loads and attaches, then sent sig
+    and continued. None if it had begun tracing all the same (a retry),
+    else (exit status, stderr, whether the command ran, files left)."""
+    marker = os.path.join(d, "ran")
+    out = os.path.join(d, "early.fxt")
+    p = subprocess.Popen([a.tool, "-g", "-u", "libc:malloc", "-o", out, "--",
+                          "sh", "-c", f"echo ran > {marker}"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 30
+    while not children_of(p.pid) and p.poll() is None and time.time() < deadline:
+        time.sleep(0.002)
+    os.kill(p.pid, signal.SIGSTOP)
+    os.kill(p.pid, sig)
+    os.kill(p.pid, signal.SIGCONT)
+    try:
+        _, err = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        raise Fail(f"{sig.name} while starting: ftf-bpf still runs after 60 s")
+    time.sleep(0.3)  # (a command let go would have run by now)
+    if "ftf-bpf: tracing" in err:
+        return None
+    left = sorted(f for f in os.listdir(d) if f.startswith("early.fxt"))
+    return p.returncode, err, os.path.exists(marker), left
+
+
+def hostile_signal_while_starting(a, d):
+    """SIGTERM or Ctrl-C while ftf-bpf loads and attaches used to kill it
+    with no word, leave early.fxt.partXXXXXX behind, and let the held
+    -- CMD go, untraced, under init. Now one line says so, the exit status
+    is 1, the command never runs and nothing is written."""
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        for _ in range(5):
+            r = signal_while_starting(a, d, sig)
+            if r:
+                break
+        check(r, f"{sig.name} reached ftf-bpf before it began tracing (in 5 tries)")
+        rc, err, ran, left = r
+        errl = [l for l in err.splitlines() if l.strip()]
+        check(rc == 1 and len(errl) == 1 and "while starting" in errl[0],
+              f"{sig.name} while starting: exit 1 and one line ({rc}: {errl})")
+        check(not ran, f"{sig.name} while starting: the held command never ran")
+        check(not left, f"{sig.name} while starting: no trace nor temporary file left ({left})")
+
+
 def hostile_usr1_without_flight(a, d):
     """SIGUSR1 without -F used to kill ftf-bpf (its default action), with
     no summary and a trace cut short."""
@@ -737,6 +799,7 @@ def case_hostile(a):
     os.makedirs(d)
     hostile_fifo_target(a, d)
     hostile_failed_start(a, d)
+    hostile_signal_while_starting(a, d)
     hostile_usr1_without_flight(a, d)
     hostile_command_at_stop(a, d)
     hostile_snapshots(a, d)
