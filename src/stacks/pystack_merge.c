@@ -71,9 +71,9 @@ static size_t interleave(const uint8_t *nk, uint32_t nn, const uint64_t *py,
 	return n;
 }
 
-size_t ftfb_py_merge(const uint8_t *nk, uint32_t nn, const uint64_t *py,
-		     uint32_t np, struct ftfb_py_slot *out, size_t max,
-		     bool *exact)
+size_t ftfb_py_merge(const uint8_t *nk, uint32_t nn, bool whole,
+		     const uint64_t *py, uint32_t np, struct ftfb_py_slot *out,
+		     size_t max, bool *exact)
 {
 	uint32_t evals = 0, innermost = 0;
 	size_t n = 0;
@@ -83,7 +83,7 @@ size_t ftfb_py_merge(const uint8_t *nk, uint32_t nn, const uint64_t *py,
 			evals++;
 			innermost = i + 1;
 		}
-	*exact = np && nn && nk[0] == FTFB_PYN_ROOT &&
+	*exact = np && nn && (whole || nk[0] == FTFB_PYN_ROOT) &&
 		 evals == count_runs(py, np);
 	if (*exact)
 		return interleave(nk, nn, py, np, out, max);

@@ -10,13 +10,15 @@
  * 3.11's is_entry or 3.12+'s entry shim frames). So the frames
  * interleave with the C between them: C extensions, the kernel's.
  *
- * That needs the whole native stack. When it is not whole (its root is
- * not a thread's or program's start: a binary without frame pointers,
- * as Debian's python3.11, unwound through its frame pointer chain) or
- * the eval frames do not match the runs, the Python frames are placed
- * as the root of the stack instead (the documented fallback): all of
- * them, outermost first, then the native frames the innermost eval
- * frame called (all native frames when none is an eval frame).
+ * That needs the whole native stack: one walked to its start (its CFI
+ * says there is no caller: no "unwind stopped" frame), or whose root is
+ * a thread's or program's start by name. (A thread's start, libc's
+ * start_thread and clone3, has no symbol in Debian's stripped libc, so
+ * the name alone would miss every thread but the main one.) When it is
+ * not whole, or the eval frames do not match the runs, the Python frames
+ * are placed as the root of the stack instead (the documented fallback):
+ * all of them, outermost first, then the native frames the innermost
+ * eval frame called (all native frames when none is an eval frame).
  */
 #ifndef FTFB_PYSTACK_MERGE_H
 #define FTFB_PYSTACK_MERGE_H
@@ -42,10 +44,11 @@ struct ftfb_py_slot {
 	uint32_t index;
 };
 
-/* Merges nn native frames (their kinds root first) and np Python entries
- * (leaf first, with FTFB_PY_EVAL_FIRST bits) into out, root first; at
- * most max. Returns the count; *exact: interleaved (else the fallback). */
-size_t ftfb_py_merge(const uint8_t *native_kind, uint32_t nn,
+/* Merges nn native frames (their kinds root first; whole: walked to
+ * the stack's start) and np Python entries (leaf first, with
+ * FTFB_PY_EVAL_FIRST bits) into out, root first; at most max. Returns
+ * the count; *exact: interleaved (else the fallback). */
+size_t ftfb_py_merge(const uint8_t *native_kind, uint32_t nn, bool whole,
 		     const uint64_t *py, uint32_t np, struct ftfb_py_slot *out,
 		     size_t max, bool *exact);
 

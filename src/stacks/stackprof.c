@@ -17,6 +17,7 @@
 #include "stackprof.h"
 #include "grow_array.h"
 #include "pystack_merge.h"
+#include "unwind.h" /* FTFB_UW_STOP_BASE */
 
 /* Trace.packet */
 #define F_TRACE_PACKET 1
@@ -449,7 +450,9 @@ static int user_frames(struct ftfb_stackprof *sp, struct seq *q,
 		*n += k;
 		return 0;
 	}
-	m = ftfb_py_merge(kinds, k, pips, np, slots,
+	/* (a walk that stopped short ends with a stop frame, unwind.h) */
+	m = ftfb_py_merge(kinds, k, nu && uips[nu - 1] < FTFB_UW_STOP_BASE,
+			  pips, np, slots,
 			  sizeof(slots) / sizeof(slots[0]), &exact);
 	sp->st.python_samples++;
 	sp->st.python_interleaved += exact;

@@ -112,6 +112,16 @@ def check_off(samples, tid, script, meas, version):
               f"the script measured {meas[key] / 1e9:.4f} s")
         check(abs(w - meas[key]) <= 0.1 * meas[key],
               f"off-CPU weights under sleepy > {fn} add up to the time measured, within 10%")
+        # A thread starts in libc (clone3, start_thread): merged, its
+        # stacks keep those native frames as their root; the Python frames
+        # as the root instead was every thread's fate once (its libc
+        # frames have no symbol, and the merge wanted one by name).
+        rooted = [s for s in mine if s["frames"] and not s["frames"][0][1].endswith(".py")]
+        print(f"  sleeper: {len(rooted)} of those {len(mine)} stacks start at a native frame "
+              f"(e.g. {mine[0]['frames'][:3] if mine else None})")
+        check(len(rooted) >= 0.9 * len(mine),
+              f"at least 90% of the sleeper's stacks under sleepy > {fn} have its Python frames "
+              f"among its native ones, under the thread's start")
 
 
 def check_perfetto(out, script, version):

@@ -22,21 +22,30 @@
 #include "pystack_codes.h"
 #include "pystack_merge.h"
 #include "stackprof.h"
+#include "unwind.h" /* stop frames */
 
 #define F FTFB_PY_EVAL_FIRST
 #define N(i) (100 + (i)) /* a native slot, as written below */
 #define P(i) (i)	 /* a Python slot */
 
 /* The merge's result as slot numbers: N(native index), P(python index). */
-static size_t merged(const uint8_t *nk, uint32_t nn, const uint64_t *py,
-		     uint32_t np, unsigned *out, bool *exact)
+static size_t merged_walked(const uint8_t *nk, uint32_t nn, bool whole,
+			    const uint64_t *py, uint32_t np, unsigned *out,
+			    bool *exact)
 {
 	struct ftfb_py_slot s[64];
-	size_t n = ftfb_py_merge(nk, nn, py, np, s, 64, exact);
+	size_t n = ftfb_py_merge(nk, nn, whole, py, np, s, 64, exact);
 
 	for (size_t i = 0; i < n; i++)
 		out[i] = s[i].python ? P(s[i].index) : N(s[i].index);
 	return n;
+}
+
+/* The same for a stack whose walk stopped short (whole: by name alone). */
+static size_t merged(const uint8_t *nk, uint32_t nn, const uint64_t *py,
+		     uint32_t np, unsigned *out, bool *exact)
+{
+	return merged_walked(nk, nn, false, py, np, out, exact);
 }
 
 /* 3.11+: one eval call runs a run of frames; C in between (a C
@@ -75,6 +84,35 @@ static void merge_one_frame_per_call(void **state)
 	assert_int_equal(merged(nk, 5, py, 3, got, &exact), 5);
 	assert_true(exact);
 	assert_memory_equal(got, want, sizeof(want));
+}
+
+/* A thread's stack, walked whole by its CFI, starts at libc's clone3 and
+ * start_thread: unnamed in Debian's stripped libc, so not a root by
+ * name. Whole, it interleaves; the same frames from a walk that stopped
+ * short fall back. (Seen: every sample of a threading.Thread fell back.) */
+static void merge_interleaves_a_whole_thread_stack(void **state)
+{
+	/* native, root first: clone3, start_thread, pythread_wrapper,
+	 * thread_run, eval, PyObject_Call, eval, sum */
+	const uint8_t nk[] = {FTFB_PYN_OTHER, FTFB_PYN_OTHER, FTFB_PYN_OTHER,
+			      FTFB_PYN_OTHER, FTFB_PYN_EVAL,  FTFB_PYN_OTHER,
+			      FTFB_PYN_EVAL,  FTFB_PYN_OTHER};
+	/* Python, leaf first: leaf, mid, work (first), run, _bootstrap_inner,
+	 * _bootstrap (first) */
+	const uint64_t py[] = {0x60, 0x50, 0x40 | F, 0x30, 0x20, 0x10 | F};
+	const unsigned want[] = {N(0), N(1), N(2), N(3), P(5), P(4), P(3),
+				 N(5), P(2), P(1), P(0), N(7)};
+	const unsigned fallback[] = {P(5), P(4), P(3), P(2), P(1), P(0), N(7)};
+	unsigned got[64];
+	bool exact;
+
+	(void)state;
+	assert_int_equal(merged_walked(nk, 8, true, py, 6, got, &exact), 12);
+	assert_true(exact);
+	assert_memory_equal(got, want, sizeof(want));
+	assert_int_equal(merged_walked(nk, 8, false, py, 6, got, &exact), 7);
+	assert_false(exact);
+	assert_memory_equal(got, fallback, sizeof(fallback));
 }
 
 /* A native stack that does not start at a thread's start (frame
@@ -210,6 +248,10 @@ static void sym_partial(void *ctx, uint32_t tgid, uint64_t ip, bool kernel,
 	(void)kernel;
 	(void)leaf;
 	memset(out, 0, sizeof(*out));
+	if (ip >= FTFB_UW_STOP_BASE) {
+		out->function = "[unwind stopped: tables not loaded yet]";
+		return;
+	}
 	out->function =
 		ip == 0x1100 ? "_PyEval_EvalFrameDefault" : "clock_gettime";
 	out->path = "/usr/bin/python3.11";
@@ -220,7 +262,8 @@ static void sym_partial(void *ctx, uint32_t tgid, uint64_t ip, bool kernel,
 
 /* A stackprof names Python frames "qualname (file:line)" with the file
  * as their mapping, once per sequence; an entry whose strings never came
- * is written as such and counted. */
+ * is written as such and counted. The native walk stopped short (its
+ * outermost frame a stop frame): the Python frames are the root. */
 static void stackprof_writes_python_frames(void **state)
 {
 	static uint8_t out[1 << 16];
@@ -232,7 +275,7 @@ static void stackprof_writes_python_frames(void **state)
 	struct ftfb_stackprof *sp;
 	struct ftfb_stack_sample s = {0};
 	struct ftfb_pycode e;
-	uint64_t u[2] = {0x1200, 0x1100};
+	uint64_t u[3] = {0x1200, 0x1100, FTFB_UW_STOP_IP(FTFB_UW_NOT_LOADED)};
 	uint64_t py[2] = {entry(0x7f0000002000ull, 30),
 			  entry(0x7f0000001000ull, 12) | F};
 	const char *names[4];
@@ -260,7 +303,7 @@ static void stackprof_writes_python_frames(void **state)
 	s.weight = 1;
 	s.uhash = 0xabc;
 	s.uips = u;
-	s.nu = 2;
+	s.nu = 3;
 	s.phash = 0xdef;
 	s.pips = py;
 	s.np = 2;
@@ -294,10 +337,59 @@ static void stackprof_writes_python_frames(void **state)
 	ftf_dest_mem_free(&m);
 }
 
+/* The same native frames walked whole (no stop frame), though their
+ * root has no thread-start name: the Python frames replace the eval
+ * frame in place. */
+static void stackprof_interleaves_a_whole_walk(void **state)
+{
+	struct ftf_dest_mem m;
+	struct ftf_writer w;
+	struct ftf_writer_options wo = {0};
+	struct ftf_clock c = {0};
+	struct ftfb_stackprof_opts o = {0};
+	struct ftfb_stackprof *sp;
+	struct ftfb_stack_sample s = {0};
+	struct ftfb_pycode e;
+	uint64_t u[2] = {0x1200, 0x1100};
+	uint64_t py[1] = {entry(0x7f0000001000ull, 12) | F};
+
+	(void)state;
+	c.source = FTF_CLOCK_MONO;
+	c.ticks_per_second = 1000000000ull;
+	ftf_dest_mem_init(&m, 0);
+	wo.clock = &c;
+	wo.no_refresh_buf_at_intervals = true;
+	assert_int_equal(ftf_writer_init(&w, &m.base, &wo), 0);
+	o.w = &w;
+	o.symbolize = sym_partial;
+	o.freq_hz = 99;
+	assert_int_equal(ftfb_stackprof_new(&sp, &o), 0);
+	e = code_ev(10, 0x7f0000001000ull, 12, "<module>", "/srv/app.py");
+	assert_int_equal(ftfb_stackprof_pycode(sp, &e), 0);
+	s.kind = FTFB_STACK_ON_CPU;
+	s.ts_ns = 1000;
+	s.tid = s.tgid = 10;
+	s.weight = 1;
+	s.uhash = 0xabc;
+	s.uips = u;
+	s.nu = 2;
+	s.phash = 0xdef;
+	s.pips = py;
+	s.np = 1;
+	assert_int_equal(ftfb_stackprof_sample(sp, &s), 0);
+	assert_int_equal(ftfb_stackprof_flush(sp), 0);
+	assert_int_equal(ftf_writer_close(&w), 0);
+	assert_int_equal(ftfb_stackprof_stats(sp)->python_samples, 1);
+	assert_int_equal(ftfb_stackprof_stats(sp)->python_interleaved, 1);
+	ftfb_stackprof_free(sp);
+	ftf_dest_mem_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(merge_interleaves_runs),
+		cmocka_unit_test(merge_interleaves_a_whole_thread_stack),
 		cmocka_unit_test(merge_one_frame_per_call),
 		cmocka_unit_test(merge_falls_back_on_a_partial_stack),
 		cmocka_unit_test(merge_falls_back_on_a_mismatch),
@@ -305,6 +397,7 @@ int main(void)
 		cmocka_unit_test(native_kinds_by_name),
 		cmocka_unit_test(codes_by_address_and_line),
 		cmocka_unit_test(stackprof_writes_python_frames),
+		cmocka_unit_test(stackprof_interleaves_a_whole_walk),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
