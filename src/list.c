@@ -4,6 +4,7 @@
  */
 #include <limits.h>
 #include <stdint.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "list.h"
@@ -41,13 +42,9 @@ static int list_syscalls(const struct cli_opts *o)
 static int list_functions(const struct cli_opts *o, const char *mb)
 {
 	char err[512];
-	int rc = 0, nfuncs = 0;
+	bool header = false; /* (printed above the first row only) */
+	int rc = 0;
 
-	for (int i = 0; i < o->nuprobes; i++)
-		nfuncs += !ftfb_is_usdt_spec(o->uprobes[i]);
-	if (nfuncs)
-		printf("%-40s %-40s %12s %8s\n", "FUNCTION", "BINARY",
-		       "OFFSET", "SIZE");
 	for (int i = 0; i < o->nuprobes; i++) {
 		struct ftfb_symlist sl = { 0 };
 
@@ -59,6 +56,10 @@ static int list_functions(const struct cli_opts *o, const char *mb)
 			rc = 1;
 			continue;
 		}
+		if (sl.n && !header)
+			printf("%-40s %-40s %12s %8s\n", "FUNCTION", "BINARY",
+			       "OFFSET", "SIZE");
+		header |= sl.n > 0;
 		for (size_t j = 0; j < sl.n; j++)
 			printf("%-40s %-40s %#12llx %8llu\n",
 			       sl.v[j].demangled ? sl.v[j].demangled

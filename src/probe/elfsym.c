@@ -497,3 +497,40 @@ int ftfb_elf_functions(const char *path, struct ftfb_symlist *out,
 	close(fd);
 	return err;
 }
+
+int ftfb_elf_code_range(const char *path, uint64_t off, uint64_t *lo,
+			uint64_t *hi)
+{
+	struct phdrs ph = { 0 };
+	char errmsg[256];
+	int fd, r = 0;
+	Elf *elf;
+
+	*lo = *hi = 0;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	fd = open_elf(path, &elf, errmsg, sizeof(errmsg));
+	if (fd < 0)
+		return fd;
+	if (read_phdrs(elf, &ph) == 0) {
+		for (size_t i = 0; i < ph.n && r == 0; i++) {
+			const GElf_Phdr *p = &ph.v[i];
+
+			if (!(p->p_flags & PF_X))
+				continue;
+			if (!*hi || (off >= p->p_offset &&
+				     off - p->p_offset < p->p_filesz)) {
+				*lo = p->p_offset;
+				*hi = p->p_offset + p->p_filesz;
+			}
+			r = off >= *lo && off < *hi;
+		}
+	} else {
+		r = -ENOEXEC;
+	}
+	free(ph.v);
+	elf_end(elf);
+	close(fd);
+	return r;
+}
+

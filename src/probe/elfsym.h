@@ -43,6 +43,13 @@ struct ftfb_symlist {
 /* All functions of the ELF file at @path, sorted by offset. @out is
  * overwritten (not freed first); on error it is left empty. The entries'
  * binary field is a copy of @path. */
+/* Whether file offset off of the ELF file at path lies in an executable
+ * segment's file contents: 1 (*lo, *hi: that segment's range), 0 (*lo,
+ * *hi: the first executable segment's, both 0 if none), or -errno if the
+ * file cannot be read as ELF. */
+int ftfb_elf_code_range(const char *path, uint64_t off, uint64_t *lo,
+			uint64_t *hi);
+
 /* Writes one formatted error line into buf (if any). */
 void ftfb_seterr(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

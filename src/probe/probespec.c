@@ -777,6 +777,45 @@ static int spec_binary(const char *spec, int pid, const char *main_binary,
 	return err;
 }
 
+/* A raw offset must be code: a probe on data or headers never fires
+ * (seen: libc:0x0 traced nothing, silently). An error naming the code's
+ * range, unless the file cannot be read as ELF (that is said later). */
+static bool offset_outside_code(const char *path, uint64_t raw, char *errmsg,
+				size_t errlen)
+{
+	uint64_t lo, hi;
+
+	if (ftfb_elf_code_range(path, raw, &lo, &hi) != 0)
+		return false;
+	if (!hi)
+		ftfb_seterr(errmsg, errlen,
+			    "offset 0x%" PRIx64 " of %s: the file has no executable segment",
+			    raw, path);
+	else
+		ftfb_seterr(errmsg, errlen,
+			    "offset 0x%" PRIx64 " is not in the code of %s (file offsets 0x%" PRIx64 "..0x%" PRIx64 "): give a function's name, or an instruction's offset (objdump -d)",
+			    raw, path, lo, hi);
+	return true;
+}
+
+/* An offset inside a function, not at its start, must be an
+ * instruction's first byte, which only the user can know: said once
+ * (seen: malloc + 1 made the program spin forever). */
+static void warn_inside_function(const char *path, uint64_t raw,
+				 const struct ftfb_symlist *all)
+{
+	for (size_t i = 0; i < all->n; i++) {
+		const struct ftfb_sym *f = &all->v[i];
+
+		if (raw > f->offset && raw - f->offset < f->size) {
+			fprintf(stderr,
+				"ftf-bpf: warning: offset 0x%" PRIx64 " is inside %s of %s (0x%" PRIx64 ", %" PRIu64 " bytes), not at its start: it must be the first byte of an instruction (objdump -d), or the probe breaks the program\n",
+				raw, f->name, path, f->offset, f->size);
+			return;
+		}
+	}
+}
+
 /* BINARY:0xOFFSET: the function there if one starts there, else the
  * offset as its name. */
 static int resolve_offset(const char *path, uint64_t raw,
@@ -794,9 +833,13 @@ static int resolve_offset(const char *path, uint64_t raw,
 			    path);
 		return -EINVAL;
 	}
+	if (offset_outside_code(path, raw, errmsg, errlen))
+		return -EINVAL;
 	for (size_t i = 0; i < all->n; i++)
 		if (all->v[i].offset == raw)
 			at = &all->v[i];
+	if (!at)
+		warn_inside_function(path, raw, all);
 	out->v = calloc(1, sizeof(*out->v));
 	if (!out->v)
 		return -ENOMEM;

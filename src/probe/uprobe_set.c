@@ -173,6 +173,104 @@ static int drop_unprobeable(struct ftfb_symlist *sl, const char *spec,
 	return 0;
 }
 
+/* Whether a and b are one function: the same offset of the same file
+ * (whatever path or link named it). */
+static bool same_function(const struct ftfb_sym *a, const struct ftfb_sym *b)
+{
+	struct stat sa, sb;
+
+	if (a->offset != b->offset)
+		return false;
+	if (!strcmp(a->binary, b->binary))
+		return true;
+	return !stat(a->binary, &sa) && !stat(b->binary, &sb) &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static int by_offset(const void *a, const void *b)
+{
+	const struct ftfb_sym *x = *(const struct ftfb_sym *const *)a;
+	const struct ftfb_sym *y = *(const struct ftfb_sym *const *)b;
+
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* Whether a function of the sorted index (n entries) is s. */
+static bool in_index(struct ftfb_sym *const *idx, size_t n,
+		     const struct ftfb_sym *s)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) { /* the first entry at s's offset or past it */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (idx[mid]->offset < s->offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && idx[lo]->offset == s->offset; lo++)
+		if (same_function(idx[lo], s))
+			return true;
+	return false;
+}
+
+/* The functions of lists 0..list-1, sorted by offset (*n of them); NULL
+ * with *n 0 when there are none, or no memory (then nothing is dropped). */
+static struct ftfb_sym **index_before(struct ftfb_uprobe_set *u, int list,
+				      size_t *n)
+{
+	struct ftfb_sym **idx;
+	size_t total = 0, k = 0;
+
+	for (int i = 0; i < list; i++)
+		total += u->lists[i].n;
+	*n = 0;
+	if (!total || !(idx = malloc(total * sizeof(*idx))))
+		return NULL;
+	for (int i = 0; i < list; i++)
+		for (size_t j = 0; j < u->lists[i].n; j++)
+			idx[k++] = &u->lists[i].v[j];
+	qsort(idx, total, sizeof(*idx), by_offset);
+	*n = total;
+	return idx;
+}
+
+/* Drops the functions of list `list` that an earlier spec already
+ * probes: one probe per function, else each call would be recorded
+ * twice, the second slice of the pair left unfinished. One warning line
+ * names them. (A spec's own matches are distinct already: aliases are
+ * one function.) */
+static void drop_repeated(struct ftfb_uprobe_set *u, int list,
+			  const char *spec)
+{
+	struct ftfb_symlist *sl = &u->lists[list];
+	struct dropped d = {.why = "already probed"};
+	size_t kept = 0, n;
+	struct ftfb_sym **idx = index_before(u, list, &n);
+
+	for (size_t j = 0; j < sl->n; j++) {
+		if (idx && in_index(idx, n, &sl->v[j])) {
+			note_dropped(&d, &sl->v[j]);
+			continue;
+		}
+		if (kept != j) {
+			struct ftfb_sym tmp = sl->v[kept];
+
+			sl->v[kept] = sl->v[j];
+			sl->v[j] = tmp;
+		}
+		kept++;
+	}
+	free(idx);
+	if (!d.n)
+		return;
+	fprintf(stderr,
+		"ftf-bpf: -u '%s': %s%s already probed by an earlier -u; each function is probed once\n",
+		spec, d.names, d.n > 3 ? ", ..." : "");
+	ftfb_symlist_truncate(sl, kept); /* the repeated ones are at the end */
+}
+
 /* Whether @cand (a path as the target sees it, or a name on our PATH) is
  * the file @st describes. */
 static bool same_file(int pid, const char *cand, const struct stat *st)
@@ -273,6 +371,7 @@ int ftfb_uprobe_set_build(struct ftfb_uprobe_set *u, const char *const *specs,
 					     errlen);
 		if (r)
 			return r;
+		drop_repeated(u, i, specs[i]);
 		total += u->lists[i].n;
 	}
 	return make_table(u, pid, total);

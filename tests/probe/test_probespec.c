@@ -533,6 +533,10 @@ static void test_raw_offsets(void **state)
 	snprintf(spec, sizeof(spec), "%s:0x%llx", bin,
 		 (unsigned long long)st.st_size);
 	expect_error(spec, 0, NULL, -EINVAL, "past the end of");
+	/* offset 0 is the ELF header: in the file, in no executable
+	 * segment (ld's -z separate-code, the x86-64 default) */
+	snprintf(spec, sizeof(spec), "%s:0x0", bin);
+	expect_error(spec, 0, NULL, -EINVAL, "is not in the code of");
 }
 
 static void test_list_output(void **state)

@@ -188,6 +188,31 @@ static void test_set_refuses_only_unprobeable(void **state)
 	ftfb_uprobe_set_free(&u);
 }
 
+/* Specs that name a function again (glibc's __libc_malloc is malloc
+ * itself, a strong alias; libc.so.6 by another path is the same file):
+ * each function is probed once, else every call came twice, the second
+ * slice unfinished. */
+static void test_set_probes_a_function_once(void **state)
+{
+	const char *specs[] = { "libc:malloc", "libc:__libc_malloc",
+				"libc:getpid",
+				"/usr/lib/x86_64-linux-gnu/libc.so.6:getpid",
+				"libc:getppid" };
+	struct ftfb_uprobe_set u;
+	char err[512] = "";
+
+	(void)state;
+	assert_int_equal(ftfb_uprobe_set_build(&u, specs, 5, 0, NULL, err,
+					       sizeof(err)), 0);
+	assert_int_equal(u.nfuncs, 3);
+	assert_string_equal(u.funcs[0].name, "malloc");
+	assert_string_equal(u.funcs[1].name, "getpid");
+	assert_string_equal(u.funcs[2].name, "getppid");
+	assert_int_equal(u.lists[1].n, 0);
+	assert_int_equal(u.lists[3].n, 0);
+	ftfb_uprobe_set_free(&u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -198,6 +223,7 @@ int main(void)
 		cmocka_unit_test(test_set_in_spec_order),
 		cmocka_unit_test(test_set_drops_returns_twice),
 		cmocka_unit_test(test_set_refuses_only_unprobeable),
+		cmocka_unit_test(test_set_probes_a_function_once),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
