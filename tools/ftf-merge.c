@@ -172,6 +172,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	dt = now_s() - t0;
+	if (st.clamped)
+		fprintf(stderr,
+			"ftf-merge: warning: %llu timestamps fell outside the output's time range (before its 0, or past its end) and were pinned to its edge: check --offset\n",
+			(unsigned long long)st.clamped);
 	if (!quiet)
 		fprintf(stderr,
 			"ftf-merge: wrote %s: %llu records, %.1f MB from %d "

@@ -540,7 +540,7 @@ static int place_inputs(struct merge *m, struct merge_map *maps)
 
 /* The output, opened: every input copied, then put in place (only the
  * temporary file is removed if anything failed). */
-static int write_all(struct merge *m, const struct merge_map *maps)
+static int write_all(struct merge *m, struct merge_map *maps)
 {
 	static const uint8_t magic[8] = {0x10, 0x00, 0x04, 0x46,
 					 0x78, 0x54, 0x16, 0x00};
@@ -549,6 +549,8 @@ static int write_all(struct merge *m, const struct merge_map *maps)
 	for (int i = 0; !r && i < m->o->n; i++) {
 		m->map = maps[i];
 		r = copy_input(m, i);
+		maps[i].clamped = m->map.clamped;
+		m->st->clamped += m->map.clamped;
 	}
 	cr = ftf_writer_close(&m->w);
 	if (!r && cr)

@@ -26,6 +26,9 @@ struct merge_stats {
 	uint64_t records;   /* records written */
 	uint64_t bytes_in;  /* record bytes read (decompressed) */
 	uint64_t bytes_out; /* record bytes written (before compression) */
+	uint64_t clamped;   /* timestamps outside the output's range (an
+			     * --offset too far back): pinned to 0 or the
+			     * largest time */
 };
 
 /* Merges o->in into o->output. 0, or a negative errno with one line in

@@ -65,7 +65,7 @@ int merge_map_setup(struct merge_map *m, const struct merge_domain *out,
 	return 0;
 }
 
-uint64_t merge_map_ts(const struct merge_map *m, uint64_t ts)
+uint64_t merge_map_ts(struct merge_map *m, uint64_t ts)
 {
 	__int128 v;
 
@@ -80,11 +80,10 @@ uint64_t merge_map_ts(const struct merge_map *m, uint64_t ts)
 		v = m->out_at_0 + muldiv(ts, m->out_tps, m->in_tps);
 		break;
 	}
-	if (v < 0)
-		return 0;
-	if (v > (__int128)UINT64_MAX)
-		return UINT64_MAX;
-	return (uint64_t)v;
+	if (v >= 0 && v <= (__int128)UINT64_MAX)
+		return (uint64_t)v;
+	m->clamped++;
+	return v < 0 ? 0 : UINT64_MAX;
 }
 
 int merge_parse_offset(const char *s, int64_t *ns)

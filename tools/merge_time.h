@@ -36,6 +36,7 @@ struct merge_map {
 			    * input tick 0 (OFFSET) */
 	double rate_ppm;   /* the rates' difference, for messages */
 	double bases_us;   /* SAME: how far the base pairs disagree */
+	uint64_t clamped;  /* timestamps merge_map_ts had to clamp */
 };
 
 /*
@@ -51,8 +52,9 @@ int merge_map_setup(struct merge_map *m, const struct merge_domain *out,
 		    const struct merge_domain *in, bool have_offset,
 		    int64_t offset_ns);
 
-/* An input timestamp as an output one (clamped to 0 .. UINT64_MAX). */
-uint64_t merge_map_ts(const struct merge_map *m, uint64_t ts);
+/* An input timestamp as an output one (clamped to 0 .. UINT64_MAX, and
+ * counted in m->clamped then). */
+uint64_t merge_map_ts(struct merge_map *m, uint64_t ts);
 
 /* "1.5ms", "-200us", "3s", "10ns", a bare number is seconds: 0 or
  * -EINVAL. */

@@ -52,6 +52,21 @@ else
 fi
 grep -q 'placed by --offset 0.001000 s' "$tmp/err" ||
 	fail "ftf-merge does not say how it placed minimal.fxt: $(cat "$tmp/err")"
+grep -q 'warning' "$tmp/err" && fail "--offset 1ms: a warning: $(cat "$tmp/err")"
+
+# --offset far back: every timestamp of minimal.fxt falls before 0, is
+# pinned there and counted: one per event record, two for a duration
+# complete (begin and end), one per context switch and wakeup
+count() { "$dump" --summary "$1" | sed -n "s/^ *$2: //p" | head -1; }
+want=$(($(count "$fx/minimal.fxt" event) + $(count "$fx/minimal.fxt" 'duration complete') +
+	$(count "$fx/minimal.fxt" 'context switch') + $(count "$fx/minimal.fxt" 'thread wakeup')))
+"$merge" "$fx/full.fxt" --offset -1000s "$fx/minimal.fxt" -o "$tmp/neg.fxt" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q "warning: $want timestamps fell outside" "$tmp/err"; then
+	pass "--offset -1000s: exit 0, warns of the $want timestamps pinned to 0"
+else
+	fail "--offset -1000s: exit $rc, want a warning of $want timestamps: $(cat "$tmp/err")"
+fi
 "$merge" --help | grep -q '^Usage: ftf-merge' && pass "--help" || fail "--help"
 "$merge" "$fx/full.fxt" >/dev/null 2>&1
 [ $? -eq 2 ] && pass "no -o: exit 2" || fail "no -o: exit not 2"
