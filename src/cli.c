@@ -63,7 +63,7 @@ int cli_parse_duration(const char *s, uint64_t *ns)
 			double total = v * units[i].ns;
 
 			if (total < 1 || total > 1e18)
-				return -EINVAL;
+				return -ERANGE;
 			*ns = (uint64_t)total;
 			return 0;
 		}
@@ -509,6 +509,7 @@ static int parse_output_opt(int c, const char *arg, struct cli_opts *o,
 			    struct parse_state *ps, char *err, size_t errlen)
 {
 	uint64_t b;
+	int r;
 	long v;
 
 	switch (c) {
@@ -523,7 +524,12 @@ static int parse_output_opt(int c, const char *arg, struct cli_opts *o,
 		o->compress = true;
 		return 0;
 	case 'd':
-		if (cli_parse_duration(arg, &o->duration_ns))
+		r = cli_parse_duration(arg, &o->duration_ns);
+		if (r == -ERANGE)
+			return fail(err, errlen,
+				    "invalid duration '%s' for -d: give one from 1ns to 31 years, e.g. 500ms, 10s, 2m, 1h",
+				    arg);
+		if (r)
 			return fail(err, errlen,
 				    "invalid duration '%s' for -d: use a number with a unit, e.g. 500ms, 10s, 2m, 1h",
 				    arg);

@@ -81,7 +81,8 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, char *err,
 	      size_t errlen);
 
 /* "500ms", "10s", "2m", "1h", "1.5s", "250us"; a bare number is seconds.
- * Returns 0 or -EINVAL. */
+ * Returns 0, -EINVAL (not a duration) or -ERANGE (under 1 ns, over
+ * 1e18 ns). */
 int cli_parse_duration(const char *s, uint64_t *ns);
 
 /* "64K", "8M", "1G", "4096"; a bare number is bytes. Returns 0 or

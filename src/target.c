@@ -99,10 +99,19 @@ int target_resolve_cmd(const char *cmd, char *out, size_t outlen, char *err,
 	const char *path, *p, *end;
 
 	if (strchr(cmd, '/')) {
+		struct stat st;
+
 		if (access(cmd, X_OK)) {
 			snprintf(err, errlen, "cannot start '%s': %s", cmd,
 				 strerror(errno));
 			return -errno;
+		}
+		/* (exec says "Permission denied" for a directory) */
+		if (stat(cmd, &st) == 0 && S_ISDIR(st.st_mode)) {
+			snprintf(err, errlen,
+				 "cannot start '%s': it is a directory, not a program",
+				 cmd);
+			return -EISDIR;
 		}
 		if (!realpath(cmd, out)) {
 			snprintf(out, outlen, "%s", cmd);

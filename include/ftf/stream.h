@@ -45,8 +45,8 @@ struct ftf_stream {
 	char gz_error[160]; /* damaged gzip data, reported where it starts */
 };
 
-/* Opens path for reading. 0, or a negative errno (-ENOENT, -ENOMEM, ...)
- * with *s left closed. */
+/* Opens path for reading (a file, plain or gzip, or a pipe). 0, or a
+ * negative errno (-ENOENT, -EISDIR, -ENOMEM, ...) with *s left closed. */
 int ftf_stream_open(struct ftf_stream *s, const char *path);
 
 /* The next record, as ftf_reader_next() (1, 0 at the end, negative on

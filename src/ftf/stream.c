@@ -93,6 +93,10 @@ int ftf_stream_open(struct ftf_stream *s, const char *path)
 		close(fd);
 		return err;
 	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		return -EISDIR;
+	}
 	if (!S_ISREG(st.st_mode)) {
 		/* a pipe or a FIFO: read once, from this fd (a second open
 		 * would lose what was already read), plain or gzip alike */

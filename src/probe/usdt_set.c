@@ -142,12 +142,17 @@ static int add_python(struct ftfb_usdt_set *s, int *pair,
 	 * it would tell */
 	if (o->main_binary && target_is_script(o->main_binary, interp,
 					       sizeof(interp))) {
-		ftfb_seterr(err, errlen,
-			    "--python: %s is a script (#!%s), not a Python executable: give the interpreter it runs%s",
-			    o->main_binary, interp,
-			    strstr(o->main_binary, "/shims/")
-				    ? " (for a pyenv shim: -- $(pyenv which python3) ...)"
-				    : ", e.g. -- /usr/bin/python3.11 ...");
+		const char *base = strrchr(o->main_binary, '/');
+
+		base = base ? base + 1 : o->main_binary;
+		if (strstr(o->main_binary, "/shims/"))
+			ftfb_seterr(err, errlen,
+				    "--python: %s is a script (#!%s), not a Python executable: give the interpreter it runs (for a pyenv shim: -- $(pyenv which %s) ...)",
+				    o->main_binary, interp, base);
+		else
+			ftfb_seterr(err, errlen,
+				    "--python: %s is a script (#!%s), not a Python executable: give the interpreter it runs, e.g. -- /usr/bin/python3.11 ...",
+				    o->main_binary, interp);
 		return -ENOEXEC;
 	}
 

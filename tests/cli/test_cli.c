@@ -39,13 +39,21 @@ static void durations_in_every_unit(void **state)
 
 static void bad_durations_are_refused(void **state)
 {
-	const char *bad[] = { "", "s", "-1s", "10x", "1e3s", "inf", "0",
-			      "0ms", "10 s", "nan", "+5s", "1..2s" };
+	const char *bad[] = { "", "s", "-1s", "10x", "1e3s", "inf",
+			      "10 s", "nan", "+5s", "1..2s" };
+	/* durations, but none (under 1 ns) or past 1e18 ns */
+	const char *out_of_range[] = { "0", "0ms", "0.1ns", "400000000h" };
 	uint64_t ns = 42;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_int_equal(cli_parse_duration(bad[i], &ns), -EINVAL);
+		assert_int_equal(ns, 42);
+	}
+	for (size_t i = 0; i < sizeof(out_of_range) / sizeof(out_of_range[0]);
+	     i++) {
+		assert_int_equal(cli_parse_duration(out_of_range[i], &ns),
+				 -ERANGE);
 		assert_int_equal(ns, 42);
 	}
 }

@@ -155,23 +155,27 @@ def check_native_only(samples, stderr, mode, script):
 
 
 def test_shim(tool, outdir):
-    shim = os.path.join(outdir, "shims", "python3")
-    os.makedirs(os.path.dirname(shim), exist_ok=True)
-    with open(shim, "w") as f:
-        f.write('#!/bin/sh\nexec python3 "$@"\n')
-    os.chmod(shim, 0o755)
-    out = os.path.join(outdir, "pystacks-shim.fxt")
-    if os.path.exists(out):
-        os.unlink(out)
-    p = subprocess.run([tool, "--python", "-o", out, "--", shim, "-c", "pass"],
-                       capture_output=True, text=True, timeout=60)
-    print(f"  ftf-bpf --python -- {shim}: exit {p.returncode}, said: {p.stderr.strip()}")
-    lines = p.stderr.strip().splitlines()
-    check(p.returncode == 1, "exit 1")
-    check(len(lines) == 1 and shim in lines[0] and "is a script" in lines[0]
-          and "pyenv which python3" in lines[0], "one line naming the script and how to give the interpreter")
-    check("not an ELF file" not in p.stderr, "not the ELF reader's error")
-    check(not os.path.exists(out), "no trace written")
+    """--python given a pyenv shim (a script): one line, naming the
+    interpreter command to give for that very shim's name."""
+    for name in ("python3", "python3.11"):
+        shim = os.path.join(outdir, "shims", name)
+        os.makedirs(os.path.dirname(shim), exist_ok=True)
+        with open(shim, "w") as f:
+            f.write('#!/bin/sh\nexec python3 "$@"\n')
+        os.chmod(shim, 0o755)
+        out = os.path.join(outdir, "pystacks-shim.fxt")
+        if os.path.exists(out):
+            os.unlink(out)
+        p = subprocess.run([tool, "--python", "-o", out, "--", shim, "-c", "pass"],
+                           capture_output=True, text=True, timeout=60)
+        print(f"  ftf-bpf --python -- {shim}: exit {p.returncode}, said: {p.stderr.strip()}")
+        lines = p.stderr.strip().splitlines()
+        check(p.returncode == 1, "exit 1")
+        check(len(lines) == 1 and shim in lines[0] and "is a script" in lines[0]
+              and f"$(pyenv which {name})" in lines[0],
+              f"one line naming the script and how to give the interpreter ($(pyenv which {name}))")
+        check("not an ELF file" not in p.stderr, "not the ELF reader's error")
+        check(not os.path.exists(out), "no trace written")
 
 
 def main():

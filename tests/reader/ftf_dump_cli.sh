@@ -145,6 +145,12 @@ rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
 	pass "missing file: exit 2, one line: $(cat "$tmp/err")" ||
 	fail "missing file: exit $rc: $(cat "$tmp/err")"
+# a directory is a file error too (it read as a gzip stream, exit 1)
+"$dump" "$tmp" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "Is a directory" "$tmp/err" &&
+	pass "a directory: exit 2, one line: $(cat "$tmp/err")" ||
+	fail "a directory: exit $rc: $(cat "$tmp/err")"
 "$dump" >/dev/null 2>&1
 [ $? -eq 2 ] && pass "no FILE: exit 2" || fail "no FILE: exit not 2"
 "$dump" --bogus x >/dev/null 2>&1
