@@ -491,6 +491,17 @@ static int write_window(struct ftfb_flight *f, struct ftf_writer *w,
 
 /* Seconds from the trace's start to t, signed: a window that has not
  * filled yet reaches back before the start. */
+/* Where the trace's time starts for the lines that say where a window
+ * is: the start, or the first event if earlier (the scheduling programs
+ * record while the others are still attaching: with -g for 0.4 s, which
+ * put a window's start at -0.432 s). */
+static uint64_t trace_origin(const struct ftfb_flight *f)
+{
+	uint64_t first = f->ring.first_ts;
+
+	return first && first < f->o.start_ns ? first : f->o.start_ns;
+}
+
 static double since(uint64_t t, uint64_t start)
 {
 	return (double)(int64_t)(t - start) / 1e9;
@@ -535,8 +546,8 @@ static int write_snapshot(struct ftfb_flight *f, struct snapshot *sn,
 	if (!r && !f->o.quiet)
 		fprintf(stderr,
 			"ftf-bpf: snapshot %s: %.3f s to %.3f s of the trace (%.3f s): %s\n",
-			sn->path, since(sn->t0, f->o.start_ns),
-			since(sn->t1, f->o.start_ns),
+			sn->path, since(sn->t0, trace_origin(f)),
+			since(sn->t1, trace_origin(f)),
 			(double)(sn->t1 - sn->t0) / 1e9, sn->why);
 	return r;
 }

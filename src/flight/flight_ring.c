@@ -171,6 +171,8 @@ int ftfb_fring_append(struct ftfb_fring *r, const void *data, size_t size,
 		c->last_ts = h->ts;
 	if (h->ts > r->newest_ts)
 		r->newest_ts = h->ts;
+	if (!r->first_ts || h->ts < r->first_ts)
+		r->first_ts = h->ts;
 	evict_by_age(r);
 	return 0;
 }

@@ -43,6 +43,7 @@ struct ftfb_fring {
 	struct ftfb_fchunk *spare; /* one evicted chunk kept for reuse */
 	size_t nchunks;
 	uint64_t newest_ts;
+	uint64_t first_ts; /* the first event's time ever (0: none yet) */
 	uint64_t evicted_by_age, evicted_by_size;
 	uint64_t refused; /* events larger than a chunk (never: they are
 			   * at most a few hundred bytes) */
