@@ -165,8 +165,8 @@ void report_lanes(FILE *f, unsigned nlanes, const struct ftfb_lane_stats *st,
 		  uint64_t relay_waits)
 {
 	fprintf(f,
-		"  lanes (rings 1 to %u, a thread each): %llu events read, %llu records written in %llu chunks",
-		nlanes, (unsigned long long)st->events,
+		"  lanes (rings 2 to %u of --rings %u, a thread each): %llu events read, %llu records written in %llu chunks",
+		nlanes + 1, nlanes + 1, (unsigned long long)st->events,
 		(unsigned long long)st->records,
 		(unsigned long long)st->chunks);
 	if (st->repaired)

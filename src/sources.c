@@ -120,10 +120,10 @@ static bool want_usdt(const struct session *s)
 	return s->usdt.n > 0;
 }
 
-static bool want_always(const struct session *s)
+/* (its attach arms the USDT probes too, once every link is there) */
+static bool want_probes(const struct session *s)
 {
-	(void)s; /* arms the USDT probes too, and says so with -v */
-	return true;
+	return s->probes.nfuncs > 0 || s->usdt.n > 0;
 }
 
 static bool want_syscalls(const struct session *s)
@@ -168,7 +168,7 @@ static int attach_irq(struct session *s, char *err, size_t errlen)
 }
 
 const struct ftfb_source ftfb_sources[] = {
-	{ "sched", "(default; --no-sched: off)", "bpf/sched.bpf.c",
+	{ "sched", "default; --no-sched: off", "bpf/sched.bpf.c",
 	  "ftfb_switch, ftfb_wakeup, ftfb_wakeup_new, ftfb_fork, ftfb_exec, ftfb_exit, ftfb_rename",
 	  { FTFB_EV_SWITCH, FTFB_EV_WAKEUP, FTFB_EV_WAKEUP_NEW, FTFB_EV_FORK,
 	    FTFB_EV_EXEC, FTFB_EV_EXIT, FTFB_EV_RENAME, FTFB_EV_TASKNAME },
@@ -177,7 +177,7 @@ const struct ftfb_source ftfb_sources[] = {
 	  { FTFB_EV_USDT }, want_usdt, attach_usdt },
 	{ "uprobes", "-u SPEC", "bpf/uprobe.bpf.c",
 	  "ftfb_uentry(_multi), ftfb_uret(_multi)",
-	  { FTFB_EV_UENTRY, FTFB_EV_URET }, want_always, attach_uprobes },
+	  { FTFB_EV_UENTRY, FTFB_EV_URET }, want_probes, attach_uprobes },
 	{ "syscalls", "--syscalls[=LIST]", "bpf/syscalls.bpf.c",
 	  "ftfb_sys_enter, ftfb_sys_exit", { FTFB_EV_SENTER, FTFB_EV_SEXIT },
 	  want_syscalls, attach_syscalls },
