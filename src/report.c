@@ -150,10 +150,10 @@ void report_translator(FILE *f, const struct ftfb_translator *t,
 			(unsigned long long)st->switches_repaired);
 	if (nusdt)
 		fprintf(f,
-			"  USDT: %llu instants, %llu slices (%llu crossing another slice, on async tracks; %llu ends without a recorded start, %llu starts past the %d open slices not written)\n",
+			"  USDT: %llu instants, %llu slices (%llu crossing another slice, on lanes of their process; %llu ends without a recorded start, %llu starts past the %d open slices not written)\n",
 			(unsigned long long)st->usdt_instants,
 			(unsigned long long)st->usdt_slices,
-			(unsigned long long)st->usdt_async,
+			(unsigned long long)st->usdt_crossing,
 			(unsigned long long)st->usdt_unmatched,
 			(unsigned long long)st->usdt_capped, FTFB_USLICE_MAX);
 	report_functions(f, t, funcs, nfuncs);

@@ -115,8 +115,8 @@ struct ftfb_translator_stats {
 	 * start (started before the trace), starts past FTFB_USLICE_MAX
 	 * open slices (not written) */
 	uint64_t usdt_instants, usdt_slices, usdt_unmatched, usdt_capped;
-	/* of usdt_slices, those that crossed another slice (async) */
-	uint64_t usdt_async;
+	/* of usdt_slices, those that crossed another slice (on lanes) */
+	uint64_t usdt_crossing;
 	/* switches whose outgoing task was not the one the CPU's previous
 	 * switch put there: that one was ended first (see on_switch) */
 	uint64_t switches_repaired;

@@ -9,11 +9,10 @@
  * name and correlation id with a global scope, so every process's
  * "write" requests would share one global track, outside the process.
  * Requests in flight together overlap, which one thread's track cannot
- * show either; so each process (and each disk) gets lanes: pseudo
- * threads named "block I/O" (or the disk's name), a request going to
- * the first lane free since its start, as Perfetto lays out overlapping
- * async slices. The requests arrive in completion order (one ring),
- * so a lane's slices never overlap.
+ * show either; so each process (and each disk) gets lanes
+ * (pseudo_lanes.c) named "block I/O" (or the disk's name). The requests
+ * arrive in completion order (one ring), so a lane's slices never
+ * overlap.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -59,34 +58,6 @@ static int disk_task(struct ftfb_translator *t, const struct ftfb_block_io *e,
 		 e->disk[0] ? e->disk : "?");
 	name[FTFB_COMM_LEN - 1] = '\0';
 	return ftfb_tr_pseudo_task(t, *pid, *pid, name, &k);
-}
-
-/* The lane of process tgid free at `begin` (the first whose last
- * request ended by then, or a new one), named `name`; NULL if the table
- * is full (the request is not written there). */
-static int lane_for(struct ftfb_translator *t, uint32_t tgid, uint64_t begin,
-		    uint64_t end, const char *name, struct ftfb_task **out)
-{
-	struct ftfb_tr_blockio *b = &t->blk;
-	struct ftfb_io_lane *l;
-
-	*out = NULL;
-	for (uint32_t i = 0; i < b->nlanes; i++) {
-		l = &b->lanes[i];
-		if (l->tgid == tgid && l->last_end <= begin) {
-			l->last_end = end;
-			return ftfb_tr_pseudo_task(t, l->tid, tgid, name, out);
-		}
-	}
-	if (b->nlanes == FTFB_IO_MAX_LANES) {
-		b->lanes_full++;
-		return 0;
-	}
-	l = &b->lanes[b->nlanes];
-	l->tgid = tgid;
-	l->tid = FTFB_PSEUDO_LANE_TID + b->nlanes++;
-	l->last_end = end;
-	return ftfb_tr_pseudo_task(t, l->tid, tgid, name, out);
 }
 
 /* The argument ids of a request (interned once, see ftfb_tr_cached_id). */
@@ -177,8 +148,8 @@ static int on_block_io(struct ftfb_translator *t, const struct ftfb_block_io *e)
 	if (e->hdr.tid) {
 		err = ftfb_tr_ensure_task(t, e->hdr.tid, e->hdr.tgid, &k);
 		if (!err)
-			err = lane_for(t, k->tgid, begin, e->hdr.ts,
-				       "block I/O", &k);
+			err = ftfb_tr_lane_for(t, k->tgid, "block I/O", begin,
+					       e->hdr.ts, &k);
 		if (!err && k)
 			err = write_request(t, k, e, begin);
 		if (err)
@@ -187,7 +158,7 @@ static int on_block_io(struct ftfb_translator *t, const struct ftfb_block_io *e)
 	snprintf(disk, sizeof(disk), "%.*s", FTFB_DISK_NAME_LEN - 1, e->disk);
 	err = disk_task(t, e, &pid);
 	if (!err)
-		err = lane_for(t, pid, begin, e->hdr.ts, disk, &k);
+		err = ftfb_tr_lane_for(t, pid, disk, begin, e->hdr.ts, &k);
 	if (!err && k)
 		err = write_request(t, k, e, begin);
 	return err;

@@ -29,25 +29,31 @@ struct ftfb_uslice {
 	/* it crosses another slice of the thread (a pair that ended while
 	 * this one was open above it, a call it started in that returned
 	 * before its END, or a call its END is in that began after its
-	 * START): written on an async track, where Perfetto keeps it */
+	 * START): written on a lane of its process (pseudo_lanes.c), where
+	 * Perfetto keeps it */
 	bool crossed;
 };
 
-/* --events=io: argument names (0: not interned yet), requests seen,
- * the lanes of requests in flight together (see translate_blockio.c) */
-#define FTFB_IO_MAX_LANES 1024
-struct ftfb_io_lane {
+/* Lanes: pseudo threads of a process for slices that overlap (block
+ * requests in flight together, USDT pairs that cross), pseudo_lanes.c */
+#define FTFB_MAX_PSEUDO_LANES 1024
+struct ftfb_pseudo_lane {
 	uint32_t tgid, tid; /* the process (or disk), the lane's pseudo tid */
-	uint64_t last_end;  /* the end of its last request */
+	uint64_t kind;	    /* its name's hash: lanes of one name are reused */
+	uint64_t last_end;  /* the end of its last slice */
 };
 
+struct ftfb_pseudo_lanes {
+	uint32_t n;
+	uint64_t full; /* slices refused: no lane left */
+	struct ftfb_pseudo_lane v[FTFB_MAX_PSEUDO_LANES];
+};
+
+/* --events=io: argument names (0: not interned yet), requests seen */
 struct ftfb_tr_blockio {
 	int s_cat, s_disk, s_sector, s_bytes, s_queue_ns, s_device_ns, s_flags,
 		s_error, s_tid;
 	uint64_t requests;
-	uint64_t lanes_full; /* requests not written: no lane left */
-	uint32_t nlanes;
-	struct ftfb_io_lane lanes[FTFB_IO_MAX_LANES];
 };
 
 /* --events=mem: names (0: not yet) and the page size */
@@ -88,6 +94,7 @@ struct ftfb_translator {
 	struct ftfb_uslice *uslices;
 	uint32_t uslice_free; /* index + 1, 0: none */
 	uint64_t uslice_async_id; /* the last async id given */
+	struct ftfb_pseudo_lanes lanes; /* pseudo_lanes.c */
 	struct ftfb_tr_blockio blk; /* --events: translate_blockio.c, */
 	struct ftfb_tr_mem mem;	    /* translate_mem.c, */
 	struct ftfb_tr_irq irq;	    /* translate_irq.c */
@@ -148,10 +155,18 @@ int ftfb_tr_cached_id(struct ftfb_translator *t, int *cache, const char *s);
 #define FTFB_PSEUDO_IRQ_PID 0x7b000000u  /* + 1 + cpu: its threads */
 #define FTFB_PSEUDO_MAX_CPUS 4096
 #define FTFB_PSEUDO_DISK_PID 0x7c000000u /* + major:minor in 22 bits */
-#define FTFB_PSEUDO_LANE_TID 0x7d000000u /* + n: block I/O lanes */
+#define FTFB_PSEUDO_LANE_TID 0x7d000000u /* + n: lanes (pseudo_lanes.c) */
 int ftfb_tr_pseudo_task(struct ftfb_translator *t, uint32_t tid,
 			uint32_t tgid, const char *name,
 			struct ftfb_task **out);
+/* The lane named `name` of process tgid free for a slice from begin to
+ * end (the first whose last slice ended by begin, or a new one), its
+ * task in *out; *out NULL if every lane is taken (counted in
+ * t->lanes.full: the caller writes the slice elsewhere or not at all).
+ * 0 or -errno. */
+int ftfb_tr_lane_for(struct ftfb_translator *t, uint32_t tgid,
+		     const char *name, uint64_t begin, uint64_t end,
+		     struct ftfb_task **out);
 
 /* translate_blockio.c, translate_irq.c, translate_mem.c: the --events
  * handlers, of one raw event (at least its kind's size) each */

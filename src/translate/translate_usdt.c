@@ -12,9 +12,11 @@
  * commits inside another, a START in one function call ends in another.
  * Perfetto drops a thread track's slice that crosses another
  * (slice_drop_overlapping_complete_event), so a pair that crosses one of
- * its thread's slices - another pair, or a uprobe call - is written as an
- * async begin and end (an id of its own) on the process's async track of
- * its name, where crossing is fine; a pair that nests stays a complete
+ * its thread's slices - another pair, or a uprobe call - is written on a
+ * lane of its process named like it (pseudo_lanes.c: a pseudo thread,
+ * not an async track, which Perfetto's Fuchsia importer makes global;
+ * an async begin and end only when every lane is taken); a pair that
+ * nests stays a complete
  * record on its thread, among the calls it belongs to. Whether it crosses
  * is known at its END: a pair started later still open above it, a call
  * it started in that has returned, a call its END is in that began after
@@ -280,6 +282,8 @@ static int write_slice(struct ftfb_translator *t, struct ftfb_task *k,
 	int ints = 0, strs = 0, room = FTF_MAX_ARGS, name = 0, cat, ref, err;
 	ftf_arg_types types;
 	int bids[FTFB_USDT_MAX_ARGS], eids[FTFB_USDT_MAX_ARGS];
+	struct ftfb_task *lane = NULL;
+	bool async;
 
 	err = hit_args(t, &s->start, &ba);
 	if (!err)
@@ -297,18 +301,24 @@ static int write_slice(struct ftfb_translator *t, struct ftfb_task *k,
 		err = arg_name_ids(t, ed, ea, true, eids);
 	if (err)
 		return err;
-	ref = ftfb_tr_thread_ref(t, k);
-	if (ref < 0)
-		return ref;
 	if (ns < begin_ns)
 		ns = begin_ns;
+	/* a crossing pair: on a lane of its process, named like it (an
+	 * async pair only if every lane is taken) */
+	if (s->crossed && (err = ftfb_tr_lane_for(t, k->tgid, bd->name,
+						  begin_ns, ns, &lane)))
+		return err;
+	async = s->crossed && !lane;
+	ref = ftfb_tr_thread_ref(t, lane ? lane : k);
+	if (ref < 0)
+		return ref;
 	if (!ed)
 		room--; /* for `unfinished` */
 	count_args(&ba, bids, &ints, &strs, &room);
 	if (ed)
 		count_args(ea, eids, &ints, &strs, &room);
 	types = FTF_ARG_TYPES(ints, 0, ed ? 0 : 1, 0, strs, 0);
-	if (s->crossed)
+	if (async)
 		err = ftf_write_async_begin(t->w, types, ref, cat, name,
 					    ftfb_tr_ticks(t, begin_ns),
 					    ++t->uslice_async_id);
@@ -323,14 +333,14 @@ static int write_slice(struct ftfb_translator *t, struct ftfb_task *k,
 		err = write_args(t, ea, eids, &room);
 	if (!err && !ed)
 		err = ftf_arg_bool(t->w, t->s_unfinished, true);
-	if (!err && s->crossed)
+	if (!err && async)
 		err = ftf_write_async_end(t->w, FTF_ARG_TYPES(0, 0, 0, 0, 0, 0),
 					  ref, cat, name, ftfb_tr_ticks(t, ns),
 					  t->uslice_async_id);
-	if (!err && s->crossed) {
+	if (!err && async)
 		t->st.records++;
-		t->st.usdt_async++;
-	}
+	if (!err && s->crossed)
+		t->st.usdt_crossing++;
 	if (err)
 		return err;
 	t->st.records++;

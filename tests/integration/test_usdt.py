@@ -23,7 +23,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ftfcheck import Trace, Tracer, check, trace_processor, ends_on_record_boundary, run_main, skip_unless_root  # noqa: E402
+from ftfcheck import Trace, Tracer, check, trace_processor, tp_query, ends_on_record_boundary, run_main, skip_unless_root  # noqa: E402
 
 THREADS = ["uw-worker-0", "uw-worker-1"]
 
@@ -362,12 +362,18 @@ def spans_cross(a, b):
     return a[0] < b[0] < a[1] < b[1] or b[0] < a[0] < b[1] < a[1]
 
 
+LANE_TID = 0x7D000000  # a lane's pseudo tid: FTFB_PSEUDO_LANE_TID + n
+
+
 def mode_crossing(tool, ftf_dump, wl, outdir):
     """Pairs that cross (tests/usdt/crosswl.c: per thread, N transactions
     each begun in the query BEGIN and committed in the query END, a query
     SELECT nested between): all reach the trace, the crossing ones on
-    async tracks, the nested ones as complete slices on their thread that
-    cross nothing, and trace_processor keeps them all."""
+    lanes of the process (pseudo threads named like the pair, where no
+    two slices overlap), the nested ones as complete slices on their
+    thread that cross nothing; trace_processor keeps them all, every one
+    under the workload's process. (They were async events once, which
+    Perfetto puts on global tracks, outside any process.)"""
     n, nthreads = 500, 2
     cw = os.path.join(os.path.dirname(wl), "crosswl")
     out = os.path.join(outdir, "usdt-crossing.fxt")
@@ -380,36 +386,42 @@ def mode_crossing(tool, ftf_dump, wl, outdir):
     print("  ftf-bpf said:\n    " + p.stderr.strip().replace("\n", "\n    "))
     check(p.returncode == 0, f"ftf-bpf -- crosswl exited 0 (got {p.returncode})")
     check("attached 0 uprobes" not in p.stderr, "-v with USDT probes only says nothing of 0 uprobes")
+    pid = int(re.search(r"\(pid (\d+)\)", p.stderr)[1])
     t = Trace(ftf_dump, out)
     check(t.check_code == 0, f"ftf-dump --check accepts the trace ({t.check_out.strip()[:200]})")
     evs = [e for e in t.events if e[3] == "crosswl"]
-    begins = [e for e in evs if e[5].startswith("AsyncBegin")]
-    ends = [e for e in evs if e[5].startswith("AsyncEnd")]
+    check(not [e for e in evs if e[5].startswith("Async")], "no async begin/end records")
     complete = [e for e in evs if e[5].startswith("DurationComplete")]
-    texts = collections.Counter(args_of(e[6]).get("arg0") for e in complete + begins
-                                if e[4] == "query")
+    texts = collections.Counter(args_of(e[6]).get("arg0") for e in complete if e[4] == "query")
     want = {"BEGIN": n * nthreads, "SELECT": n * nthreads, "END": n * nthreads}
     check(dict(texts) == want, f"every query pair is in the trace: {dict(texts)} (want {want})")
-    txns = sorted(args_of(e[6])["arg0"] for e in begins + complete if e[4] == "txn")
+    txns = sorted(args_of(e[6])["arg0"] for e in complete if e[4] == "txn")
     check(txns == sorted(list(range(n)) * nthreads),
           f"every transaction is in the trace ({len(txns)}, want {n * nthreads})")
-    check(all(e[4] == "query" and args_of(e[6])["arg0"] == "SELECT" for e in complete),
-          "the complete slices are the SELECT queries, that nest in their transaction")
-    check(len(begins) == len(ends) == 3 * n * nthreads,
-          f"the crossing pairs (txn, BEGIN, END) are async begin/end records "
-          f"({len(begins)} begins, {len(ends)} ends, want {3 * n * nthreads})")
-    ids = collections.Counter(re.search(r"Async(Begin|End)\(id: (\d+)\)", line)[2]
-                              for line in t.lines if "Async" in line)
-    check(len(ids) == len(begins) and set(ids.values()) == {2},
-          "each async pair has its own id, on one begin and one end")
     by_tid = collections.defaultdict(list)
+    on_lanes = on_threads = 0
+    elsewhere, not_select = [], []
     for line in t.lines:
-        m = re.match(r'^Event\(ts: (\d+), pt: \d+/(\d+), .*DurationComplete\(end_ts: (\d+)\)', line)
-        if m:
-            by_tid[m[2]].append((int(m[1]), int(m[3])))
+        m = re.match(r'^Event\(ts: (\d+), pt: (\d+)/(\d+), .*DurationComplete\(end_ts: (\d+)\)', line)
+        if not m or "crosswl" not in line:
+            continue
+        by_tid[m[3]].append((int(m[1]), int(m[4])))
+        if int(m[2]) != pid:
+            elsewhere.append(line[:100])
+        if int(m[3]) >= LANE_TID:
+            on_lanes += 1
+        else:
+            on_threads += 1
+            if "SELECT" not in line:
+                not_select.append(line[:120])
+    check(not elsewhere, f"every pair is in the workload's process {pid} ({elsewhere[:2]})")
+    check(not not_select, f"the pairs on the real threads are the nested SELECTs ({not_select[:2]})")
+    check(on_lanes == 3 * n * nthreads and on_threads == n * nthreads,
+          f"the crossing pairs (txn, BEGIN, END) are on lanes: {on_lanes} (want {3 * n * nthreads}); "
+          f"on the threads: {on_threads} (want {n * nthreads})")
     crossing = sum(spans_cross(a, b) for s in by_tid.values()
                    for i, a in enumerate(sorted(s)) for b in sorted(s)[i + 1:i + 64])
-    check(crossing == 0, f"no two complete slices of a thread cross ({crossing} do)")
+    check(crossing == 0, f"no two complete slices of a thread or lane cross ({crossing} do)")
     tp = perfetto_counts(out)
     if tp is None:
         print("  (no trace_processor_shell: Perfetto's own count not checked)")
@@ -419,7 +431,12 @@ def mode_crossing(tool, ftf_dump, wl, outdir):
     check(names.get("txn") == n * nthreads and names.get("query") == 3 * n * nthreads,
           f"trace_processor keeps {n * nthreads} txn and {3 * n * nthreads} query slices ({names})")
     check(not drops, f"trace_processor reports no slice_drop_* stat ({drops})")
-
+    rows = tp_query(out, "select count(*) as n from slice join thread_track tt on slice.track_id = tt.id "
+                         "join thread using(utid) join process using(upid) "
+                         f"where process.pid = {pid} and slice.name in ('txn', 'query')")
+    got = int(rows[0]["n"]) if rows else -1
+    check(got == 4 * n * nthreads,
+          f"Perfetto shows all {4 * n * nthreads} pairs on thread tracks of process {pid} (got {got})")
 
 def main():
     skip_unless_root()

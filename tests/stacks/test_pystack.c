@@ -260,6 +260,29 @@ static void sym_partial(void *ctx, uint32_t tgid, uint64_t ip, bool kernel,
 	out->rel_pc = ip - 0x1000;
 }
 
+/* A stackprof over a memory writer (mono clock), its frames named by
+ * sym_partial. */
+static struct ftfb_stackprof *new_stackprof(struct ftf_dest_mem *m,
+					    struct ftf_writer *w,
+					    struct ftf_clock *c)
+{
+	struct ftf_writer_options wo = {0};
+	struct ftfb_stackprof_opts o = {0};
+	struct ftfb_stackprof *sp;
+
+	c->source = FTF_CLOCK_MONO;
+	c->ticks_per_second = 1000000000ull;
+	ftf_dest_mem_init(m, 0);
+	wo.clock = c;
+	wo.no_refresh_buf_at_intervals = true;
+	assert_int_equal(ftf_writer_init(w, &m->base, &wo), 0);
+	o.w = w;
+	o.symbolize = sym_partial;
+	o.freq_hz = 99;
+	assert_int_equal(ftfb_stackprof_new(&sp, &o), 0);
+	return sp;
+}
+
 /* A stackprof names Python frames "qualname (file:line)" with the file
  * as their mapping, once per sequence; an entry whose strings never came
  * is written as such and counted. The native walk stopped short (its
@@ -269,9 +292,7 @@ static void stackprof_writes_python_frames(void **state)
 	static uint8_t out[1 << 16];
 	struct ftf_dest_mem m;
 	struct ftf_writer w;
-	struct ftf_writer_options wo = {0};
 	struct ftf_clock c = {0};
-	struct ftfb_stackprof_opts o = {0};
 	struct ftfb_stackprof *sp;
 	struct ftfb_stack_sample s = {0};
 	struct ftfb_pycode e;
@@ -283,16 +304,7 @@ static void stackprof_writes_python_frames(void **state)
 	size_t n;
 
 	(void)state;
-	c.source = FTF_CLOCK_MONO;
-	c.ticks_per_second = 1000000000ull;
-	ftf_dest_mem_init(&m, 0);
-	wo.clock = &c;
-	wo.no_refresh_buf_at_intervals = true;
-	assert_int_equal(ftf_writer_init(&w, &m.base, &wo), 0);
-	o.w = &w;
-	o.symbolize = sym_partial;
-	o.freq_hz = 99;
-	assert_int_equal(ftfb_stackprof_new(&sp, &o), 0);
+	sp = new_stackprof(&m, &w, &c);
 	e = code_ev(10, 0x7f0000001000ull, 12, "<module>", "/srv/app.py");
 	assert_int_equal(ftfb_stackprof_pycode(sp, &e), 0);
 	e = code_ev(10, 0x7f0000002000ull, 30, "Job.spin", "/srv/app.py");
@@ -344,9 +356,7 @@ static void stackprof_interleaves_a_whole_walk(void **state)
 {
 	struct ftf_dest_mem m;
 	struct ftf_writer w;
-	struct ftf_writer_options wo = {0};
 	struct ftf_clock c = {0};
-	struct ftfb_stackprof_opts o = {0};
 	struct ftfb_stackprof *sp;
 	struct ftfb_stack_sample s = {0};
 	struct ftfb_pycode e;
@@ -354,16 +364,7 @@ static void stackprof_interleaves_a_whole_walk(void **state)
 	uint64_t py[1] = {entry(0x7f0000001000ull, 12) | F};
 
 	(void)state;
-	c.source = FTF_CLOCK_MONO;
-	c.ticks_per_second = 1000000000ull;
-	ftf_dest_mem_init(&m, 0);
-	wo.clock = &c;
-	wo.no_refresh_buf_at_intervals = true;
-	assert_int_equal(ftf_writer_init(&w, &m.base, &wo), 0);
-	o.w = &w;
-	o.symbolize = sym_partial;
-	o.freq_hz = 99;
-	assert_int_equal(ftfb_stackprof_new(&sp, &o), 0);
+	sp = new_stackprof(&m, &w, &c);
 	e = code_ev(10, 0x7f0000001000ull, 12, "<module>", "/srv/app.py");
 	assert_int_equal(ftfb_stackprof_pycode(sp, &e), 0);
 	s.kind = FTFB_STACK_ON_CPU;

@@ -49,15 +49,6 @@ static const struct trec *complete(const struct tr *h, size_t i)
 	return tr_nth(h, FTF_REC_EVENT, FTF_EVENT_DURATION_COMPLETE, i);
 }
 
-static const char *kobj_name(const struct tr *h, unsigned type, uint64_t koid)
-{
-	for (size_t i = 0; i < h->nrecs; i++)
-		if (h->recs[i].type == FTF_REC_KERNEL_OBJECT &&
-		    h->recs[i].sub == type && h->recs[i].koid == koid)
-			return h->recs[i].name;
-	return NULL;
-}
-
 static void requests_take_free_lanes(void **state)
 {
 	const struct trec *b, *a, *c, *f, *d;
@@ -97,12 +88,12 @@ static void requests_take_free_lanes(void **state)
 	/* A overlaps B: another lane; C reuses B's */
 	assert_true(a->tid != b->tid);
 	assert_int_equal(c->tid, b->tid);
-	assert_string_equal(kobj_name(&h, KOBJ_THREAD, b->tid), "block I/O");
+	assert_string_equal(tr_kobj_name(&h, KOBJ_THREAD, b->tid), "block I/O");
 	/* the disk's view */
 	assert_int_equal(d->pid, VDA_PID);
 	assert_string_equal(d->name, "write");
 	assert_int_equal(d->ts, 2000);
-	assert_string_equal(kobj_name(&h, KOBJ_PROCESS, VDA_PID), "disk vda");
+	assert_string_equal(tr_kobj_name(&h, KOBJ_PROCESS, VDA_PID), "disk vda");
 	assert_string_equal(f->name, "flush");
 	tr_free(&h);
 }
@@ -149,8 +140,8 @@ static void interrupts_on_their_cpu(void **state)
 	assert_int_equal(hard->tid, IRQ_PID + 1 + 1);
 	assert_int_equal(soft->tid, hard->tid);
 	assert_int_equal(hard->pid, IRQ_PID);
-	assert_string_equal(kobj_name(&h, KOBJ_THREAD, hard->tid), "cpu 1 irq");
-	assert_string_equal(kobj_name(&h, KOBJ_PROCESS, IRQ_PID), "interrupts");
+	assert_string_equal(tr_kobj_name(&h, KOBJ_THREAD, hard->tid), "cpu 1 irq");
+	assert_string_equal(tr_kobj_name(&h, KOBJ_PROCESS, IRQ_PID), "interrupts");
 	tr_free(&h);
 }
 

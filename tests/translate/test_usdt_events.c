@@ -151,25 +151,38 @@ static size_t n_async(const struct tr *h, int sub)
 	return tr_count(h, FTF_REC_EVENT, sub);
 }
 
-/* The i-th async begin (end: its end) must be `name` at ts on tid. */
-static const struct trec *async_rec(const struct tr *h, int sub, size_t i,
-				    const char *name, uint64_t ts)
+/* The i-th complete slice must be `name` from ts to end on thread tid of
+ * process 100. */
+static const struct trec *slice_at(const struct tr *h, size_t i,
+				   const char *name, uint64_t ts, uint64_t end,
+				   uint64_t tid)
 {
-	const struct trec *r = tr_nth(h, FTF_REC_EVENT, sub, i);
+	const struct trec *r = slice(h, i);
 
 	assert_non_null(r);
 	assert_string_equal(r->name, name);
 	assert_int_equal(r->ts, ts);
+	assert_int_equal(r->extra, end);
+	assert_int_equal(r->pid, 100);
+	assert_int_equal(r->tid, tid);
 	return r;
 }
 
+/* the pseudo tids of lanes, in the order they are made (FTF thread
+ * koids; translate_priv.h: FTFB_PSEUDO_LANE_TID + n) */
+#define LANE(n) (0x7d000000u + (n))
+
 /* A transaction begun in one query and committed in the next, as
  * PostgreSQL's probes fire: the query that ends while the transaction is
- * open above it and the transaction that ends inside a later query cross;
- * the query between them nests in the transaction and stays complete. */
-static void crossing_pairs_become_async_nesting_ones_stay(void **state)
+ * open above it and the transaction that ends inside a later query cross
+ * and go to lanes of the process, pseudo threads named like them (a
+ * lane's slices never overlap; one free since a slice's start is
+ * reused); the query between them nests in the transaction and stays on
+ * its thread. Not async events: Perfetto puts those on global tracks,
+ * outside the process. */
+static void crossing_pairs_go_to_lanes_nesting_ones_stay(void **state)
 {
-	const struct trec *b, *e;
+	const struct trec *r;
 	struct tr h;
 
 	(void)state;
@@ -184,39 +197,28 @@ static void crossing_pairs_become_async_nesting_ones_stay(void **state)
 	ev_usdt(&h, 1700, 100, REQ_DONE, 1, (const int64_t[]){3}, NULL);
 	tr_finish(&h, 3000);
 	assert_int_equal(
-		tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_COMPLETE), 1);
-	b = slice(&h, 0);
-	assert_string_equal(b->name, "req");
-	assert_int_equal(b->ts, 1300);
-	assert_int_equal(b->extra, 1400);
-	assert_int_equal(n_async(&h, FTF_EVENT_ASYNC_BEGIN), 3);
-	assert_int_equal(n_async(&h, FTF_EVENT_ASYNC_END), 3);
-	/* written at their ENDs: query 1, the transaction, query 3 */
-	b = async_rec(&h, FTF_EVENT_ASYNC_BEGIN, 0, "req", 1000);
-	e = async_rec(&h, FTF_EVENT_ASYNC_END, 0, "req", 1200);
-	assert_int_equal(b->extra, e->extra);
-	assert_int_equal(b->pid, 100);
-	assert_int_equal(tr_arg(b, "arg0")->i64, 1);
-	assert_int_equal(tr_arg(b, "end_arg0")->i64, 1);
-	b = async_rec(&h, FTF_EVENT_ASYNC_BEGIN, 1, "txn", 1100);
-	e = async_rec(&h, FTF_EVENT_ASYNC_END, 1, "txn", 1600);
-	assert_int_equal(b->extra, e->extra);
-	assert_string_equal(b->cat, "db");
-	b = async_rec(&h, FTF_EVENT_ASYNC_BEGIN, 2, "req", 1500);
-	e = async_rec(&h, FTF_EVENT_ASYNC_END, 2, "req", 1700);
-	assert_int_equal(b->extra, e->extra);
-	/* each pair its own id */
-	assert_true(b->extra !=
-		    tr_nth(&h, FTF_REC_EVENT, FTF_EVENT_ASYNC_BEGIN, 0)->extra);
+		tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_COMPLETE), 4);
+	assert_int_equal(n_async(&h, FTF_EVENT_ASYNC_BEGIN), 0);
+	/* written at their ENDs: query 1, query 2, the transaction, query 3 */
+	r = slice_at(&h, 0, "req", 1000, 1200, LANE(0));
+	assert_int_equal(tr_arg(r, "arg0")->i64, 1);
+	assert_int_equal(tr_arg(r, "end_arg0")->i64, 1);
+	slice_at(&h, 1, "req", 1300, 1400, 100);
+	r = slice_at(&h, 2, "txn", 1100, 1600, LANE(1));
+	assert_string_equal(r->cat, "db");
+	/* the first "req" lane is free again since 1200 */
+	slice_at(&h, 3, "req", 1500, 1700, LANE(0));
+	assert_string_equal(tr_kobj_name(&h, 2, LANE(0)), "req");
+	assert_string_equal(tr_kobj_name(&h, 2, LANE(1)), "txn");
 	assert_int_equal(h.t.st.usdt_slices, 4);
-	assert_int_equal(h.t.st.usdt_async, 3);
+	assert_int_equal(h.t.st.usdt_crossing, 3);
 	tr_free(&h);
 }
 
 /* A pair started in one call and ended after it returned, and one started
  * before a call and ended inside it, cross the call's slice; one inside a
  * call nests. */
-static void pairs_crossing_a_call_become_async(void **state)
+static void pairs_crossing_a_call_go_to_lanes(void **state)
 {
 	static const struct ftfb_func fn[] = {{"work", "app"}};
 	struct ftfb_translator_opts o = {
@@ -237,14 +239,14 @@ static void pairs_crossing_a_call_become_async(void **state)
 	ev_usdt(&h, 1620, 100, REQ_DONE, 1, (const int64_t[]){3}, NULL);
 	ev_ret(&h, 1700, 100, 100, 0, 0);
 	tr_finish(&h, 3000);
+	/* the pairs (the calls are begin/end records) */
 	assert_int_equal(
-		tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_COMPLETE), 1);
-	assert_int_equal(slice(&h, 0)->ts, 1610);
-	assert_int_equal(n_async(&h, FTF_EVENT_ASYNC_BEGIN), 2);
-	async_rec(&h, FTF_EVENT_ASYNC_BEGIN, 0, "req", 1100);
-	async_rec(&h, FTF_EVENT_ASYNC_END, 0, "req", 1300);
-	async_rec(&h, FTF_EVENT_ASYNC_BEGIN, 1, "txn", 1400);
-	async_rec(&h, FTF_EVENT_ASYNC_END, 1, "txn", 1600);
+		tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_COMPLETE), 3);
+	assert_int_equal(n_async(&h, FTF_EVENT_ASYNC_BEGIN), 0);
+	slice_at(&h, 0, "req", 1100, 1300, LANE(0));
+	slice_at(&h, 1, "txn", 1400, 1600, LANE(1));
+	slice_at(&h, 2, "req", 1610, 1620, 100); /* inside the call */
+	assert_int_equal(h.t.st.usdt_crossing, 2);
 	tr_free(&h);
 }
 
@@ -461,8 +463,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(instants_carry_int_and_string_args),
 		cmocka_unit_test(nested_pairs_are_nested_complete_slices),
-		cmocka_unit_test(crossing_pairs_become_async_nesting_ones_stay),
-		cmocka_unit_test(pairs_crossing_a_call_become_async),
+		cmocka_unit_test(crossing_pairs_go_to_lanes_nesting_ones_stay),
+		cmocka_unit_test(pairs_crossing_a_call_go_to_lanes),
 		cmocka_unit_test(open_slices_end_unfinished_at_exit_and_stop),
 		cmocka_unit_test(a_slice_named_by_a_string_argument),
 		cmocka_unit_test(a_prefixed_string_name),

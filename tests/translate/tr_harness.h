@@ -243,6 +243,18 @@ static inline const struct trec *tr_nth(const struct tr *h, unsigned type,
 	return NULL;
 }
 
+/* The name of kernel object koid of a type (1 process, 2 thread, as
+ * the FTF spec numbers them); NULL if none was written. */
+static inline const char *tr_kobj_name(const struct tr *h, unsigned type,
+				       uint64_t koid)
+{
+	for (size_t i = 0; i < h->nrecs; i++)
+		if (h->recs[i].type == FTF_REC_KERNEL_OBJECT &&
+		    h->recs[i].sub == type && h->recs[i].koid == koid)
+			return h->recs[i].name;
+	return NULL;
+}
+
 static inline size_t tr_count(const struct tr *h, unsigned type, int sub)
 {
 	size_t n = 0;
