@@ -144,6 +144,10 @@ void report_translator(FILE *f, const struct ftfb_translator *t,
 			(unsigned long long)st->unmatched_returns,
 			(unsigned long long)st->slices_closed_early,
 			(unsigned long long)st->skipped);
+	if (st->lanes_full)
+		fprintf(f,
+			"  lanes: all %d taken: %llu block requests not written, or USDT pairs written as async events (on Perfetto's global tracks)\n",
+			FTFB_MAX_PSEUDO_LANES, (unsigned long long)st->lanes_full);
 	if (st->switches_repaired)
 		fprintf(f,
 			"  scheduling: %llu switches from a task other than the one the CPU's last switch put there (the kernel reported no switch-out): that task was ended at the switch\n",

@@ -43,7 +43,7 @@ int ftfb_tr_lane_for(struct ftfb_translator *t, uint32_t tgid,
 		}
 	}
 	if (pl->n == FTFB_MAX_PSEUDO_LANES) {
-		pl->full++;
+		t->st.lanes_full++;
 		return 0;
 	}
 	l = &pl->v[pl->n];

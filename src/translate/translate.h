@@ -89,6 +89,9 @@ struct ftfb_translator_opts {
 	struct ftfb_stackprof *stacks; /* --stacks: where samples go */
 };
 
+/* the lanes of all processes together (pseudo_lanes.c) */
+#define FTFB_MAX_PSEUDO_LANES 1024
+
 struct ftfb_translator_stats {
 	uint64_t by_kind[FTFB_EV_KIND_MAX]; /* events handled, by kind */
 	uint64_t events;		    /* all events given */
@@ -120,6 +123,10 @@ struct ftfb_translator_stats {
 	/* switches whose outgoing task was not the one the CPU's previous
 	 * switch put there: that one was ended first (see on_switch) */
 	uint64_t switches_repaired;
+	/* slices for lanes (block requests; crossing USDT pairs then go to
+	 * async events) when all FTFB_MAX_PSEUDO_LANES were taken
+	 * (pseudo_lanes.c) */
+	uint64_t lanes_full;
 };
 
 /* Per-function call counts and inclusive time (for the summary): a call

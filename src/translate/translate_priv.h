@@ -36,7 +36,6 @@ struct ftfb_uslice {
 
 /* Lanes: pseudo threads of a process for slices that overlap (block
  * requests in flight together, USDT pairs that cross), pseudo_lanes.c */
-#define FTFB_MAX_PSEUDO_LANES 1024
 struct ftfb_pseudo_lane {
 	uint32_t tgid, tid; /* the process (or disk), the lane's pseudo tid */
 	uint64_t kind;	    /* its name's hash: lanes of one name are reused */
@@ -44,8 +43,7 @@ struct ftfb_pseudo_lane {
 };
 
 struct ftfb_pseudo_lanes {
-	uint32_t n;
-	uint64_t full; /* slices refused: no lane left */
+	uint32_t n; /* (slices refused, every lane taken: st.lanes_full) */
 	struct ftfb_pseudo_lane v[FTFB_MAX_PSEUDO_LANES];
 };
 
@@ -162,7 +160,7 @@ int ftfb_tr_pseudo_task(struct ftfb_translator *t, uint32_t tid,
 /* The lane named `name` of process tgid free for a slice from begin to
  * end (the first whose last slice ended by begin, or a new one), its
  * task in *out; *out NULL if every lane is taken (counted in
- * t->lanes.full: the caller writes the slice elsewhere or not at all).
+ * t->st.lanes_full: the caller writes the slice elsewhere or not at all).
  * 0 or -errno. */
 int ftfb_tr_lane_for(struct ftfb_translator *t, uint32_t tgid,
 		     const char *name, uint64_t begin, uint64_t end,

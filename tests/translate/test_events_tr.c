@@ -98,6 +98,27 @@ static void requests_take_free_lanes(void **state)
 	tr_free(&h);
 }
 
+/* Requests all in flight together take a lane each, in their process
+ * and on their disk: 1024 lanes in all hold 512 of them; the others are
+ * counted, never written over another (the summary says so). */
+static void requests_past_the_lanes_are_counted(void **state)
+{
+	struct ftfb_translator_opts o = { 0 };
+	const unsigned n = FTFB_MAX_PSEUDO_LANES / 2 + 8;
+	struct tr h;
+
+	(void)state;
+	tr_setup(&h, &o);
+	tr_add(&h, 100, 100, "app", "app");
+	for (unsigned i = 0; i < n; i++)
+		ev_blk(&h, 1000, 1100, 2000 + i, 100, 1, 4096, 0);
+	tr_finish(&h, 9000);
+	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_COMPLETE),
+			 FTFB_MAX_PSEUDO_LANES);
+	assert_int_equal(h.t.st.lanes_full, 2 * 8);
+	tr_free(&h);
+}
+
 static void ev_irq(struct tr *h, uint64_t start, uint64_t end, uint16_t cpu,
 		   uint8_t soft, uint32_t nr, const char *name)
 {
@@ -190,6 +211,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(requests_take_free_lanes),
+		cmocka_unit_test(requests_past_the_lanes_are_counted),
 		cmocka_unit_test(interrupts_on_their_cpu),
 		cmocka_unit_test(memory_counters_and_faults),
 	};
