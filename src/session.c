@@ -321,11 +321,42 @@ static int start_sink(struct session *s, char *err, size_t errlen)
 				   errlen);
 }
 
+/* The held -- CMD is still a copy of ftf-bpf when the live tasks are
+ * named: it is named, and its command line given, as the command it
+ * becomes. Perfetto names a process by its command line, and the one
+ * read at its exec never comes if it exits or renames itself before the
+ * translator reads /proc: it was then named after ftf-bpf. */
+static void as_command(const struct session *s, struct ftfb_task_info *ti)
+{
+	const char *base = strrchr(s->o->cmd[0], '/');
+	size_t len = 0;
+
+	base = base ? base + 1 : s->o->cmd[0];
+	snprintf(ti->comm, sizeof(ti->comm), "%s", base);
+	snprintf(ti->process_name, sizeof(ti->process_name), "%s", base);
+	for (char **a = s->o->cmd; *a && len < sizeof(ti->cmdline) - 1; a++) {
+		size_t n = strlen(*a) + 1; /* with its NUL */
+
+		if (n > sizeof(ti->cmdline) - 1 - len)
+			n = sizeof(ti->cmdline) - 1 - len;
+		memcpy(ti->cmdline + len, *a, n);
+		len += n;
+	}
+	ti->cmdline[len] = '\0';
+	ti->cmdline_len = (uint16_t)len;
+}
+
 static int add_task(void *ctx, const struct ftfb_task_info *ti)
 {
-	struct ftfb_sink *sink = ctx;
+	struct session *s = ctx;
+	struct ftfb_task_info cmd;
 
-	return sink->ops->add_task(sink, ti);
+	if (s->have_child && ti->tgid == (uint32_t)s->child.pid) {
+		cmd = *ti;
+		as_command(s, &cmd);
+		return s->sink->ops->add_task(s->sink, &cmd);
+	}
+	return s->sink->ops->add_task(s->sink, ti);
 }
 
 /* Names what is already alive. Attached first, scanned second: a task
@@ -336,9 +367,9 @@ static int name_alive_tasks(struct session *s, char *err, size_t errlen)
 	int r;
 
 	if (o->all)
-		return ftfb_procfs_scan(add_task, s->sink), 0;
+		return ftfb_procfs_scan(add_task, s), 0;
 	r = ftfb_procfs_scan_pid((uint32_t)(o->pid ? o->pid : s->child.pid),
-				 add_task, s->sink);
+				 add_task, s);
 	if (r && o->pid) {
 		snprintf(err, errlen, "pid %d exited before tracing began",
 			 o->pid);

@@ -20,6 +20,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ftfcheck import Fail, Trace, Tracer, check, ends_on_record_boundary, run_main, skip_unless_root, tp_query  # noqa: E402
+from test_stacks import fields, get, get_all, read_ftf  # noqa: E402
 
 N = 3000
 
@@ -320,6 +321,39 @@ def mode_title(tool, ftf_dump, titlewl, outdir):
         check(not bad, f"trace_processor reports no error stats: {bad}")
 
 
+def cmdlines(path):
+    """{pid: [command lines]} of the trace's ProcessTree packets (what
+    Perfetto names a process by), in the order written."""
+    out = {}
+    for _, pkt in fields(read_ftf(path)[1]):
+        tree = get(pkt, 2)
+        for proc in get_all(tree, 1) if tree else []:
+            args = [a.decode() for a in get_all(proc, 3)]
+            out.setdefault(get(proc, 1), []).append(" ".join(args))
+    return out
+
+
+def mode_short_cmd(tool, ftf_dump, pingpong, outdir):
+    """A -- CMD that exits at once (sleep 0.05, /bin/true) is named as the
+    command, with its command line, where Perfetto names processes (the
+    ProcessTree packets): it was named after ftf-bpf, the only command
+    line written for its pid having been read before its exec, from the
+    held copy of ftf-bpf. The expected names are what was run."""
+    for cmd in (["sleep", "0.05"], ["/bin/true"]):
+        out = os.path.join(outdir, "sched-short-cmd.fxt")
+        p = subprocess.run([tool, "-o", out, "--", *cmd], capture_output=True, text=True, timeout=120)
+        check(p.returncode == 0, f"ftf-bpf -- {' '.join(cmd)} exited 0 (got {p.returncode}: {p.stderr[-300:]})")
+        pid = int(re.search(r"\(pid (\d+)\)", p.stderr)[1])
+        got = cmdlines(out).get(pid)
+        print(f"  -- {' '.join(cmd)}: pid {pid}, command lines in the trace: {got}")
+        check(got and all(c == " ".join(cmd) for c in got),
+              f"every command line written for pid {pid} is {' '.join(cmd)!r} (got {got})")
+        rows = tp_query(out, f"select name, cmdline from process where pid = {pid}")
+        if rows is not None:
+            # (by its first argument, as given: ps -o args shows the same)
+            check(rows and rows[0]["name"] == cmd[0], f"Perfetto names it {cmd[0]!r}: {rows}")
+
+
 def mode_rings(tool, ftf_dump, pingpong, outdir):
     """--rings 2 -- pingpong --split: ping on CPU 0 (ring 0, read by the
     loop's thread), pong on CPU 1 (ring 1, read by a lane thread of its
@@ -379,7 +413,7 @@ def main():
         run_main(lambda: mode_title(tool, ftf_dump, sys.argv[6], outdir))
     os.makedirs(outdir, exist_ok=True)
     fn = {"pid": mode_pid, "cmd": mode_cmd, "names": mode_names, "all": mode_all, "sigint": mode_sigint,
-          "dying": mode_dying, "rings": mode_rings}[mode]
+          "dying": mode_dying, "rings": mode_rings, "short-cmd": mode_short_cmd}[mode]
     run_main(lambda: fn(tool, ftf_dump, pingpong, outdir))
 
 
