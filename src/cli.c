@@ -535,7 +535,8 @@ static int parse_output_opt(int c, const char *arg, struct cli_opts *o,
 				    arg);
 		return 0;
 	case OPT_BUFFER_SIZE:
-		if (cli_parse_size(arg, &b) || b > FTFB_MAX_RING_BYTES)
+		if (cli_parse_size(arg, &b) || b < 4096 ||
+		    b > FTFB_MAX_RING_BYTES)
 			return fail(err, errlen,
 				    "invalid --buffer-size '%s': use a size from 4K to 1G, e.g. 256K, 8M, 64M",
 				    arg);
@@ -710,6 +711,9 @@ static int check_combinations(struct cli_opts *o, const struct parse_state *ps,
 		return fail(err, errlen,
 			    "%s belongs to the flight recorder: add -F DUR (the window to keep)",
 			    ps->flight_only);
+	if (o->post_ns && !o->ntriggers)
+		return fail(err, errlen,
+			    "--post keeps recording after a --trigger snapshot: add --trigger 'SPEC>DUR' or drop --post");
 	if (o->ntriggers && o->nuprobes == 0)
 		return fail(err, errlen,
 			    "--trigger '%s' needs the function traced: add -u %s",

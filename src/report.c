@@ -192,7 +192,7 @@ static void report_top_stacks(FILE *f, const struct ftfb_stackprof *sp,
 
 	if (!n)
 		return;
-	fprintf(f, "  top %s functions (innermost user frame):\n",
+	fprintf(f, "  top %s functions (innermost user frame; a kernel thread's innermost frame):\n",
 		k ? "off-CPU" : "on-CPU");
 	for (size_t i = 0; i < n; i++)
 		if (k)

@@ -202,9 +202,29 @@ static int write_thread(struct ftfb_translator *t, struct ftfb_task *k)
 	return 0;
 }
 
+/* n, less a UTF-8 character cut at the end of s[0..n) (the kernel cuts
+ * a comm at 15 bytes, we cut names at their buffers' sizes): Perfetto
+ * would show the bytes left as a replacement character. */
+size_t ftfb_utf8_whole(const char *s, size_t n)
+{
+	size_t i = n, len;
+	unsigned char c;
+
+	/* back to the start of the last character (at most 3 bytes back) */
+	while (i > 0 && n - i < 4 && ((unsigned char)s[i - 1] & 0xc0) == 0x80)
+		i--;
+	if (i == 0)
+		return n; /* not UTF-8: left as it is */
+	c = (unsigned char)s[i - 1];
+	if (c < 0x80)
+		return n; /* ASCII last: whole */
+	len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+	return n - (i - 1) >= len ? n : i - 1;
+}
+
 static void set_comm(char *dst, const char *src)
 {
-	size_t n = strnlen(src, FTFB_COMM_LEN - 1);
+	size_t n = ftfb_utf8_whole(src, strnlen(src, FTFB_COMM_LEN - 1));
 
 	memcpy(dst, src, n);
 	dst[n] = '\0';
@@ -212,7 +232,7 @@ static void set_comm(char *dst, const char *src)
 
 static void set_pname(char *dst, const char *src)
 {
-	size_t n = strnlen(src, FTFB_PT_PNAME_LEN - 1);
+	size_t n = ftfb_utf8_whole(src, strnlen(src, FTFB_PT_PNAME_LEN - 1));
 
 	memcpy(dst, src, n);
 	dst[n] = '\0';

@@ -154,13 +154,17 @@ void ftfb_translator_destroy(struct ftfb_translator *t);
 int ftfb_translator_add_task(struct ftfb_translator *t,
 			     const struct ftfb_task_info *ti);
 
-/* One raw event as it came from the ring buffer. Unknown kinds and short
- * sizes are counted (stats.skipped) and skipped, not an error. Returns 0 or
- * the writer's negative error. */
 /* An FTF timestamp in ns as Perfetto reads it (its truncating formula,
  * not the exact quotient): what the stack samples' packets carry. */
 uint64_t ftfb_ticks_to_ns_as_perfetto(uint64_t ticks, uint64_t tps);
 
+/* n, less a UTF-8 character cut short at the end of s[0..n) (a comm the
+ * kernel cut at 15 bytes): the bytes of whole characters. */
+size_t ftfb_utf8_whole(const char *s, size_t n);
+
+/* One raw event as it came from the ring buffer. Unknown kinds and short
+ * sizes are counted (stats.skipped) and skipped, not an error. Returns 0 or
+ * the writer's negative error. */
 int ftfb_translator_event(struct ftfb_translator *t, const void *data,
 			  size_t size);
 

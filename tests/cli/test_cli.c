@@ -160,6 +160,9 @@ static void bad_options_get_one_clear_line(void **state)
 		{ { "ftf-bpf", "-a", "-d", NULL }, "needs a value" },
 		{ { "ftf-bpf", "-a", "--buffer-size", "2G", NULL }, "invalid --buffer-size" },
 		{ { "ftf-bpf", "-a", "--buffer-size", "lots", NULL }, "invalid --buffer-size" },
+		/* under the 4K the message names (it was rounded up, silently) */
+		{ { "ftf-bpf", "-a", "--buffer-size", "1", NULL }, "use a size from 4K to 1G" },
+		{ { "ftf-bpf", "-a", "-d", "0", NULL }, "give one from 1ns to 31 years" },
 		{ { "ftf-bpf", "-a", "--rings", "0", NULL }, "invalid --rings" },
 		{ { "ftf-bpf", "-a", "--clock", "wall", NULL }, "invalid --clock 'wall'" },
 		{ { "ftf-bpf", "-p", "1", "-u", "f", "--args", "7", NULL }, "invalid --args '7'" },
@@ -257,6 +260,9 @@ static void bad_flight_recorder_options(void **state)
 		  "invalid size '10K' for --flight-size" },
 		{ { "-F", "1s", "--max-snapshots", "0", "-a" },
 		  "invalid count '0' for --max-snapshots" },
+		/* (it only ever delays a trigger's snapshot) */
+		{ { "-F", "1s", "--post", "5s", "-a" },
+		  "--post keeps recording after a --trigger snapshot" },
 	};
 
 	(void)state;

@@ -698,6 +698,41 @@ static void full_destination_is_an_error(void **state)
 	ftfb_translator_free(&t);
 }
 
+/* UTF-8: a character cut at the end is dropped, whole ones kept. Bytes
+ * from the encoding (RFC 3629): "☃" is E2 98 83, "é" C3 A9, "😀" F0 9F
+ * 98 80. */
+static void utf8_cut_characters_are_dropped(void **state)
+{
+	(void)state;
+	assert_int_equal(ftfb_utf8_whole("ab\xe2\x98\x83", 5), 5);
+	assert_int_equal(ftfb_utf8_whole("ab\xe2\x98\x83", 4), 2);
+	assert_int_equal(ftfb_utf8_whole("ab\xe2\x98\x83", 3), 2);
+	assert_int_equal(ftfb_utf8_whole("\xc3\xa9", 1), 0);
+	assert_int_equal(ftfb_utf8_whole("\xc3\xa9", 2), 2);
+	assert_int_equal(ftfb_utf8_whole("x\xf0\x9f\x98\x80", 4), 1);
+	assert_int_equal(ftfb_utf8_whole("x\xf0\x9f\x98\x80", 5), 5);
+	assert_int_equal(ftfb_utf8_whole("plain", 5), 5);
+}
+
+/* A comm the kernel cut at 15 bytes in the middle of a character
+ * ("ab" and five snowmen is 17 bytes: 15 leave one byte of the fifth) is
+ * named without the cut byte, which Perfetto showed as a replacement
+ * character. */
+static void cut_comm_names_whole_characters(void **state)
+{
+	struct ftfb_translator_opts o = {0};
+	struct tr h;
+
+	(void)state;
+	tr_setup(&h, &o);
+	tr_add(&h, 100, 100, "ab\xe2\x98\x83\xe2\x98\x83\xe2\x98\x83"
+			     "\xe2\x98\x83\xe2", NULL);
+	tr_finish(&h, 5000);
+	assert_string_equal(tr_kobj_name(&h, 2, 100),
+			    "ab\xe2\x98\x83\xe2\x98\x83\xe2\x98\x83\xe2\x98\x83");
+	tr_free(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -718,6 +753,8 @@ int main(void)
 		cmocka_unit_test(mono_ns_map_to_ticks),
 		cmocka_unit_test(tick_init_reemitted_each_second),
 		cmocka_unit_test(full_destination_is_an_error),
+		cmocka_unit_test(utf8_cut_characters_are_dropped),
+		cmocka_unit_test(cut_comm_names_whole_characters),
 	};
 
 	return cmocka_run_group_tests_name("translate", tests, NULL, NULL);
