@@ -28,6 +28,8 @@ struct snapshot {
 	char path[PATH_MAX];
 	char why[160];
 	uint64_t t0, t1; /* window, CLOCK_MONOTONIC ns */
+	uint64_t whole_from; /* t0, or later: all of what happened since is
+			      * in the snapshot (the ring's oldest since_ts) */
 	pid_t pid;       /* the writing child, 0 once collected */
 	bool ok;
 };
@@ -546,9 +548,9 @@ static int write_snapshot(struct ftfb_flight *f, struct snapshot *sn,
 	if (!r && !f->o.quiet)
 		fprintf(stderr,
 			"ftf-bpf: snapshot %s: %.3f s to %.3f s of the trace (%.3f s): %s\n",
-			sn->path, since(sn->t0, trace_origin(f)),
+			sn->path, since(sn->whole_from, trace_origin(f)),
 			since(sn->t1, trace_origin(f)),
-			(double)(sn->t1 - sn->t0) / 1e9, sn->why);
+			(double)(sn->t1 - sn->whole_from) / 1e9, sn->why);
 	return r;
 }
 
@@ -567,6 +569,9 @@ static struct snapshot *next_snapshot(struct ftfb_flight *f, uint64_t end,
 		 why);
 	sn->t1 = end;
 	sn->t0 = window_start(f, end);
+	sn->whole_from = f->ring.oldest && f->ring.oldest->since_ts > sn->t0
+				 ? f->ring.oldest->since_ts
+				 : sn->t0;
 	return sn;
 }
 

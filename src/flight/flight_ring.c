@@ -105,6 +105,7 @@ static int new_chunk(struct ftfb_fring *r,
 	c->next = NULL;
 	c->first_ts = 0;
 	c->last_ts = 0;
+	c->since_ts = r->newest_ts;
 	c->used = 0;
 	c->raw = 0;
 	memcpy(c->drops_before, drops, sizeof(c->drops_before));

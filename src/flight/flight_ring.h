@@ -23,6 +23,12 @@
 struct ftfb_fchunk {
 	struct ftfb_fchunk *next; /* newer */
 	uint64_t first_ts, last_ts; /* event times (CLOCK_MONOTONIC ns) */
+	/* the newest event time when it began (0: the first chunk): what
+	 * happened from then on is here or in a newer chunk. first_ts can be
+	 * earlier (an off-CPU sample carries the time its thread blocked,
+	 * a uprobe batch comes at its thread's switch), so the window whose
+	 * events are all kept starts here, not there. */
+	uint64_t since_ts;
 	/* drop counters (cumulative, by kind) when the chunk began */
 	uint64_t drops_before[FTFB_EV_KIND_MAX];
 	size_t used;

@@ -177,6 +177,47 @@ static void chunks_keep_the_drops_of_their_start(void **state)
 	ftfb_fring_free(&r);
 }
 
+static int first_id(void *ctx, const void *data, size_t size)
+{
+	const struct ftfb_hdr *h = data;
+
+	(void)size;
+	*(uint64_t *)ctx = h->tid;
+	return 1; /* the first event is enough */
+}
+
+/* A chunk knows from when everything that happened is in it or after
+ * it: the newest time seen before it began (0 for the first), which an
+ * event stamped earlier (an off-CPU sample carries the time its thread
+ * blocked) does not move, while it moves first_ts. */
+static void chunks_know_since_when_they_hold_everything(void **state)
+{
+	uint64_t drops[FTFB_EV_KIND_MAX] = { 0 };
+	struct ftfb_fring r;
+	uint64_t k = 0;
+	struct ftfb_switch e;
+
+	(void)state;
+	assert_int_equal(ftfb_fring_init(&r, 10000 * MS, 64u << 20, NULL,
+					 NULL), 0);
+	/* event i at 1 ms + i us, until a second chunk began */
+	append_n(&r, 0, 30000, MS, 1000, drops);
+	assert_non_null(r.oldest->next);
+	assert_int_equal(r.oldest->since_ts, 0);
+	ftfb_fchunk_walk(r.oldest->next, first_id, &k);
+	assert_true(k > 0);
+	assert_int_equal(r.oldest->next->since_ts, MS + (k - 1) * 1000);
+	/* one stamped 0.5 ms, arriving now, in the newest chunk */
+	ftfb_fchunk_walk(r.newest, first_id, &k);
+	memset(&e, 0, sizeof(e));
+	e.hdr.kind = FTFB_EV_SWITCH;
+	e.hdr.ts = MS / 2;
+	assert_int_equal(ftfb_fring_append(&r, &e, sizeof(e), drops), 0);
+	assert_int_equal(r.newest->first_ts, MS / 2);
+	assert_int_equal(r.newest->since_ts, MS + (k - 1) * 1000);
+	ftfb_fring_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -184,6 +225,7 @@ int main(void)
 		cmocka_unit_test(an_idle_window_gives_its_chunks_back),
 		cmocka_unit_test(the_size_cap_decides_when_smaller),
 		cmocka_unit_test(chunks_keep_the_drops_of_their_start),
+		cmocka_unit_test(chunks_know_since_when_they_hold_everything),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
