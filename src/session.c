@@ -91,6 +91,14 @@ static int stopped_while_starting(struct session *s)
 	return fail(s, msg);
 }
 
+/* A step of the start failed: said as the stop it was when a stop
+ * signal came meanwhile (a system call it interrupted fails with EINTR,
+ * and its error would hide why), else as its error. */
+static int start_failed(struct session *s, const char *err)
+{
+	return stop_signal ? stopped_while_starting(s) : fail(s, err);
+}
+
 struct ftfb_usdt_set_opts session_usdt_opts(const struct cli_opts *o,
 					    const char *mb)
 {
@@ -242,12 +250,12 @@ int session_prepare(struct session *s, struct cli_opts *o)
 	    preflight_target(o, s->main_bin, sizeof(s->main_bin), &s->mb, err,
 			     sizeof(err)) ||
 	    resolve_specs(s, err, sizeof(err)))
-		return fail(s, err);
+		return start_failed(s, err);
 	ftf_clock_init(&s->clock, o->clock_mono ? FTF_CLOCK_MONO : FTF_CLOCK_TSC);
 	if (o->verbose)
 		report_clock(stderr, &s->clock);
 	if (open_sink(s, err, sizeof(err)))
-		return fail(s, err);
+		return start_failed(s, err);
 	return stopped_while_starting(s);
 }
 
@@ -384,21 +392,21 @@ int session_attach(struct session *s)
 
 	if (s->o->cmd) {
 		if (target_spawn(&s->child, s->o->cmd, err, sizeof(err)))
-			return fail(s, err);
+			return start_failed(s, err);
 		s->have_child = true;
 	}
 	if (open_loader(s, err, sizeof(err)))
-		return fail(s, err);
+		return start_failed(s, err);
 	if (stopped_while_starting(s))
 		return 1;
 	if (ftfb_sources_attach(s, err, sizeof(err)))
-		return fail(s, err);
+		return start_failed(s, err);
 	if (stopped_while_starting(s))
 		return 1;
 	if (start_sink(s, err, sizeof(err)) ||
 	    name_alive_tasks(s, err, sizeof(err)) ||
 	    ftfb_lanes_start(&s->lanes, s->loader, s->sink, err, sizeof(err)))
-		return fail(s, err);
+		return start_failed(s, err);
 	return stopped_while_starting(s);
 }
 

@@ -394,12 +394,14 @@ long ftfb_uprobe_set_find(const struct ftfb_uprobe_set *u, const char *binary,
 {
 	long k = 0;
 
-	for (int i = 0; i < u->nlists; i++)
-		for (size_t j = 0; j < u->lists[i].n; j++, k++) {
-			const struct ftfb_sym *p = &u->lists[i].v[j];
+	/* (by file, not path: a spec that named the function again by
+	 * another path was dropped as a repeat, see drop_repeated) */
+	const struct ftfb_sym want = {.binary = (char *)binary,
+				      .offset = offset};
 
-			if (p->offset == offset && !strcmp(p->binary, binary))
+	for (int i = 0; i < u->nlists; i++)
+		for (size_t j = 0; j < u->lists[i].n; j++, k++)
+			if (same_function(&u->lists[i].v[j], &want))
 				return k;
-		}
 	return -1;
 }

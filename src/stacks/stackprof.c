@@ -450,8 +450,12 @@ static int user_frames(struct ftfb_stackprof *sp, struct seq *q,
 		*n += k;
 		return 0;
 	}
-	/* (a walk that stopped short ends with a stop frame, unwind.h) */
-	m = ftfb_py_merge(kinds, k, nu && uips[nu - 1] < FTFB_UW_STOP_BASE,
+	/* (a walk that stopped short ends with a stop frame, unwind.h: the
+	 * BPF walk keeps the last of its FTFB_STACK_MAX_DEPTH slots for it,
+	 * so a full stack without one cannot be whole either) */
+	m = ftfb_py_merge(kinds, k,
+			  nu && nu < FTFB_STACK_MAX_DEPTH &&
+				  uips[nu - 1] < FTFB_UW_STOP_BASE,
 			  pips, np, slots,
 			  sizeof(slots) / sizeof(slots[0]), &exact);
 	sp->st.python_samples++;

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,19 +190,31 @@ static void test_set_refuses_only_unprobeable(void **state)
 }
 
 /* Specs that name a function again (glibc's __libc_malloc is malloc
- * itself, a strong alias; libc.so.6 by another path is the same file):
- * each function is probed once, else every call came twice, the second
- * slice unfinished. */
+ * itself, a strong alias; libc.so.6 by a symbolic link of another name is
+ * the same file): each function is probed once, else every call came
+ * twice, the second slice unfinished; a trigger's lookup by the other
+ * path finds the one probe. */
 static void test_set_probes_a_function_once(void **state)
 {
+	const char *first[] = { "libc:getpid" };
+	char dir[] = "/tmp/uprobe-set-XXXXXX", link[PATH_MAX], spec[PATH_MAX + 16];
 	const char *specs[] = { "libc:malloc", "libc:__libc_malloc",
-				"libc:getpid",
-				"/usr/lib/x86_64-linux-gnu/libc.so.6:getpid",
-				"libc:getppid" };
+				"libc:getpid", spec, "libc:getppid" };
 	struct ftfb_uprobe_set u;
 	char err[512] = "";
+	uint64_t getpid_at;
 
 	(void)state;
+	/* where libc is, then a link to it under another name */
+	assert_int_equal(ftfb_uprobe_set_build(&u, first, 1, 0, NULL, err,
+					       sizeof(err)), 0);
+	assert_non_null(mkdtemp(dir));
+	snprintf(link, sizeof(link), "%s/other-name.so", dir);
+	assert_int_equal(symlink(u.lists[0].v[0].binary, link), 0);
+	getpid_at = u.lists[0].v[0].offset;
+	ftfb_uprobe_set_free(&u);
+	snprintf(spec, sizeof(spec), "%s:getpid", link);
+
 	assert_int_equal(ftfb_uprobe_set_build(&u, specs, 5, 0, NULL, err,
 					       sizeof(err)), 0);
 	assert_int_equal(u.nfuncs, 3);
@@ -210,7 +223,10 @@ static void test_set_probes_a_function_once(void **state)
 	assert_string_equal(u.funcs[2].name, "getppid");
 	assert_int_equal(u.lists[1].n, 0);
 	assert_int_equal(u.lists[3].n, 0);
+	assert_int_equal(ftfb_uprobe_set_find(&u, link, getpid_at), 1);
 	ftfb_uprobe_set_free(&u);
+	unlink(link);
+	rmdir(dir);
 }
 
 int main(void)
