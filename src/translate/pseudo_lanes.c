@@ -11,6 +11,9 @@
  * name) whose last slice ended by its start, as Perfetto lays out
  * overlapping async slices, or to a new one. Slices are written at their
  * end, in the order their ends arrive, so a lane's slices never overlap.
+ * A process's lanes are given back when it exits (a server that forks a
+ * process per connection, as PostgreSQL does, would use them all up);
+ * another process takes one over with its pseudo tid, declared anew.
  */
 #include <string.h>
 
@@ -24,6 +27,15 @@ static uint64_t kind_of(const char *name)
 	for (; *name; name++)
 		h = (h ^ (uint8_t)*name) * 0x100000001b3ull;
 	return h;
+}
+
+/* A lane an exited process gave back (tgid 0), or NULL. */
+static struct ftfb_pseudo_lane *given_back(struct ftfb_pseudo_lanes *pl)
+{
+	for (uint32_t i = 0; i < pl->n; i++)
+		if (!pl->v[i].tgid)
+			return &pl->v[i];
+	return NULL;
 }
 
 int ftfb_tr_lane_for(struct ftfb_translator *t, uint32_t tgid,
@@ -42,14 +54,30 @@ int ftfb_tr_lane_for(struct ftfb_translator *t, uint32_t tgid,
 			return ftfb_tr_pseudo_task(t, l->tid, tgid, name, out);
 		}
 	}
-	if (pl->n == FTFB_MAX_PSEUDO_LANES) {
+	l = given_back(pl);
+	if (!l && pl->n == FTFB_MAX_PSEUDO_LANES) {
 		t->st.lanes_full++;
 		return 0;
 	}
-	l = &pl->v[pl->n];
+	if (!l) {
+		l = &pl->v[pl->n];
+		l->tid = FTFB_PSEUDO_LANE_TID + pl->n++;
+	}
 	l->tgid = tgid;
 	l->kind = kind;
-	l->tid = FTFB_PSEUDO_LANE_TID + pl->n++;
 	l->last_end = end;
 	return ftfb_tr_pseudo_task(t, l->tid, tgid, name, out);
+}
+
+void ftfb_tr_lanes_give_back(struct ftfb_translator *t, uint32_t tgid)
+{
+	struct ftfb_pseudo_lanes *pl = &t->lanes;
+
+	for (uint32_t i = 0; i < pl->n; i++) {
+		if (pl->v[i].tgid != tgid)
+			continue;
+		pl->v[i].tgid = 0;
+		/* its next process declares it again, named for it */
+		ftfb_pt_remove(&t->pt, pl->v[i].tid);
+	}
 }

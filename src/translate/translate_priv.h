@@ -165,6 +165,8 @@ int ftfb_tr_pseudo_task(struct ftfb_translator *t, uint32_t tid,
 int ftfb_tr_lane_for(struct ftfb_translator *t, uint32_t tgid,
 		     const char *name, uint64_t begin, uint64_t end,
 		     struct ftfb_task **out);
+/* Process tgid exited: its lanes go back to the pool (pseudo_lanes.c). */
+void ftfb_tr_lanes_give_back(struct ftfb_translator *t, uint32_t tgid);
 
 /* translate_blockio.c, translate_irq.c, translate_mem.c: the --events
  * handlers, of one raw event (at least its kind's size) each */

@@ -458,6 +458,57 @@ static void specs_parse(void **state)
 	assert_non_null(strstr(err, "string suffix"));
 }
 
+static void ev_group_exit(struct tr *h, uint64_t ts, uint32_t tid,
+			  uint32_t tgid)
+{
+	struct ftfb_exit e;
+
+	memset(&e, 0, sizeof(e));
+	tr_hdr(&e.hdr, FTFB_EV_EXIT, ts, 0, tid, tgid);
+	e.group_dead = 1;
+	assert_int_equal(ftfb_translator_event(&h->t, &e, sizeof(e)), 0);
+}
+
+/* A process's lanes go back when it exits, and the next process that
+ * needs one takes its pseudo tid, declared anew under itself (a server
+ * with a process per connection used them all up). */
+static void an_exited_process_gives_its_lanes_back(void **state)
+{
+	size_t nthreads = 0;
+	struct tr h;
+
+	(void)state;
+	setup(&h);
+	tr_add(&h, 200, 200, "app2", "app2");
+	/* process 100: a query crossing a transaction, on lanes 0 and 1 */
+	ev_usdt(&h, 1000, 100, REQ_START, 1, (const int64_t[]){1}, NULL);
+	ev_usdt(&h, 1100, 100, TXN_START, 1, (const int64_t[]){7}, NULL);
+	ev_usdt(&h, 1200, 100, REQ_DONE, 1, (const int64_t[]){1}, NULL);
+	ev_usdt(&h, 1300, 100, TXN_DONE, 1, (const int64_t[]){7}, NULL);
+	ev_exit(&h, 1400, 101, 100);
+	ev_group_exit(&h, 1500, 100, 100);
+	/* process 200, the same: the same two lanes, under it */
+	ev_usdt_in(&h, 2000, 200, 200, REQ_START, 1, (const int64_t[]){2}, NULL);
+	ev_usdt_in(&h, 2100, 200, 200, TXN_START, 1, (const int64_t[]){8}, NULL);
+	ev_usdt_in(&h, 2200, 200, 200, REQ_DONE, 1, (const int64_t[]){2}, NULL);
+	ev_usdt_in(&h, 2300, 200, 200, TXN_DONE, 1, (const int64_t[]){8}, NULL);
+	tr_finish(&h, 3000);
+	assert_int_equal(slice(&h, 0)->pid, 100);
+	assert_int_equal(slice(&h, 0)->tid, LANE(0));
+	assert_int_equal(slice(&h, 2)->pid, 200);
+	assert_true(slice(&h, 2)->tid == LANE(0) || slice(&h, 2)->tid == LANE(1));
+	assert_true(slice(&h, 3)->tid == LANE(0) || slice(&h, 3)->tid == LANE(1));
+	assert_int_equal(slice(&h, 3)->pid, 200);
+	/* no third lane was made */
+	for (size_t i = 0; i < h.nrecs; i++)
+		if (h.recs[i].type == FTF_REC_KERNEL_OBJECT && h.recs[i].sub == 2 &&
+		    h.recs[i].koid == LANE(2))
+			nthreads++;
+	assert_int_equal(nthreads, 0);
+	assert_int_equal(h.t.st.lanes_full, 0);
+	tr_free(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -465,6 +516,7 @@ int main(void)
 		cmocka_unit_test(nested_pairs_are_nested_complete_slices),
 		cmocka_unit_test(crossing_pairs_go_to_lanes_nesting_ones_stay),
 		cmocka_unit_test(pairs_crossing_a_call_go_to_lanes),
+		cmocka_unit_test(an_exited_process_gives_its_lanes_back),
 		cmocka_unit_test(open_slices_end_unfinished_at_exit_and_stop),
 		cmocka_unit_test(a_slice_named_by_a_string_argument),
 		cmocka_unit_test(a_prefixed_string_name),
