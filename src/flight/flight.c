@@ -491,8 +491,6 @@ static int write_window(struct ftfb_flight *f, struct ftf_writer *w,
 	return err;
 }
 
-/* Seconds from the trace's start to t, signed: a window that has not
- * filled yet reaches back before the start. */
 /* Where the trace's time starts for the lines that say where a window
  * is: the start, or the first event if earlier (the scheduling programs
  * record while the others are still attaching: with -g for 0.4 s, which
@@ -504,6 +502,8 @@ static uint64_t trace_origin(const struct ftfb_flight *f)
 	return first && first < f->o.start_ns ? first : f->o.start_ns;
 }
 
+/* Seconds from the trace's start to t, signed (a window that has not
+ * filled yet would reach back before it). */
 static double since(uint64_t t, uint64_t start)
 {
 	return (double)(int64_t)(t - start) / 1e9;

@@ -533,4 +533,3 @@ int ftfb_elf_code_range(const char *path, uint64_t off, uint64_t *lo,
 	close(fd);
 	return r;
 }
-

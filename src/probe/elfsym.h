@@ -40,9 +40,6 @@ struct ftfb_symlist {
 	size_t n;
 };
 
-/* All functions of the ELF file at @path, sorted by offset. @out is
- * overwritten (not freed first); on error it is left empty. The entries'
- * binary field is a copy of @path. */
 /* Whether file offset off of the ELF file at path lies in an executable
  * segment's file contents: 1 (*lo, *hi: that segment's range), 0 (*lo,
  * *hi: the first executable segment's, both 0 if none), or -errno if the
@@ -63,6 +60,9 @@ int ftfb_open_regular(const char *path);
  * an ELF binary or library)", or the error's text). */
 int ftfb_open_elf_file(const char *path, char *errmsg, size_t errlen);
 
+/* All functions of the ELF file at @path, sorted by offset. @out is
+ * overwritten (not freed first); on error it is left empty. The entries'
+ * binary field is a copy of @path. */
 int ftfb_elf_functions(const char *path, struct ftfb_symlist *out,
 		       char *errmsg, size_t errlen);
 

@@ -16,8 +16,8 @@
  * lane of its process named like it (pseudo_lanes.c: a pseudo thread,
  * not an async track, which Perfetto's Fuchsia importer makes global;
  * an async begin and end only when every lane is taken); a pair that
- * nests stays a complete
- * record on its thread, among the calls it belongs to. Whether it crosses
+ * nests stays a complete record on its thread, among the calls it
+ * belongs to. Whether it crosses
  * is known at its END: a pair started later still open above it, a call
  * it started in that has returned, a call its END is in that began after
  * its START (marked as calls return and pairs end: ftfb_tr_usdt_call_ended,
