@@ -29,32 +29,25 @@ static uint64_t kind_of(const char *name)
 	return h;
 }
 
-/* A lane an exited process gave back (tgid 0), or NULL. */
-static struct ftfb_pseudo_lane *given_back(struct ftfb_pseudo_lanes *pl)
-{
-	for (uint32_t i = 0; i < pl->n; i++)
-		if (!pl->v[i].tgid)
-			return &pl->v[i];
-	return NULL;
-}
-
 int ftfb_tr_lane_for(struct ftfb_translator *t, uint32_t tgid,
 		     const char *name, uint64_t begin, uint64_t end,
 		     struct ftfb_task **out)
 {
 	struct ftfb_pseudo_lanes *pl = &t->lanes;
 	uint64_t kind = kind_of(name);
-	struct ftfb_pseudo_lane *l;
+	struct ftfb_pseudo_lane *l = NULL;
 
 	*out = NULL;
 	for (uint32_t i = 0; i < pl->n; i++) {
-		l = &pl->v[i];
-		if (l->tgid == tgid && l->kind == kind && l->last_end <= begin) {
-			l->last_end = end;
-			return ftfb_tr_pseudo_task(t, l->tid, tgid, name, out);
+		struct ftfb_pseudo_lane *c = &pl->v[i];
+
+		if (c->tgid == tgid && c->kind == kind && c->last_end <= begin) {
+			c->last_end = end;
+			return ftfb_tr_pseudo_task(t, c->tid, tgid, name, out);
 		}
+		if (!c->tgid && !l)
+			l = c; /* one an exited process gave back */
 	}
-	l = given_back(pl);
 	if (!l && pl->n == FTFB_MAX_PSEUDO_LANES) {
 		t->st.lanes_full++;
 		return 0;
