@@ -56,10 +56,11 @@ static int list_functions(const struct cli_opts *o, const char *mb)
 			rc = 1;
 			continue;
 		}
-		if (sl.n && !header)
+		if (sl.n && !header) {
 			printf("%-40s %-40s %12s %8s\n", "FUNCTION", "BINARY",
 			       "OFFSET", "SIZE");
-		header |= sl.n > 0;
+			header = true;
+		}
 		for (size_t j = 0; j < sl.n; j++)
 			printf("%-40s %-40s %#12llx %8llu\n",
 			       sl.v[j].demangled ? sl.v[j].demangled
