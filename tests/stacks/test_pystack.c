@@ -283,6 +283,26 @@ static struct ftfb_stackprof *new_stackprof(struct ftf_dest_mem *m,
 	return sp;
 }
 
+/* An on-CPU sample of thread 10 with nu native (leaf first) and np
+ * Python entries (hashes fixed: one stack each). */
+static struct ftfb_stack_sample py_sample(const uint64_t *u, uint32_t nu,
+					  const uint64_t *py, uint32_t np)
+{
+	struct ftfb_stack_sample s = {0};
+
+	s.kind = FTFB_STACK_ON_CPU;
+	s.ts_ns = 1000;
+	s.tid = s.tgid = 10;
+	s.weight = 1;
+	s.uhash = 0xabc;
+	s.uips = u;
+	s.nu = nu;
+	s.phash = 0xdef;
+	s.pips = py;
+	s.np = np;
+	return s;
+}
+
 /* A stackprof names Python frames "qualname (file:line)" with the file
  * as their mapping, once per sequence; an entry whose strings never came
  * is written as such and counted. The native walk stopped short (its
@@ -309,16 +329,7 @@ static void stackprof_writes_python_frames(void **state)
 	assert_int_equal(ftfb_stackprof_pycode(sp, &e), 0);
 	e = code_ev(10, 0x7f0000002000ull, 30, "Job.spin", "/srv/app.py");
 	assert_int_equal(ftfb_stackprof_pycode(sp, &e), 0);
-	s.kind = FTFB_STACK_ON_CPU;
-	s.ts_ns = 1000;
-	s.tid = s.tgid = 10;
-	s.weight = 1;
-	s.uhash = 0xabc;
-	s.uips = u;
-	s.nu = 3;
-	s.phash = 0xdef;
-	s.pips = py;
-	s.np = 2;
+	s = py_sample(u, 3, py, 2);
 	assert_int_equal(ftfb_stackprof_sample(sp, &s), 0);
 	s.uips = s.pips = NULL; /* the same stacks by hash */
 	assert_int_equal(ftfb_stackprof_sample(sp, &s), 0);
@@ -358,7 +369,7 @@ static void stackprof_interleaves_a_whole_walk(void **state)
 	struct ftf_writer w;
 	struct ftf_clock c = {0};
 	struct ftfb_stackprof *sp;
-	struct ftfb_stack_sample s = {0};
+	struct ftfb_stack_sample s;
 	struct ftfb_pycode e;
 	uint64_t u[2] = {0x1200, 0x1100};
 	uint64_t py[1] = {entry(0x7f0000001000ull, 12) | F};
@@ -367,16 +378,7 @@ static void stackprof_interleaves_a_whole_walk(void **state)
 	sp = new_stackprof(&m, &w, &c);
 	e = code_ev(10, 0x7f0000001000ull, 12, "<module>", "/srv/app.py");
 	assert_int_equal(ftfb_stackprof_pycode(sp, &e), 0);
-	s.kind = FTFB_STACK_ON_CPU;
-	s.ts_ns = 1000;
-	s.tid = s.tgid = 10;
-	s.weight = 1;
-	s.uhash = 0xabc;
-	s.uips = u;
-	s.nu = 2;
-	s.phash = 0xdef;
-	s.pips = py;
-	s.np = 1;
+	s = py_sample(u, 2, py, 1);
 	assert_int_equal(ftfb_stackprof_sample(sp, &s), 0);
 	assert_int_equal(ftfb_stackprof_flush(sp), 0);
 	assert_int_equal(ftf_writer_close(&w), 0);
