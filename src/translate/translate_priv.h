@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * translate_priv.h - the translator's helpers shared by its parts
- * (translate.c, translate_usdt.c, event_kinds.c) and its state, which
+ * (translate*.c, event_kinds.c, pseudo_lanes.c) and its state, which
  * white-box tests may read; not for the tool.
  */
 #ifndef FTFB_TRANSLATE_PRIV_H
@@ -90,18 +90,18 @@ struct ftfb_translator {
 	int *usdt_name_id, *usdt_cat_id;
 	int s_uarg[FTFB_USDT_MAX_ARGS], s_end_arg[FTFB_USDT_MAX_ARGS];
 	struct ftfb_uslice *uslices;
-	uint32_t uslice_free; /* index + 1, 0: none */
-	uint64_t uslice_async_id; /* the last async id given */
+	uint32_t uslice_free;		/* index + 1, 0: none */
+	uint64_t uslice_async_id;	/* the last async id given */
 	struct ftfb_pseudo_lanes lanes; /* pseudo_lanes.c */
-	struct ftfb_tr_blockio blk; /* --events: translate_blockio.c, */
-	struct ftfb_tr_mem mem;	    /* translate_mem.c, */
-	struct ftfb_tr_irq irq;	    /* translate_irq.c */
+	struct ftfb_tr_blockio blk;	/* --events: translate_blockio.c, */
+	struct ftfb_tr_mem mem;		/* translate_mem.c, */
+	struct ftfb_tr_irq irq;		/* translate_irq.c */
 	bool drops_written;
 	struct ftfb_proctree ptree; /* command lines waiting to be written */
 	/* switches and wakeups (their argument names interned at init) */
 	struct ftfb_sched_rec sched;
-	struct ftfb_ticks tk; /* mono ns -> ticks, the writer's clock */
-	uint64_t last_ts; /* newest event timestamp seen (mono ns) */
+	struct ftfb_ticks tk;	   /* mono ns -> ticks, the writer's clock */
+	uint64_t last_ts;	   /* newest event timestamp seen (mono ns) */
 	uint64_t refresh_check_ns; /* the writer's refresh is asked from then */
 };
 
@@ -144,27 +144,65 @@ static inline int ftfb_tr_thread_ref(struct ftfb_translator *t,
 	return ftfb_tr_thread_ref_new(t, k);
 }
 
+/* translate_names.c: a string id interned for good, process and thread
+ * names as records, command lines for Perfetto (written at the first
+ * event if the trace has not begun) */
+int ftfb_tr_flush_cmdlines(struct ftfb_translator *t, uint64_t ns);
+int ftfb_tr_write_cmdline(struct ftfb_translator *t,
+			  const struct ftfb_task_info *ti);
+int ftfb_tr_write_process(struct ftfb_translator *t, struct ftfb_task *k);
+int ftfb_tr_write_thread(struct ftfb_translator *t, struct ftfb_task *k);
+/* a comm or process name copied whole (a cut UTF-8 character dropped) */
+void ftfb_tr_set_comm(char *dst, const char *src);
+void ftfb_tr_set_pname(char *dst, const char *src);
+
+/* translate.c: mono ns as Perfetto reads the FTF part's time */
+uint64_t ftfb_tr_perfetto_ns(struct ftfb_translator *t, uint64_t ns);
+
+/* translate_sched.c: the switch and wakeup writer over t's writer */
+void ftfb_tr_sched_init(struct ftfb_translator *t);
+
+/* translate_tasks.c: ends all k has open at ns (its system call, USDT
+ * slices and calls, marked unfinished) */
+int ftfb_tr_close_all(struct ftfb_translator *t, struct ftfb_task *k,
+		      uint64_t ns);
+
+/* translate_calls.c: ends k's top call at ns, with `ret` if has_ret */
+int ftfb_tr_end_frame(struct ftfb_translator *t, struct ftfb_task *k,
+		      uint64_t ns, bool has_ret, uint64_t ret);
+
+/* translate_syscalls.c: how k's open system call ends */
+enum sys_end {
+	SYS_END_RET,	    /* its exit: ret */
+	SYS_END_CLEAN,	    /* it never returns by design: exit, exec */
+	SYS_END_UNFINISHED, /* the stop, a lost exit */
+};
+int ftfb_tr_end_syscall(struct ftfb_translator *t, struct ftfb_task *k,
+			uint64_t ns, int how, int64_t ret);
+/* at exit (exec false) and exec: the calls that never return end there */
+int ftfb_tr_end_syscall_never_returning(struct ftfb_translator *t,
+					struct ftfb_task *k, uint64_t ns,
+					bool exec);
+
 /* a string id kept in *cache once interned for good (a temporary one is
  * returned, not kept); 0 in *cache: not yet */
 int ftfb_tr_cached_id(struct ftfb_translator *t, int *cache, const char *s);
 /* a task of no process of Linux (a disk, a cpu's interrupts), named
  * `name`, created (process and thread records) on first use; pseudo ids
  * are above any pid (pid_max is at most 2^22) */
-#define FTFB_PSEUDO_IRQ_PID 0x7b000000u  /* + 1 + cpu: its threads */
+#define FTFB_PSEUDO_IRQ_PID 0x7b000000u /* + 1 + cpu: its threads */
 #define FTFB_PSEUDO_MAX_CPUS 4096
 #define FTFB_PSEUDO_DISK_PID 0x7c000000u /* + major:minor in 22 bits */
 #define FTFB_PSEUDO_LANE_TID 0x7d000000u /* + n: lanes (pseudo_lanes.c) */
-int ftfb_tr_pseudo_task(struct ftfb_translator *t, uint32_t tid,
-			uint32_t tgid, const char *name,
-			struct ftfb_task **out);
+int ftfb_tr_pseudo_task(struct ftfb_translator *t, uint32_t tid, uint32_t tgid,
+			const char *name, struct ftfb_task **out);
 /* The lane named `name` of process tgid free for a slice from begin to
  * end (the first whose last slice ended by begin, or a new one), its
  * task in *out; *out NULL if every lane is taken (counted in
  * t->st.lanes_full: the caller writes the slice elsewhere or not at all).
  * 0 or -errno. */
-int ftfb_tr_lane_for(struct ftfb_translator *t, uint32_t tgid,
-		     const char *name, uint64_t begin, uint64_t end,
-		     struct ftfb_task **out);
+int ftfb_tr_lane_for(struct ftfb_translator *t, uint32_t tgid, const char *name,
+		     uint64_t begin, uint64_t end, struct ftfb_task **out);
 /* Process tgid exited: its lanes go back to the pool (pseudo_lanes.c). */
 void ftfb_tr_lanes_give_back(struct ftfb_translator *t, uint32_t tgid);
 
@@ -174,8 +212,7 @@ int ftfb_tr_ev_block_io(struct ftfb_translator *t, const void *data,
 			size_t size);
 int ftfb_tr_ev_irq(struct ftfb_translator *t, const void *data, size_t size);
 int ftfb_tr_ev_rss(struct ftfb_translator *t, const void *data, size_t size);
-int ftfb_tr_ev_fault(struct ftfb_translator *t, const void *data,
-		     size_t size);
+int ftfb_tr_ev_fault(struct ftfb_translator *t, const void *data, size_t size);
 
 /* translate_usdt.c */
 int ftfb_tr_usdt_init(struct ftfb_translator *t);
@@ -195,6 +232,13 @@ static inline void ftfb_tr_usdt_call_ended(struct ftfb_translator *t,
 int ftfb_tr_usdt_close(struct ftfb_translator *t, struct ftfb_task *k,
 		       uint64_t ns);
 
+/* The handlers of the event-kind table (event_kinds.c): each copies its
+ * event into an aligned local (ring buffer records are 8-aligned, but
+ * tests and replays may hand any pointer) and handles it. */
+#define COPY_EVENT(type, e, data)                                              \
+	type e;                                                                \
+	memcpy(&e, data, sizeof(e))
+
 /* The translator's handler of each event kind (event_kinds.c's table):
  * data is an event of at least the kind's size. */
 int ftfb_tr_ev_switch(struct ftfb_translator *t, const void *data, size_t size);
@@ -211,7 +255,6 @@ int ftfb_tr_ev_senter(struct ftfb_translator *t, const void *data, size_t size);
 int ftfb_tr_ev_sexit(struct ftfb_translator *t, const void *data, size_t size);
 int ftfb_tr_ev_usdt(struct ftfb_translator *t, const void *data, size_t size);
 int ftfb_tr_ev_stack(struct ftfb_translator *t, const void *data, size_t size);
-int ftfb_tr_ev_pycode(struct ftfb_translator *t, const void *data,
-		      size_t size);
+int ftfb_tr_ev_pycode(struct ftfb_translator *t, const void *data, size_t size);
 
 #endif

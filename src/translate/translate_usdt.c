@@ -305,8 +305,8 @@ static int write_slice(struct ftfb_translator *t, struct ftfb_task *k,
 		ns = begin_ns;
 	/* a crossing pair: on a lane of its process, named like it (an
 	 * async pair only if every lane is taken) */
-	if (s->crossed && (err = ftfb_tr_lane_for(t, k->tgid, bd->name,
-						  begin_ns, ns, &lane)))
+	if (s->crossed &&
+	    (err = ftfb_tr_lane_for(t, k->tgid, bd->name, begin_ns, ns, &lane)))
 		return err;
 	async = s->crossed && !lane;
 	ref = ftfb_tr_thread_ref(t, lane ? lane : k);
@@ -490,4 +490,14 @@ int ftfb_translator_usdt_inherit(struct ftfb_translator *from,
 		return 0;
 	ftfb_pt_for_each(&from->pt, inherit_task, &c);
 	return c.err;
+}
+
+int ftfb_tr_ev_usdt(struct ftfb_translator *t, const void *data, size_t size)
+{
+	struct ftfb_usdt e;
+
+	/* sent without the unused tail of its strings */
+	memset(&e, 0, sizeof(e));
+	memcpy(&e, data, size < sizeof(e) ? size : sizeof(e));
+	return ftfb_tr_usdt(t, &e);
 }
