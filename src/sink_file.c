@@ -19,6 +19,12 @@
 /* A lane hands its records over at least this often (when it has some):
  * the loop's thread collects them at its next turn. */
 #define LANE_FLUSH_NS 200000000ull
+/* Titles set since the trace began (translate_titles.c): this many
+ * processes' /proc cmdlines read at most, this often (a few tens of
+ * microseconds each); at the finish, every live process's. */
+#define TITLES_EVERY_NS 250000000ull
+#define TITLES_PER_ROUND 16
+#define TITLES_AT_FINISH 8192
 
 struct file_lane {
 	struct ftfb_lane lane;
@@ -42,6 +48,7 @@ struct file_sink {
 	uint64_t by_kind[FTFB_EV_KIND_MAX]; /* the translator's and lanes' */
 	uint64_t seen_bytes; /* handed to the file at seen_ns */
 	uint64_t seen_ns;
+	uint64_t titles_ns; /* the last round of titles */
 	bool usr1_said;
 };
 
@@ -145,6 +152,12 @@ static void file_tick(struct ftfb_sink *s, uint64_t now)
 	handed = ftfb_output_record_bytes(&fs->out);
 	if (!fs->writer_open || s->err)
 		return;
+	if (fs->tr && now - fs->titles_ns >= TITLES_EVERY_NS) {
+		fs->titles_ns = now;
+		r = ftfb_translator_titles(fs->tr, TITLES_PER_ROUND, false);
+		if (r)
+			write_failed(fs, r);
+	}
 	if (handed != fs->seen_bytes || !fs->seen_ns) {
 		fs->seen_bytes = handed;
 		fs->seen_ns = now;
@@ -251,7 +264,8 @@ static int file_finish(struct ftfb_sink *s, uint64_t now_ns, const char *why)
 	(void)why;
 	if (s->err || !fs->tr)
 		return 0;
-	if (ftfb_translator_finish(fs->tr, now_ns))
+	if (ftfb_translator_titles(fs->tr, TITLES_AT_FINISH, true) ||
+	    ftfb_translator_finish(fs->tr, now_ns))
 		return write_failed(fs, -EIO);
 	return 0;
 }

@@ -47,8 +47,17 @@ struct ftfb_task {
 	uint32_t tgid;
 	uint32_t gen; /* bumped when the entry is reused */
 	int16_t slot; /* writer thread slot, -1 if none */
-	bool exited;
-	bool named; /* kernel objects written */
+	/* (bits: the hot fields stay in the first cache line) */
+	bool exited : 1;
+	bool named : 1; /* kernel objects written */
+	/* switched in or woken since its process's title was last read
+	 * (translate_titles.c); on a leader, title_due: read it next, and
+	 * cmdline_told: its command line was written, no_title: it has none
+	 * (a kernel thread) */
+	bool ran : 1;
+	bool title_due : 1;
+	bool cmdline_told : 1;
+	bool no_title : 1;
 	/* uprobe stack: depth frames in stack[0..depth), overflow calls past
 	 * the depth cap counted but not written. */
 	struct ftfb_frame *stack;

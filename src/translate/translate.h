@@ -178,6 +178,15 @@ int ftfb_translator_drops(struct ftfb_translator *t, uint64_t mono_ns,
  * flushes. Does not close the writer. */
 int ftfb_translator_finish(struct ftfb_translator *t, uint64_t mono_ns);
 
+/* Titles set after the trace began (argv written over, no event): reads
+ * through opts.lookup the command line of up to `budget` processes whose
+ * threads were switched in or woken since their last look (all: every
+ * live process), and writes a process record (Perfetto renames the
+ * process) and its command line for each whose name changed or whose
+ * command line was never written (a forked process). 0 or the writer's
+ * error. */
+int ftfb_translator_titles(struct ftfb_translator *t, size_t budget, bool all);
+
 /* Begins in `to`, at ts, the USDT slices open in `from` (same probes):
  * a flight-recorder snapshot's slices that began before its window.
  * Their string arguments are left out. 0 or the writer's error. */

@@ -31,6 +31,8 @@ static int on_switch(struct ftfb_translator *t, const struct ftfb_switch *e)
 	 * trace shows: "swapper") */
 	if (!err && repair)
 		err = ftfb_tr_ensure_task(t, 0, 0, &idle);
+	if (!err)
+		next->ran = true; /* its title may have changed: look */
 	return err ? err : ftfb_sched_switch(&t->sched, e, repair);
 }
 
@@ -43,6 +45,8 @@ static int on_wakeup(struct ftfb_translator *t, const struct ftfb_wakeup *e)
 	if (!err)
 		err = ftfb_tr_ensure_task(t, e->target_tid, e->target_tgid,
 					  &target);
+	if (!err)
+		target->ran = true; /* (--rings: switches may go to lanes) */
 	return err ? err : ftfb_sched_wakeup(&t->sched, e);
 }
 

@@ -53,6 +53,7 @@ static int new_task(struct ftfb_translator *t, const struct ftfb_task_info *ti,
 	if (ti->tid == ti->tgid)
 		ftfb_tr_set_pname(k->pname, ti->process_name);
 	if (ti->tid == ti->tgid) {
+		k->cmdline_told = ti->cmdline_len != 0;
 		err = ftfb_tr_write_process(t, k);
 		if (!err)
 			err = ftfb_tr_write_cmdline(t, ti);

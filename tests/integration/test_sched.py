@@ -3,7 +3,7 @@
 """Real-BPF integration tests of scheduling traces (run as root).
 
 usage: test_sched.py MODE FTF_BPF FTF_DUMP PINGPONG OUTDIR
-MODE: pid | cmd | names | all | sigint | dying | title | rings
+MODE: pid | cmd | names | all | sigint | dying | title | rings | retitle
 
 The ping-pong workload's two threads ("ping", "pong") pass a byte N times
 over pipes, both pinned to one CPU, so each is switched in at least N
@@ -321,6 +321,41 @@ def mode_title(tool, ftf_dump, titlewl, outdir):
         check(not bad, f"trace_processor reports no error stats: {bad}")
 
 
+def mode_retitle(tool, ftf_dump, retitlewl, outdir):
+    """Titles set while traced, by writing over argv with no system call
+    (PostgreSQL's backends, nginx's workers): a child forked during the
+    trace that sets its title, and the traced process that sets its own
+    after the fork, are named in Perfetto by those titles (what ps -o
+    args shows), not by the name the process had when the trace began."""
+    out = os.path.join(outdir, "sched-retitle.fxt")
+    child_title = "retitlewl: 15/main: alice shop [local] idle"
+    self_title = "retitlewl: 15/main: postmaster"
+    wl = subprocess.Popen([retitlewl, child_title, self_title] + ["x" * 30] * 3, stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, text=True)
+    pid = int(wl.stdout.readline().split("=")[1])
+    tr = Tracer(tool, ["-p", str(pid), "-o", out])
+    wl.stdin.write("go\n")
+    wl.stdin.flush()
+    child = int(wl.stdout.readline().split("=")[1])
+    with open(f"/proc/{pid}/cmdline") as f:
+        shown = f.read().rstrip("\0")
+    print(f"  workload pid={pid} child={child}; /proc/{pid}/cmdline now {shown!r}")
+    check(shown == self_title, f"/proc shows the title the workload set: {shown!r}")
+    time.sleep(1)  # (it lives on with its title: ps shows it)
+    wl.communicate(input="end\n", timeout=60)
+    check(tr.wait() == 0, "ftf-bpf exited 0 when the process exited")
+    t = Trace(ftf_dump, out)
+    check(t.check_code == 0, f"ftf-dump --check accepts the trace ({t.check_out.strip()})")
+    rows = tp_query(out, f"select pid, name, cmdline from process where pid in ({pid}, {child})")
+    check(rows is not None, "trace_processor_shell is there (TRACE_PROCESSOR)")
+    names = {int(r["pid"]): r["name"] for r in rows}
+    print(f"  Perfetto's processes: {rows}")
+    check(names.get(child) == child_title, f"the forked child is named by its title: {names.get(child)!r}")
+    check(names.get(pid) == self_title, f"the traced process by the title it set: {names.get(pid)!r}")
+    cmd = {int(r["pid"]): (r["cmdline"] or "").strip() for r in rows}
+    check(cmd.get(child) == child_title, f"the child's command line is its title: {cmd.get(child)!r}")
+
+
 def cmdlines(path):
     """{pid: [command lines]} of the trace's ProcessTree packets (what
     Perfetto names a process by), in the order written."""
@@ -411,6 +446,9 @@ def main():
     if mode == "title":
         os.makedirs(outdir, exist_ok=True)
         run_main(lambda: mode_title(tool, ftf_dump, sys.argv[6], outdir))
+    if mode == "retitle":
+        os.makedirs(outdir, exist_ok=True)
+        run_main(lambda: mode_retitle(tool, ftf_dump, sys.argv[7], outdir))
     os.makedirs(outdir, exist_ok=True)
     fn = {"pid": mode_pid, "cmd": mode_cmd, "names": mode_names, "all": mode_all, "sigint": mode_sigint,
           "dying": mode_dying, "rings": mode_rings, "short-cmd": mode_short_cmd}[mode]
