@@ -134,6 +134,7 @@ void ftfb_translator_free(struct ftfb_translator *t)
 	free(t->func_cat_id);
 	ftfb_tr_usdt_free(t);
 	ftfb_proctree_free(&t->ptree);
+	ftfb_nt_free(&t->ntracks);
 	t->fstats = NULL;
 	t->func_name_id = NULL;
 	t->func_cat_id = NULL;

@@ -10,6 +10,7 @@
 #include "ftf/reader.h"
 #include "ftf/writer.h"
 #include "arg_words.h"
+#include "named_tracks.h"
 #include "proctree.h"
 #include "sched_records.h"
 #include "ticks.h"
@@ -47,10 +48,8 @@ struct ftfb_pseudo_lanes {
 	struct ftfb_pseudo_lane v[FTFB_MAX_PSEUDO_LANES];
 };
 
-/* --events=io: argument names (0: not interned yet), requests seen */
+/* --events=io: requests seen (their slices: named_tracks.h) */
 struct ftfb_tr_blockio {
-	int s_cat, s_disk, s_sector, s_bytes, s_queue_ns, s_device_ns, s_flags,
-		s_error, s_tid;
 	uint64_t requests;
 };
 
@@ -59,11 +58,6 @@ struct ftfb_tr_mem {
 	int s_mm, s_rss, s_fault, s_addr, s_blocked, s_write;
 	int s_member[FTFB_RSS_MEMBERS];
 	uint64_t page_size;
-};
-
-/* --events=irq: names (0: not yet) */
-struct ftfb_tr_irq {
-	int s_irq, s_softirq, s_nr, s_tid;
 };
 
 struct ftfb_translator {
@@ -94,10 +88,10 @@ struct ftfb_translator {
 	uint64_t uslice_async_id;	/* the last async id given */
 	struct ftfb_pseudo_lanes lanes; /* pseudo_lanes.c */
 	struct ftfb_tr_blockio blk;	/* --events: translate_blockio.c, */
-	struct ftfb_tr_mem mem;		/* translate_mem.c, */
-	struct ftfb_tr_irq irq;		/* translate_irq.c */
+	struct ftfb_tr_mem mem;		/* translate_mem.c */
 	bool drops_written;
 	struct ftfb_proctree ptree; /* command lines waiting to be written */
+	struct ftfb_named_tracks ntracks; /* slices on named tracks */
 	/* switches and wakeups (their argument names interned at init) */
 	struct ftfb_sched_rec sched;
 	struct ftfb_ticks tk;	   /* mono ns -> ticks, the writer's clock */

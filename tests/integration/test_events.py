@@ -62,6 +62,30 @@ def slices(t, category=None):
     return out
 
 
+NAMED_ARGS = ("disk", "sector", "bytes", "queue_ns", "device_ns", "flags", "error", "tid", "nr",
+              "interrupted_tid")
+
+
+def named_slices(out, where):
+    """(begin, end, pid or None, track name, name, {arg: value}) of the
+    slices on Perfetto's named tracks (not threads) whose track matches
+    the SQL condition `where` (on t.name), as Perfetto reads them; pid:
+    the process whose track it is, None at the top; the slice's category
+    among the args."""
+    cols = ", ".join(f"extract_arg(s.arg_set_id, 'debug.{a}') as {a}" for a in NAMED_ARGS)
+    rows = tp_query(out, f"select s.ts, s.dur, s.name, s.category, t.name as track, p.pid, {cols} "
+                         f"from slice s join track t on s.track_id = t.id "
+                         f"left join process p on p.upid = extract_arg(t.dimension_arg_set_id, 'upid') "
+                         f"where ({where})")
+    check(rows is not None, "trace_processor_shell is there (TRACE_PROCESSOR)")
+    res = []
+    for r in rows:
+        args = {a: r[a] for a in NAMED_ARGS + ("category",) if r[a] not in ("", "[NULL]", None)}
+        pid = int(r["pid"]) if r["pid"] not in ("", "[NULL]", None) else None
+        res.append((int(r["ts"]), int(r["ts"]) + int(r["dur"]), pid, r["track"], r["name"], args))
+    return res
+
+
 def make_file(path, nbytes):
     """The workload's file, written and synced before any trace."""
     subprocess.run(["dd", "if=/dev/urandom", f"of={path}", f"bs={nbytes}", "count=1",
@@ -101,9 +125,10 @@ def mode_io(tool, ftf_dump, wl, outdir):
         p = run(tool, ["--events=io", "--syscalls", "--clock", "mono", "-o", out, "--", wl, "io", dev, str(N)])
     tid = kv(p.stdout.splitlines()[0])["tid"]
     t = valid(ftf_dump, out)
-    blk = slices(t, "block")
+    check(not slices(t, "block"), "no block request on a thread of FTF's (pseudo or not)")
+    blk = named_slices(out, "t.name = 'block I/O' or t.name like 'disk %'")
     sc = [s for s in slices(t, "syscall") if s[3] == tid]
-    mine = [s for s in blk if s[2] == tid and int(s[5]["tid"]) == tid]
+    mine = [s for s in blk if s[2] == tid and s[3] == "block I/O" and int(s[5]["tid"]) == tid]
     for op, call in (("write", "pwrite64"), ("read", "pread64")):
         reqs = [s for s in mine if s[4] == op and int(s[5]["bytes"]) == IO_BYTES]
         other = [(s[4], s[5]["bytes"]) for s in mine if s[4] == op and int(s[5]["bytes"]) != IO_BYTES]
@@ -118,19 +143,22 @@ def mode_io(tool, ftf_dump, wl, outdir):
               f"every {op} request lasts > 0 ns, device time > 0 "
               f"(median {sorted(r[1] - r[0] for r in reqs)[N // 2] / 1e3:.0f} us)")
         check(len({int(r[5]["sector"]) for r in reqs}) == N, f"the {op}s cover {N} distinct sectors")
-        disk = [s for s in blk if s[2] != tid and s[4] == op and int(s[5]["tid"]) == tid
-                and int(s[5]["bytes"]) == IO_BYTES]
+        disk = [s for s in blk if s[2] is None and s[3].startswith("disk ") and s[4] == op
+                and int(s[5]["tid"]) == tid and int(s[5]["bytes"]) == IO_BYTES]
         check(len(disk) == N, f"the disk's view shows the same {len(disk)} {op}s")
     # (a loop device has a write cache: each fdatasync flushes it)
     flushes = [s for s in mine if s[4] == "flush"]
     check(len(flushes) == N, f"{len(flushes)} flush requests = the {N} fdatasync calls")
-    lanes = {s[3] for s in mine}
-    check(all(t.thread_names(l) == ["block I/O"] for l in lanes) and
-          all(t.thread_process(l) == [tid] for l in lanes),
-          f"the requests sit on lanes named 'block I/O' of the process ({len(lanes)})")
-    disk_pids = {s[2] for s in blk if s[2] != tid}
-    names = [n for pid in disk_pids for n in t.process_names(pid)]
-    check(names and all(n.startswith("disk ") for n in names), f"the per-disk processes are named {names}")
+    on_disk = [s for s in blk if s[2] is None and int(s[5]["tid"]) == tid]
+    check(len(on_disk) == len(mine), f"each request of the thread in its process ({len(mine)}) and "
+                                     f"on its disk ({len(on_disk)})")
+    names = {s[3] for s in blk if s[2] is None and int(s[5]["tid"]) == tid}
+    # (the loop device's own requests reach the disk under it too)
+    check(f"disk {os.path.basename(dev)}" in names and all(n.startswith("disk ") for n in names),
+          f"the disks' tracks are named for them: {names}")
+    fake = tp_query(out, "select (select count(*) from process where pid > 4194304) + "
+                         "(select count(*) from thread where tid > 4194304) as n")
+    check(int(fake[0]["n"]) == 0, f"no process or thread with a made-up id (above pid_max): {fake}")
     check("block requests" in p.stderr, "the summary counts the block requests")
 
 
@@ -232,11 +260,11 @@ def mode_irq(tool, ftf_dump, wl, outdir):
     check(tr.wait() == 0, "ftf-bpf -a ends cleanly")
     check(w.returncode == 0, "the workload ran")
     t = valid(ftf_dump, out)
-    irqs = slices(t)
-    irqs = [s for s in irqs if s[3] >= 0x7b000001 and s[3] < 0x7c000000]
-    hard = [s for s in irqs if s in slices(t, "irq")]
-    check(irqs and all(t.thread_names(s[3])[0].endswith(" irq") for s in irqs[:50]),
-          f"{len(irqs)} interrupt slices on per-cpu 'cpu N irq' threads")
+    check(not slices(t, "irq") and not slices(t, "softirq"), "no interrupt on a thread of FTF's")
+    irqs = named_slices(out, "t.name like 'cpu % interrupts'")
+    hard = [s for s in irqs if s[5].get("category") == "irq"]
+    check(irqs and all(s[2] is None for s in irqs),
+          f"{len(irqs)} interrupt slices on per-cpu 'cpu N interrupts' tracks of no process")
     if name:
         after = interrupts(name)
         disk = [s for s in hard if re.match(name, s[4])]
@@ -249,13 +277,13 @@ def mode_irq(tool, ftf_dump, wl, outdir):
         ss.sort()
         for a, b in zip(ss, ss[1:]):
             if b[0] < a[1]:
-                check(b[1] <= a[1], f"on {t.thread_names(cpu)}: {b[4]} inside {a[4]} or after it")
+                check(b[1] <= a[1], f"on {cpu}: {b[4]} inside {a[4]} or after it")
     # per process: what interrupted the traced thread only
     out2 = os.path.join(outdir, "events-irq-pid.fxt")
     p = run(tool, ["--events=irq", "--clock", "mono", "-o", out2, "--", wl, "io", data, str(N)])
     tid = kv(p.stdout.splitlines()[0])["tid"]
     t = valid(ftf_dump, out2)
-    irqs = [s for s in slices(t) if s[3] >= 0x7b000001 and s[3] < 0x7c000000]
+    irqs = named_slices(out2, "t.name like 'cpu % interrupts'")
     victims = {int(s[5]["interrupted_tid"]) for s in irqs}
     check(all(v == tid or t.thread_process(v) == [tid] for v in victims),
           f"per process, the {len(irqs)} interrupts all took the cpu from a thread of {tid}: {victims}")

@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_events_tr.c - the translator's --events handlers, fed raw events
- * built here: block requests on lanes of their process and of their disk
- * (overlapping ones on different lanes, a lane reused once free), an
- * fsync's flush named flush; interrupts as slices on their cpu's pseudo
- * thread; rss changes as counters in bytes; blocking faults as slices.
+ * built here: block requests on named tracks of their process and of
+ * their disk (overlapping ones on different lanes, a lane reused once
+ * free), an fsync's flush named flush; interrupts as slices on their
+ * cpu's named track, no made-up pid or tid anywhere; rss changes as counters in bytes; blocking faults as slices.
  */
 #include <unistd.h>
 
 #include "tr_harness.h"
+#include "../stacks/perfetto_bytes.h"
+#include "nt_slices.h"
 
 #define DEV_VDA ((254u << 20) | 0) /* major 254, minor 0 */
-#define VDA_PID (0x7c000000u + (254u << 12))
-#define IRQ_PID 0x7b000000u
 
 static void ev_blk(struct tr *h, uint64_t start, uint64_t issue, uint64_t end,
 		   uint32_t tid, uint8_t op, uint32_t bytes, uint8_t flags)
@@ -32,27 +32,25 @@ static void ev_blk(struct tr *h, uint64_t start, uint64_t issue, uint64_t end,
 	assert_int_equal(ftfb_translator_event(&h->t, &e, sizeof(e)), 0);
 }
 
-#define KOBJ_PROCESS 1
-#define KOBJ_THREAD 2
-
-/* a uint32 argument (the reader keeps it in the union's 32-bit member) */
-static uint32_t u32arg(const struct trec *r, const char *name)
-{
-	const struct targ *a = tr_arg(r, name);
-
-	assert_non_null(a);
-	return (uint32_t)a->u64;
-}
-
 static const struct trec *complete(const struct tr *h, size_t i)
 {
 	return tr_nth(h, FTF_REC_EVENT, FTF_EVENT_DURATION_COMPLETE, i);
 }
 
+/* No thread or process record names a made-up id: every kernel object
+ * is a task of the test's. */
+static void no_pseudo_ids(const struct tr *h)
+{
+	for (size_t i = 0; i < h->nrecs; i++)
+		if (h->recs[i].type == FTF_REC_KERNEL_OBJECT)
+			assert_true(h->recs[i].koid < (1u << 22));
+}
+
 static void requests_take_free_lanes(void **state)
 {
-	const struct trec *b, *a, *c, *f, *d;
+	const struct nt_slice *b, *d, *a, *c, *f;
 	struct ftfb_translator_opts o = { 0 };
+	static struct nt_view v;
 	struct tr h;
 
 	(void)state;
@@ -66,45 +64,51 @@ static void requests_take_free_lanes(void **state)
 	ev_blk(&h, 7500, 7600, 8000, 100, 1, 0,
 	       FTFB_BLK_SYNC | FTFB_BLK_PREFLUSH);
 	tr_finish(&h, 9000);
-	/* each request twice: its process, then its disk */
-	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_COMPLETE), 8);
-	b = complete(&h, 0);
-	d = complete(&h, 1);
-	a = complete(&h, 2);
-	c = complete(&h, 4);
-	f = complete(&h, 6);
+	nt_view(&h.mem, &v);
+	/* each request twice: its process's track, then its disk's; none
+	 * on a thread */
+	assert_int_equal(v.nslices, 8);
+	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_COMPLETE), 0);
+	b = &v.slices[0];
+	d = &v.slices[1];
+	a = &v.slices[2];
+	c = &v.slices[4];
+	f = &v.slices[6];
 	assert_string_equal(b->name, "write");
 	assert_string_equal(b->cat, "block");
+	assert_string_equal(b->track_name, "block I/O");
 	assert_int_equal(b->pid, 100);
-	assert_int_equal(b->ts, 2000);
-	assert_int_equal(b->extra, 4000);
-	assert_int_equal(u32arg(b, "bytes"), 65536);
-	assert_int_equal(tr_arg(b, "queue_ns")->u64, 500);
-	assert_int_equal(tr_arg(b, "device_ns")->u64, 1500);
-	assert_int_equal(u32arg(b, "tid"), 100);
-	assert_int_equal(u32arg(b, "flags"), FTFB_BLK_SYNC);
+	assert_int_equal(b->begin, 2000);
+	assert_int_equal(b->end, 4000);
+	assert_int_equal(nt_arg(b, "bytes"), 65536);
+	assert_int_equal(nt_arg(b, "queue_ns"), 500);
+	assert_int_equal(nt_arg(b, "device_ns"), 1500);
+	assert_int_equal(nt_arg(b, "tid"), 100);
+	assert_int_equal(nt_arg(b, "flags"), FTFB_BLK_SYNC);
+	assert_string_equal(nt_arg_s(b, "disk"), "vda");
 	assert_string_equal(a->name, "read");
 	assert_int_equal(a->pid, 100);
-	/* A overlaps B: another lane; C reuses B's */
-	assert_true(a->tid != b->tid);
-	assert_int_equal(c->tid, b->tid);
-	assert_string_equal(tr_kobj_name(&h, KOBJ_THREAD, b->tid), "block I/O");
-	/* the disk's view */
-	assert_int_equal(d->pid, VDA_PID);
+	/* A overlaps B: another lane (of the same name); C reuses B's */
+	assert_true(a->track != b->track);
+	assert_string_equal(a->track_name, "block I/O");
+	assert_int_equal(c->track, b->track);
+	/* the disk's view: a track at the top, of no process */
+	assert_int_equal(d->pid, 0);
+	assert_string_equal(d->track_name, "disk vda");
 	assert_string_equal(d->name, "write");
-	assert_int_equal(d->ts, 2000);
-	assert_string_equal(tr_kobj_name(&h, KOBJ_PROCESS, VDA_PID), "disk vda");
+	assert_int_equal(d->begin, 2000);
 	assert_string_equal(f->name, "flush");
+	no_pseudo_ids(&h);
 	tr_free(&h);
 }
 
-/* Requests all in flight together take a lane each, in their process
- * and on their disk: 1024 lanes in all hold 512 of them; the others are
- * counted, never written over another (the summary says so). */
-static void requests_past_the_lanes_are_counted(void **state)
+/* Requests all in flight together take a lane each, all of one name
+ * (Perfetto shows them as one track): none refused. */
+static void requests_in_flight_together_all_written(void **state)
 {
 	struct ftfb_translator_opts o = { 0 };
-	const unsigned n = FTFB_MAX_PSEUDO_LANES / 2 + 8;
+	const unsigned n = 30;
+	static struct nt_view v;
 	struct tr h;
 
 	(void)state;
@@ -113,9 +117,12 @@ static void requests_past_the_lanes_are_counted(void **state)
 	for (unsigned i = 0; i < n; i++)
 		ev_blk(&h, 1000, 1100, 2000 + i, 100, 1, 4096, 0);
 	tr_finish(&h, 9000);
-	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_COMPLETE),
-			 FTFB_MAX_PSEUDO_LANES);
-	assert_int_equal(h.t.st.lanes_full, 2 * 8);
+	nt_view(&h.mem, &v);
+	assert_int_equal(v.nslices, 2 * n);
+	assert_int_equal(h.t.ntracks.n, 2 * n);
+	for (int i = 0; i < v.nslices; i++)
+		assert_string_equal(v.slices[i].track_name,
+				    i % 2 ? "disk vda" : "block I/O");
 	tr_free(&h);
 }
 
@@ -136,8 +143,9 @@ static void ev_irq(struct tr *h, uint64_t start, uint64_t end, uint16_t cpu,
 
 static void interrupts_on_their_cpu(void **state)
 {
-	const struct trec *hard, *soft;
+	const struct nt_slice *hard, *soft;
 	struct ftfb_translator_opts o = { 0 };
+	static struct nt_view v;
 	struct tr h;
 
 	(void)state;
@@ -148,21 +156,23 @@ static void interrupts_on_their_cpu(void **state)
 	ev_irq(&h, 1100, 1200, 1, 0, 36, "virtio1-req.0");
 	ev_irq(&h, 1000, 1500, 1, 1, 3, NULL);
 	tr_finish(&h, 2000);
-	hard = complete(&h, 0);
-	soft = complete(&h, 1);
+	nt_view(&h.mem, &v);
+	assert_int_equal(v.nslices, 2);
+	hard = &v.slices[0];
+	soft = &v.slices[1];
 	assert_string_equal(hard->name, "virtio1-req.0");
 	assert_string_equal(hard->cat, "irq");
-	assert_int_equal(hard->ts, 1100);
-	assert_int_equal(hard->extra, 1200);
-	assert_int_equal(u32arg(hard, "nr"), 36);
-	assert_int_equal(u32arg(hard, "interrupted_tid"), 100);
+	assert_int_equal(hard->begin, 1100);
+	assert_int_equal(hard->end, 1200);
+	assert_int_equal(nt_arg(hard, "nr"), 36);
+	assert_int_equal(nt_arg(hard, "interrupted_tid"), 100);
 	assert_string_equal(soft->name, "NET_RX");
 	assert_string_equal(soft->cat, "softirq");
-	assert_int_equal(hard->tid, IRQ_PID + 1 + 1);
-	assert_int_equal(soft->tid, hard->tid);
-	assert_int_equal(hard->pid, IRQ_PID);
-	assert_string_equal(tr_kobj_name(&h, KOBJ_THREAD, hard->tid), "cpu 1 irq");
-	assert_string_equal(tr_kobj_name(&h, KOBJ_PROCESS, IRQ_PID), "interrupts");
+	/* one track name per cpu, at the top, no pseudo process */
+	assert_string_equal(hard->track_name, "cpu 1 interrupts");
+	assert_string_equal(soft->track_name, "cpu 1 interrupts");
+	assert_int_equal(hard->pid, 0);
+	no_pseudo_ids(&h);
 	tr_free(&h);
 }
 
@@ -211,7 +221,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(requests_take_free_lanes),
-		cmocka_unit_test(requests_past_the_lanes_are_counted),
+		cmocka_unit_test(requests_in_flight_together_all_written),
 		cmocka_unit_test(interrupts_on_their_cpu),
 		cmocka_unit_test(memory_counters_and_faults),
 	};
