@@ -208,7 +208,9 @@ int ftfb_translator_drops(struct ftfb_translator *t, uint64_t mono_ns,
 
 	for (int i = 0; i < FTFB_EV_KIND_MAX; i++)
 		total += drops[i];
-	if (t->drops_written && total == t->st.dropped_total)
+	/* (none lost: no counter, whose track would make the tracer a
+	 * process of the trace for nothing) */
+	if (!total || (t->drops_written && total == t->st.dropped_total))
 		return 0;
 	err = advance(t, mono_ns);
 	if (err)

@@ -169,8 +169,9 @@ int ftfb_translator_event(struct ftfb_translator *t, const void *data,
 			  size_t size);
 
 /* Cumulative drop counters by kind (index = enum ftfb_kind). Writes the
- * counter event the first time and whenever the total grew, and the
- * provider "records dropped" event when it grew. */
+ * counter event once events were lost and whenever the total grew (none
+ * while none is lost), and the provider "records dropped" event when it
+ * grew. */
 int ftfb_translator_drops(struct ftfb_translator *t, uint64_t mono_ns,
 			  const uint64_t drops[FTFB_EV_KIND_MAX]);
 
