@@ -54,11 +54,10 @@ static __always_inline struct pending_rq *track(struct request *rq, __u64 now)
 		return NULL;
 	p.start_ns = now;
 	p.cmd_flags = rq->cmd_flags;
+	/* (a kernel worker too: write-back and cache flushes are its
+	 * requests, shown on it) */
 	p.tid = (__u32)id;
 	p.tgid = id >> 32;
-	/* a kernel thread (a flush made by the block layer) is no process */
-	if (!filter_tgids && !bpf_get_current_task_btf()->mm)
-		p.tid = p.tgid = 0;
 	bpf_map_update_elem(&pending, &key, &p, BPF_ANY);
 	return bpf_map_lookup_elem(&pending, &key);
 }

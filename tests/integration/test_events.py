@@ -6,7 +6,7 @@ the kernel's /proc/interrupts are the expectations, never ftf-bpf's
 output alone.
 
 usage: test_events.py MODE FTF_BPF FTF_DUMP EVWL OUTDIR
-MODE: io | mem | fault | irq | errors
+MODE: io | writeback | mem | fault | irq | waker | errors
 """
 import os
 import re
@@ -334,7 +334,44 @@ def mode_errors(tool, ftf_dump, wl, outdir):
               f"{args}: one line saying what is wrong ({lines})")
 
 
-MODES = {"io": mode_io, "mem": mode_mem, "fault": mode_fault, "irq": mode_irq, "waker": mode_waker,
+def mode_writeback(tool, ftf_dump, wl, outdir):
+    """With -a: a buffered write of WB_MIB MiB then sync: the data reaches
+    the disk as write-back, requests the kernel's workers (or sync)
+    make, not the writer. They are on those tasks' "block I/O" tracks,
+    at least the WB_MIB MiB written; no request is of thread 0."""
+    wb_mib = 32
+    data = os.path.join(outdir, "evwb.dat")
+    out = os.path.join(outdir, "events-wb.fxt")
+    if os.path.exists(data):
+        os.unlink(data)
+    os.sync()
+    tr = Tracer(tool, ["-a", "--events=io", "-o", out])
+    try:
+        time.sleep(0.5)
+        w = subprocess.run(["dd", "if=/dev/zero", f"of={data}", "bs=1M", f"count={wb_mib}", "status=none"],
+                           timeout=120)
+        os.sync()
+        time.sleep(0.5)
+    finally:  # (never an -a tracer left running)
+        tr.signal(signal.SIGINT)
+    check(tr.wait() == 0, "ftf-bpf -a ends cleanly")
+    check(w.returncode == 0, "dd ran")
+    rows = tp_query(out, "select p.name, sum(extract_arg(s.arg_set_id, 'debug.bytes')) as bytes, count(*) as n "
+                         "from slice s join track t on s.track_id = t.id "
+                         "join process p on p.upid = extract_arg(t.dimension_arg_set_id, 'upid') "
+                         "where t.name = 'block I/O' and s.name = 'write' group by p.name")
+    check(rows is not None, "trace_processor_shell is there (TRACE_PROCESSOR)")
+    by = {r["name"]: int(r["bytes"] or 0) for r in rows}
+    print(f"  write bytes by process: {sorted(by.items(), key=lambda x: -x[1])[:6]}")
+    kernel = sum(b for n, b in by.items() if n.startswith("kworker") or n == "sync")
+    check(kernel >= wb_mib << 20, f"the kernel's workers and sync wrote at least the {wb_mib} MiB: {kernel}")
+    zero = tp_query(out, "select count(*) as n from slice s join track t on s.track_id = t.id "
+                         "where t.name like 'disk %' and extract_arg(s.arg_set_id, 'debug.tid') = 0")
+    check(int(zero[0]["n"]) == 0, f"no request of thread 0 on the disk: {zero[0]['n']}")
+    os.unlink(data)
+
+
+MODES = {"io": mode_io, "writeback": mode_writeback, "mem": mode_mem, "fault": mode_fault, "irq": mode_irq, "waker": mode_waker,
          "errors": mode_errors}
 
 
