@@ -193,7 +193,7 @@ const struct ftfb_source ftfb_sources[] = {
 	  "ftfb_rss_stat, ftfb_fault_user, ftfb_fault_switch",
 	  { FTFB_EV_RSS, FTFB_EV_FAULT }, want_mem, attach_mem },
 	{ "irq", "--events=irq", "bpf/irq.bpf.c",
-	  "ftfb_irq_entry, ftfb_irq_exit, ftfb_softirq_entry, ftfb_softirq_exit",
+	  "ftfb_irq_entry, ftfb_irq_exit, ftfb_softirq_entry, ftfb_softirq_exit, ftfb_vec_* (irq_vectors, where the kernel has them)",
 	  { FTFB_EV_IRQ }, want_irq, attach_irq },
 };
 const size_t ftfb_nsources = sizeof(ftfb_sources) / sizeof(ftfb_sources[0]);

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "bpf_loader.h"
@@ -1141,6 +1142,8 @@ static int start_source(struct ftfb_loader *l, struct bpf_object_skeleton *sk,
 		return err;
 	}
 	bpf_object__for_each_program(prog, obj) {
+		if (!bpf_program__autoload(prog))
+			continue; /* an optional one this kernel lacks */
 		err = attach_stack_link(l, bpf_program__attach(prog));
 		if (err) {
 			set_err(errmsg, errlen,
@@ -1185,6 +1188,28 @@ int ftfb_loader_attach_blockio(struct ftfb_loader *l, char *errmsg,
 	return err ? err : arm_source(l, &l->blk->bss->armed);
 }
 
+/* Loads obj's optional programs ("?tp_btf/NAME") whose tracepoint this
+ * kernel has (its BTF names btf_trace_NAME: x86's irq_vectors, say). */
+static void load_present_tracepoints(struct bpf_object *obj)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	struct bpf_program *prog;
+	char type[128];
+
+	bpf_object__for_each_program(prog, obj) {
+		const char *sec = bpf_program__section_name(prog);
+
+		/* (libbpf gives the name without its "?", autoload off) */
+		if (bpf_program__autoload(prog) || strncmp(sec, "tp_btf/", 7))
+			continue;
+		snprintf(type, sizeof(type), "btf_trace_%s", sec + 7);
+		bpf_program__set_autoload(
+			prog, vmlinux && btf__find_by_name_kind(
+						 vmlinux, type, BTF_KIND_TYPEDEF) > 0);
+	}
+	btf__free(vmlinux);
+}
+
 int ftfb_loader_attach_irq(struct ftfb_loader *l, char *errmsg, size_t errlen)
 {
 	int err;
@@ -1194,6 +1219,7 @@ int ftfb_loader_attach_irq(struct ftfb_loader *l, char *errmsg, size_t errlen)
 	if (!(l->irq = irq_bpf__open()))
 		return open_failed("irq", errmsg, errlen);
 	SET_COMMON_RODATA(l, l->irq);
+	load_present_tracepoints(l->irq->obj);
 	err = start_source(l, l->irq->skeleton, l->irq->obj, "irq", errmsg,
 			   errlen);
 	return err ? err : arm_source(l, &l->irq->bss->armed);

@@ -6,7 +6,7 @@ the kernel's /proc/interrupts are the expectations, never ftf-bpf's
 output alone.
 
 usage: test_events.py MODE FTF_BPF FTF_DUMP EVWL OUTDIR
-MODE: io | writeback | mem | fault | irq | waker | errors
+MODE: io | writeback | mem | fault | irq | vectors | waker | errors
 """
 import os
 import re
@@ -289,6 +289,47 @@ def mode_irq(tool, ftf_dump, wl, outdir):
           f"per process, the {len(irqs)} interrupts all took the cpu from a thread of {tid}: {victims}")
 
 
+def proc_vector(tag):
+    """The total over cpus of /proc/interrupts' line `tag` (LOC, RES)."""
+    with open("/proc/interrupts") as f:
+        for line in f:
+            parts = line.split()
+            if parts and parts[0] == tag + ":":
+                return sum(int(x) for x in parts[1:] if x.isdigit())
+    return None
+
+
+def mode_vectors(tool, ftf_dump, wl, outdir):
+    """With -a --events=irq: the local timer's interrupts (x86's
+    irq_vectors, no irq handler) are in the trace, as many as
+    /proc/interrupts' LOC counted while tracing (less one a cpu at each
+    edge), at most as many as it counted around the whole run."""
+    out = os.path.join(outdir, "events-vectors.fxt")
+    ncpu = os.cpu_count()
+    outer0 = proc_vector("LOC")
+    if outer0 is None:
+        print("  SKIPPED: no LOC line in /proc/interrupts (not x86)")
+        return
+    tr = Tracer(tool, ["-a", "--events=irq", "-o", out])
+    try:
+        inner0 = proc_vector("LOC")
+        time.sleep(2)
+        inner1 = proc_vector("LOC")
+    finally:  # (never an -a tracer left running)
+        tr.signal(signal.SIGINT)
+    check(tr.wait() == 0, "ftf-bpf -a ends cleanly")
+    outer1 = proc_vector("LOC")
+    valid(ftf_dump, out)
+    irqs = named_slices(out, "t.name like 'cpu % interrupts'")
+    timer = [s for s in irqs if s[4] == "local_timer"]
+    names = {s[4] for s in irqs if s[5].get("category") == "irq"}
+    print(f"  LOC: {inner1 - inner0} while tracing, {outer1 - outer0} around the run; "
+          f"the trace: {len(timer)} local_timer; hard interrupt names {sorted(names)[:10]}")
+    check(inner1 - inner0 - 2 * ncpu <= len(timer) <= outer1 - outer0,
+          f"local_timer slices {len(timer)}: LOC's {inner1 - inner0} while tracing (less {2 * ncpu}) "
+          f"to its {outer1 - outer0} around the run")
+
+
 def mode_waker(tool, ftf_dump, wl, outdir):
     """-g --events=waker: the main thread wakes the sleeper N times from
     waker_writes(): its waker stacks are as many as the sleeper's sleeps
@@ -371,7 +412,7 @@ def mode_writeback(tool, ftf_dump, wl, outdir):
     os.unlink(data)
 
 
-MODES = {"io": mode_io, "writeback": mode_writeback, "mem": mode_mem, "fault": mode_fault, "irq": mode_irq, "waker": mode_waker,
+MODES = {"io": mode_io, "writeback": mode_writeback, "vectors": mode_vectors, "mem": mode_mem, "fault": mode_fault, "irq": mode_irq, "waker": mode_waker,
          "errors": mode_errors}
 
 
