@@ -306,6 +306,7 @@ static int start_sink(struct session *s, char *err, size_t errlen)
 		.nfuncs = s->probes.nfuncs,
 		.usdt = s->usdt.descs,
 		.nusdt = s->usdt.n,
+		.strangers_apart = !s->o->all,
 	};
 
 	if (s->o->stacks) {

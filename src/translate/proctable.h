@@ -58,6 +58,10 @@ struct ftfb_task {
 	bool title_due : 1;
 	bool cmdline_told : 1;
 	bool no_title : 1;
+	/* with opts.strangers_apart: a task of a traced process (the
+	 * scan's, forked by one, or its thread); the others only shared a
+	 * CPU with them */
+	bool traced : 1;
 	/* uprobe stack: depth frames in stack[0..depth), overflow calls past
 	 * the depth cap counted but not written. */
 	struct ftfb_frame *stack;

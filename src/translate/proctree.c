@@ -23,6 +23,10 @@
 #define F_PID 1
 #define F_PPID 2
 #define F_CMDLINE 3
+/* ProcessTree.threads, Thread.tid/name */
+#define F_THREADS 2
+#define F_TID 1
+#define F_TNAME 2
 
 /* The sequence of these packets (the stack samples use 1 and 2). */
 #define PROCTREE_SEQ_ID 3
@@ -133,6 +137,33 @@ int ftfb_proctree_add(struct ftfb_proctree *p, struct ftf_writer *w,
 		return -ENOMEM;
 	memcpy(p->pending + p->len, msg, n);
 	p->len += n;
+	p->count++;
+	return 0;
+}
+
+int ftfb_proctree_add_thread(struct ftfb_proctree *p, struct ftf_writer *w,
+			     int blob_name, uint64_t ts_ns, uint32_t tid,
+			     const char *name, size_t len)
+{
+	uint8_t msg[64];
+	struct ftfb_pb pb;
+	size_t m;
+	int err;
+
+	ftfb_pb_init(&pb, msg, sizeof(msg));
+	m = ftfb_pb_begin(&pb, F_THREADS);
+	ftfb_pb_varint(&pb, F_TID, tid);
+	ftfb_pb_bytes(&pb, F_TNAME, name, len < 16 ? len : 16);
+	ftfb_pb_end(&pb, m);
+	if (pb.overflow)
+		return 0;
+	if (p->len + pb.len + PACKET_OVERHEAD > FTF_MAX_BLOB_LEN &&
+	    (err = ftfb_proctree_flush(p, w, blob_name, ts_ns)))
+		return err;
+	if (grow_for(p, pb.len + PACKET_OVERHEAD))
+		return -ENOMEM;
+	memcpy(p->pending + p->len, msg, pb.len);
+	p->len += pb.len;
 	p->count++;
 	return 0;
 }

@@ -38,6 +38,13 @@ int ftfb_proctree_add(struct ftfb_proctree *p, struct ftf_writer *w,
 		      int blob_name, uint64_t ts_ns, uint32_t pid, uint32_t ppid,
 		      const char *cmdline, size_t len);
 
+/* Adds thread tid named `name` (its comm, len bytes) with no process: a
+ * task that only shared a CPU with the traced ones (-p/--), named on the
+ * CPU tracks without a process entry of its own in Perfetto's list. */
+int ftfb_proctree_add_thread(struct ftfb_proctree *p, struct ftf_writer *w,
+			     int blob_name, uint64_t ts_ns, uint32_t tid,
+			     const char *name, size_t len);
+
 /* Writes what is pending as one packet at ts_ns (Perfetto ns), in a blob
  * named blob_name (a string id). */
 int ftfb_proctree_flush(struct ftfb_proctree *p, struct ftf_writer *w,

@@ -87,6 +87,13 @@ struct ftfb_translator_opts {
 	uint32_t self_tid;     /* the tracer's pid (main thread), which owns
 				* the dropped-events counter; 0: pid 0 */
 	struct ftfb_stackprof *stacks; /* --stacks: where samples go */
+	/* -p/--: the tasks of no traced process (what only shared a CPU
+	 * with them) get no process or thread record, only their name as a
+	 * thread of no process (proctree.h), so Perfetto lists the traced
+	 * processes alone and the CPU tracks still name everything. The
+	 * traced ones: ftfb_translator_add_task's, their forks, their
+	 * threads. */
+	bool strangers_apart;
 };
 
 /* the lanes of all processes together (pseudo_lanes.c) */

@@ -96,6 +96,12 @@ int ftfb_tr_write_cmdline(struct ftfb_translator *t,
 
 	if (ti->tid != ti->tgid || !ti->cmdline_len)
 		return 0;
+	{
+		struct ftfb_task *k = ftfb_pt_find(&t->pt, ti->tgid);
+
+		if (k && !k->traced)
+			return 0; /* (a stranger: no process) */
+	}
 	name = ftfb_tr_str_id(t, "perfetto", 8, NULL);
 	if (name < 0)
 		return name;
@@ -114,8 +120,8 @@ int ftfb_tr_write_process(struct ftfb_translator *t, struct ftfb_task *k)
 	const char *name = process_name_of(k);
 	int id, err;
 
-	if (!name[0])
-		return 0;
+	if (!name[0] || !k->traced)
+		return 0; /* (a stranger: a thread of no process) */
 	id = ftfb_tr_str_id(t, name, strlen(name), NULL);
 	if (id < 0)
 		return id;
@@ -126,10 +132,29 @@ int ftfb_tr_write_process(struct ftfb_translator *t, struct ftfb_task *k)
 	return 0;
 }
 
+/* A task of no traced process: named as a thread of no process. */
+static int write_stranger(struct ftfb_translator *t, struct ftfb_task *k)
+{
+	int blob = ftfb_tr_str_id(t, "perfetto", 8, NULL), err;
+
+	if (blob < 0)
+		return blob;
+	err = ftfb_proctree_add_thread(&t->ptree, t->w, blob,
+				       ftfb_tr_perfetto_ns(t, t->last_ts),
+				       k->tid, k->comm,
+				       strnlen(k->comm, sizeof(k->comm)));
+	if (!err && t->last_ts)
+		err = ftfb_tr_flush_cmdlines(t, t->last_ts);
+	k->named = true;
+	return err;
+}
+
 int ftfb_tr_write_thread(struct ftfb_translator *t, struct ftfb_task *k)
 {
 	int id, err;
 
+	if (!k->traced)
+		return write_stranger(t, k);
 	id = ftfb_tr_str_id(t, k->comm, strnlen(k->comm, sizeof(k->comm)),
 			    NULL);
 	if (id < 0)

@@ -98,6 +98,7 @@ struct ftfb_translator {
 	uint64_t last_ts;	   /* newest event timestamp seen (mono ns) */
 	uint64_t refresh_check_ns; /* the writer's refresh is asked from then */
 	size_t title_cursor; /* where translate_titles.c's last round ended */
+	bool adding_traced; /* the task new_task makes is traced (fork, scan) */
 };
 
 /* In place (the tests' harness keeps one in a struct): 0 or a negative

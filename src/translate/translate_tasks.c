@@ -31,11 +31,27 @@ int ftfb_tr_close_all(struct ftfb_translator *t, struct ftfb_task *k,
 	return 0;
 }
 
+/* A task of a traced process (opts.strangers_apart; all are without):
+ * the idle task, one the caller says is (scan, fork), a thread of a
+ * traced process. */
+static bool is_traced(struct ftfb_translator *t,
+		      const struct ftfb_task_info *ti)
+{
+	struct ftfb_task *l;
+
+	if (!t->o.strangers_apart || !ti->tid || t->adding_traced)
+		return true;
+	l = ti->tgid != ti->tid ? ftfb_pt_find(&t->pt, ti->tgid) : NULL;
+	return l && l->traced;
+}
+
 /* Creates the entry for a task and writes its kernel objects. */
 static int new_task(struct ftfb_translator *t, const struct ftfb_task_info *ti,
 		    struct ftfb_task **out)
 {
 	struct ftfb_task *k = ftfb_pt_find(&t->pt, ti->tid);
+	/* (declared again by its exec, say: still traced) */
+	bool was_traced = k && k->traced && k->tgid == ti->tgid;
 	int err;
 
 	/* A task declared again: whatever it had open ends now. */
@@ -49,6 +65,7 @@ static int new_task(struct ftfb_translator *t, const struct ftfb_task_info *ti,
 	if (!k)
 		return -ENOMEM;
 	k->tgid = ti->tgid;
+	k->traced = was_traced || is_traced(t, ti);
 	ftfb_tr_set_comm(k->comm, ti->comm);
 	if (ti->tid == ti->tgid)
 		ftfb_tr_set_pname(k->pname, ti->process_name);
@@ -111,6 +128,11 @@ int ftfb_tr_add_task(struct ftfb_translator *t, uint32_t tid,
 		 * of no process. */
 		if (tid == 0)
 			memcpy(ti.comm, "swapper", sizeof("swapper"));
+		/* Perfetto's importer puts the threads of no process (the
+		 * strangers, opts.strangers_apart) in process 0: say so */
+		if (tid == 0 && t->o.strangers_apart)
+			ftfb_tr_set_pname(ti.process_name,
+					  "not traced (shared a CPU)");
 	}
 	ti.tid = tid;
 	if (ti.tgid == 0)
@@ -182,11 +204,16 @@ static int on_fork(struct ftfb_translator *t, const struct ftfb_fork *e)
 	} else if (!ftfb_pt_find(&t->pt, ti.tgid)) {
 		struct ftfb_task *leader;
 
+		t->adding_traced = parent->traced;
 		err = ftfb_tr_ensure_task(t, ti.tgid, ti.tgid, &leader);
+		t->adding_traced = false;
 		if (err)
 			return err;
 	}
-	return new_task(t, &ti, NULL);
+	t->adding_traced = parent->traced;
+	err = new_task(t, &ti, NULL);
+	t->adding_traced = false;
+	return err;
 }
 
 static int on_exec(struct ftfb_translator *t, const struct ftfb_comm_ev *e)
@@ -353,12 +380,15 @@ int ftfb_translator_add_task(struct ftfb_translator *t,
 
 	if (c.tgid == 0)
 		c.tgid = c.tid;
-	if (c.tgid != c.tid && !ftfb_pt_find(&t->pt, c.tgid)) {
+	t->adding_traced = true; /* (the scan's: the traced ones) */
+	if (c.tgid != c.tid && !ftfb_pt_find(&t->pt, c.tgid))
 		err = ftfb_tr_ensure_task(t, c.tgid, c.tgid, &leader);
-		if (err)
-			return err;
-	}
-	return new_task(t, &c, NULL);
+	else
+		err = 0;
+	if (!err)
+		err = new_task(t, &c, NULL);
+	t->adding_traced = false;
+	return err;
 }
 
 int ftfb_tr_ev_fork(struct ftfb_translator *t, const void *data, size_t size)

@@ -39,7 +39,7 @@ static void mark_due(struct ftfb_translator *t, bool all)
 			continue;
 		k->ran = false;
 		l = k->tid == k->tgid ? k : ftfb_pt_find(pt, k->tgid);
-		if (l && !l->exited && !l->no_title && l->tid &&
+		if (l && l->traced && !l->exited && !l->no_title && l->tid &&
 		    l->tid < FTFB_PSEUDO_IRQ_PID)
 			l->title_due = true;
 	}

@@ -127,8 +127,18 @@ class Trace:
         tid in a switch, a wakeup (target and waker) or an event, and the
         process of each, must have a kernel object with a non-empty name
         (Perfetto otherwise lists a bare "Thread N", or a nameless process
-        of no thread). Returns one description per nameless one."""
+        of no thread). A task of no traced process (-p/--) is named as a
+        thread of no process, by a ProcessTree packet of the trace (its
+        threads: Perfetto puts them in its untraced group, pid 0).
+        Returns one description per nameless one."""
+        from test_stacks import fields, get, get_all, read_ftf
         named = {(k[1], k[0]) for k in self.kobjs if k[2]}
+        apart = set()
+        for _, pkt in fields(read_ftf(self.path)[1]):
+            tree = get(pkt, 2)
+            for thr in get_all(tree, 2) if tree else []:
+                if get(thr, 2):
+                    apart.add(get(thr, 1))
         tids = set()
         for s in self.switches:
             tids.update((s[3], s[4]))
@@ -140,7 +150,7 @@ class Trace:
         for e in self.events:
             tids.add(e[2])
         bad = []
-        for tid in sorted(tids):
+        for tid in sorted(tids - apart):
             if ("thread", tid) not in named:
                 bad.append(f"thread {tid}")
             for pid in set(self.thread_process(tid)):

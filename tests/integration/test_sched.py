@@ -161,13 +161,18 @@ def mode_names(tool, ftf_dump, pingpong, outdir):
     wakers.discard(0)
     foreign = shown - {pid, ping, pong}
     check(len(foreign) >= 10, f"the trace shows untraced tasks around the workload's: {len(foreign)}")
-    named = {k[0] for k in t.kobjs if k[1] == "thread" and k[2]}
+    # (as Perfetto names them: the untraced ones are threads of no
+    # process of their own, named by the trace's ProcessTree packets,
+    # in the untraced group, pid 0)
+    rows = tp_query(out, "select t.tid, t.name, p.pid, p.name as pname from thread t "
+                         "left join process p using(upid)")
+    check(rows is not None, "trace_processor_shell is there (TRACE_PROCESSOR)")
+    named = {int(r["tid"]) for r in rows if r["name"] not in ("", "[NULL]", None)}
     unnamed = sorted((shown | wakers) - named)
     check(not unnamed, f"every task shown and every waker has a thread name "
                        f"({len(shown | wakers)} tasks, {len(unnamed)} without: {unnamed[:10]})")
-    procs = {k[0] for k in t.kobjs if k[1] == "process" and k[2]}
-    orphans = sorted(k[0] for k in t.kobjs if k[1] == "thread" and k[0] in (shown | wakers)
-                     and int(re.search(r"process: koid\((\d+)\)", k[3])[1]) not in procs)
+    orphans = sorted(int(r["tid"]) for r in rows if int(r["tid"]) in (shown | wakers)
+                     and r["pname"] in ("", "[NULL]", None))
     check(not orphans, f"... and a named process ({len(orphans)} without: {orphans[:10]})")
     # also the incoming task of a closing switch (drawn idle, but listed
     # by Perfetto: seen nameless, as a nameless process)
@@ -321,6 +326,38 @@ def mode_title(tool, ftf_dump, titlewl, outdir):
         check(not bad, f"trace_processor reports no error stats: {bad}")
 
 
+def mode_strangers(tool, ftf_dump, pingpong, outdir):
+    """-p: what only shared a CPU with the traced process is no process of
+    Perfetto's list. A busy loop (another process, started here) pinned
+    to the CPU of the traced ping-pong preempts it: in Perfetto its
+    thread runs on that CPU under its name, in the one group of the
+    untraced (pid 0), and the only other processes are the traced one
+    and its forks."""
+    out = os.path.join(outdir, "sched-strangers.fxt")
+    busy = subprocess.Popen(["taskset", "-c", "0", "sh", "-c", "while :; do :; done"])
+    try:
+        wl = subprocess.Popen([pingpong, str(N), "--wait", "--cpu", "0"], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        pid, ping, pong = parse_ids(wl.stdout.readline())
+        print(f"  workload pid={pid}, busy stranger pid={busy.pid}")
+        tr = Tracer(tool, ["-p", str(pid), "-o", out])
+        wl.communicate(input="go\n", timeout=120)
+        check(tr.wait() == 0, "ftf-bpf exited 0 when the traced process exited")
+    finally:
+        busy.kill()
+        busy.wait()
+    rows = tp_query(out, "select p.pid, p.name, count(t.utid) as threads from process p "
+                         "left join thread t using(upid) group by p.upid")
+    check(rows is not None, "trace_processor_shell is there (TRACE_PROCESSOR)")
+    print(f"  Perfetto's processes: {[(r['pid'], r['name'], r['threads']) for r in rows]}")
+    others = [r for r in rows if int(r["pid"]) not in (0, pid) and r["name"] != "pingpong"]
+    check(not others, f"no process but the traced one and the untraced group: {others}")
+    ran = tp_query(out, f"select t.name, p.pid, count(*) as n from sched s join thread t using(utid) "
+                        f"left join process p using(upid) where t.tid = {busy.pid} group by t.utid")
+    check(ran and int(ran[0]["n"]) > 0 and ran[0]["name"] == "sh" and int(ran[0]["pid"]) == 0,
+          f"the stranger runs on the CPU tracks, named, in the untraced group (pid 0): {ran}")
+
+
 def mode_retitle(tool, ftf_dump, retitlewl, outdir):
     """Titles set while traced, by writing over argv with no system call
     (PostgreSQL's backends, nginx's workers): a child forked during the
@@ -451,7 +488,8 @@ def main():
         run_main(lambda: mode_retitle(tool, ftf_dump, sys.argv[7], outdir))
     os.makedirs(outdir, exist_ok=True)
     fn = {"pid": mode_pid, "cmd": mode_cmd, "names": mode_names, "all": mode_all, "sigint": mode_sigint,
-          "dying": mode_dying, "rings": mode_rings, "short-cmd": mode_short_cmd}[mode]
+          "dying": mode_dying, "rings": mode_rings, "short-cmd": mode_short_cmd,
+          "strangers": mode_strangers}[mode]
     run_main(lambda: fn(tool, ftf_dump, pingpong, outdir))
 
 
