@@ -38,6 +38,9 @@ static int flight_start(struct ftfb_sink *s,
 	struct flight_sink *fl = flight_of(s);
 
 	fl->fo.tr = *to;
+	/* a snapshot learns its tasks through its lookup, not add_task: it
+	 * cannot tell the traced ones (every task would be a stranger) */
+	fl->fo.tr.strangers_apart = false;
 	fl->fo.start_ns = ftfb_mono_ns();
 	if (stacks) {
 		fl->stacks = *stacks;
