@@ -136,65 +136,38 @@ static bool want_stacks(const struct session *s)
 	return s->o->stacks;
 }
 
-/* --events=LIST: one source each (waker goes with the stacks) */
-static bool want_io(const struct session *s)
-{
-	return s->o->events & CLI_EV_IO;
-}
-
-static bool want_mem(const struct session *s)
-{
-	return s->o->events & CLI_EV_MEM;
-}
-
-static bool want_irq(const struct session *s)
-{
-	return s->o->events & CLI_EV_IRQ;
-}
-
-static int attach_io(struct session *s, char *err, size_t errlen)
-{
-	return ftfb_loader_attach_blockio(s->loader, err, errlen);
-}
-
-static int attach_mem(struct session *s, char *err, size_t errlen)
-{
-	return ftfb_loader_attach_mem(s->loader, err, errlen);
-}
-
-static int attach_irq(struct session *s, char *err, size_t errlen)
-{
-	return ftfb_loader_attach_irq(s->loader, err, errlen);
-}
-
 const struct ftfb_source ftfb_sources[] = {
 	{ "sched", "default; --no-sched: off", "bpf/sched.bpf.c",
 	  "ftfb_switch, ftfb_wakeup, ftfb_wakeup_new, ftfb_fork, ftfb_exec, ftfb_exit, ftfb_rename",
 	  { FTFB_EV_SWITCH, FTFB_EV_WAKEUP, FTFB_EV_WAKEUP_NEW, FTFB_EV_FORK,
 	    FTFB_EV_EXEC, FTFB_EV_EXIT, FTFB_EV_RENAME, FTFB_EV_TASKNAME },
-	  want_sched, NULL },
+	  .wanted = want_sched },
 	{ "usdt", "-u usdt:..., --python", "bpf/usdt.bpf.c", "ftfb_usdt",
-	  { FTFB_EV_USDT }, want_usdt, attach_usdt },
+	  { FTFB_EV_USDT }, .wanted = want_usdt, .attach = attach_usdt },
 	{ "uprobes", "-u SPEC", "bpf/uprobe.bpf.c",
 	  "ftfb_uentry(_multi), ftfb_uret(_multi)",
-	  { FTFB_EV_UENTRY, FTFB_EV_URET }, want_probes, attach_uprobes },
+	  { FTFB_EV_UENTRY, FTFB_EV_URET }, .wanted = want_probes,
+	  .attach = attach_uprobes },
 	{ "syscalls", "--syscalls[=LIST]", "bpf/syscalls.bpf.c",
 	  "ftfb_sys_enter, ftfb_sys_exit", { FTFB_EV_SENTER, FTFB_EV_SEXIT },
-	  want_syscalls, attach_syscalls },
+	  .wanted = want_syscalls, .attach = attach_syscalls },
 	{ "stacks", "-g, --stacks (--events=waker: ftfb_waker_stack)",
 	  "bpf/stacks.bpf.c",
 	  "ftfb_cpu_sample, ftfb_offcpu_switch, ftfb_waker_stack",
 	  { FTFB_EV_STACK_ON, FTFB_EV_STACK_OFF, FTFB_EV_STACK_WAKER },
-	  want_stacks, attach_stacks },
+	  .wanted = want_stacks, .attach = attach_stacks },
 	{ "io", "--events=io", "bpf/blockio.bpf.c",
 	  "ftfb_blk_start, ftfb_blk_insert, ftfb_blk_issue, ftfb_blk_complete",
-	  { FTFB_EV_BLOCK_IO }, want_io, attach_io },
+	  { FTFB_EV_BLOCK_IO }, .events = CLI_EV_IO,
+	  .attach_to = ftfb_loader_attach_blockio },
 	{ "mem", "--events=mem", "bpf/mem.bpf.c",
 	  "ftfb_rss_stat, ftfb_fault_user, ftfb_fault_switch",
-	  { FTFB_EV_RSS, FTFB_EV_FAULT }, want_mem, attach_mem },
+	  { FTFB_EV_RSS, FTFB_EV_FAULT }, .events = CLI_EV_MEM,
+	  .attach_to = ftfb_loader_attach_mem },
 	{ "irq", "--events=irq", "bpf/irq.bpf.c",
 	  "ftfb_irq_entry, ftfb_irq_exit, ftfb_softirq_entry, ftfb_softirq_exit",
-	  { FTFB_EV_IRQ }, want_irq, attach_irq },
+	  { FTFB_EV_IRQ }, .events = CLI_EV_IRQ,
+	  .attach_to = ftfb_loader_attach_irq },
 };
 const size_t ftfb_nsources = sizeof(ftfb_sources) / sizeof(ftfb_sources[0]);
 
@@ -215,9 +188,15 @@ int ftfb_sources_attach(struct session *s, char *err, size_t errlen)
 		const struct ftfb_source *src = &ftfb_sources[i];
 		int r;
 
-		if (!src->wanted(s))
+		if (src->wanted ? !src->wanted(s) : !(s->o->events & src->events))
 			continue;
-		if (src->attach && (r = src->attach(s, err, errlen)))
+		if (src->attach)
+			r = src->attach(s, err, errlen);
+		else if (src->attach_to)
+			r = src->attach_to(s->loader, err, errlen);
+		else
+			r = 0;
+		if (r)
 			return r;
 		if (s->o->verbose)
 			say_attached(src);

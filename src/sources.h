@@ -3,8 +3,11 @@
  * sources.h - the event sources of a trace, one row each (as wprof's
  * capture_features[]): its name, the option that turns it on, its BPF
  * object and programs, when it is wanted, how it is attached, and the
- * raw event kinds it emits (rows of event_kinds.c). A new source is a
- * BPF file, a row here, a handler in the event-kind table and its option.
+ * raw event kinds it emits (rows of event_kinds.c). A new --events
+ * source is its BPF file, its attach (loader/loader_NAME.c, reached
+ * through its row's attach_to), its translator (translate/) and a row
+ * here; plus its kinds in events.h and event_kinds.c and its name in
+ * the --events parser (cli.c).
  *
  * The scheduling programs are loaded and attached with the loader itself
  * (ftfb_loader_open, --no-sched leaves only the buffer flushers): every
@@ -20,6 +23,7 @@
 #include "events.h"
 
 struct session;
+struct ftfb_loader;
 
 #define FTFB_SOURCE_MAX_KINDS 9
 
@@ -30,10 +34,15 @@ struct ftfb_source {
 	const char *programs; /* "ftfb_sys_enter, ftfb_sys_exit" */
 	/* the kinds it emits, 0-terminated */
 	enum ftfb_kind kinds[FTFB_SOURCE_MAX_KINDS];
+	/* NULL: wanted when --events names it (events) */
 	bool (*wanted)(const struct session *s);
-	/* NULL: attached by ftfb_loader_open; else 0, or -errno with one
-	 * line in err */
+	/* NULL: attached by ftfb_loader_open, or by attach_to; else 0, or
+	 * -errno with one line in err */
 	int (*attach)(struct session *s, char *err, size_t errlen);
+	/* --events=NAME sources: its bit (CLI_EV_*), and its loader's
+	 * attach, which needs nothing but the loader (loader/loader_NAME.c) */
+	unsigned events;
+	int (*attach_to)(struct ftfb_loader *l, char *err, size_t errlen);
 };
 
 extern const struct ftfb_source ftfb_sources[];
