@@ -66,6 +66,11 @@ int ftfb_open_elf_file(const char *path, char *errmsg, size_t errlen);
 int ftfb_elf_functions(const char *path, struct ftfb_symlist *out,
 		       char *errmsg, size_t errlen);
 
+/* The same from @fd, a regular file opened to read (not closed), named
+ * @path in messages and in the entries' binary field. */
+int ftfb_elf_functions_fd(int fd, const char *path, struct ftfb_symlist *out,
+			  char *errmsg, size_t errlen);
+
 /* Frees every entry and leaves @l empty; NULL and empty lists are fine. */
 void ftfb_symlist_free(struct ftfb_symlist *l);
 /* Frees the entries from n on and keeps the first n. */

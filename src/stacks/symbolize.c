@@ -8,10 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buildid.h"
 #include "elfsym.h"
-#include "mapping_path.h"
+#include "proc_file.h"
+#include "safe_name.h"
 #include "perfmap.h"
 #include "symbolize.h"
 #include "unwind_table.h"
@@ -191,24 +193,13 @@ static int read_maps(struct process *p)
 		return -errno;
 	free_maps(p);
 	while (fgets(line, sizeof(line), f)) {
-		uint64_t start, end, pgoff;
-		unsigned maj, min;
-		unsigned long long ino;
-		char perms[8];
-		int name_at = 0;
+		struct ftfb_maps_line l;
 		struct mapping *m;
 
-		if (sscanf(line,
-			   "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64
-			   " %x:%x %llu %n",
-			   &start, &end, perms, &pgoff, &maj, &min, &ino,
-			   &name_at) < 7 ||
-		    perms[2] != 'x' ||
-		    (line[name_at] != '/' &&
-		     strncmp(line + name_at, "[vdso]", 6) &&
-		     strncmp(line + name_at, "[uprobes]", 9)))
+		if (!ftfb_maps_line_parse(line, &l) || l.perms[2] != 'x' ||
+		    (l.name[0] != '/' && strcmp(l.name, "[vdso]") &&
+		     strcmp(l.name, "[uprobes]")))
 			continue;
-		line[strcspn(line, "\n")] = '\0';
 		if (p->nmaps == cap) {
 			void *n = realloc(p->maps, (cap = cap ? 2 * cap : 32) *
 							   sizeof(*p->maps));
@@ -218,12 +209,12 @@ static int read_maps(struct process *p)
 		}
 		m = &p->maps[p->nmaps];
 		memset(m, 0, sizeof(*m));
-		m->start = start;
-		m->end = end;
-		m->pgoff = pgoff;
-		m->dev = ((uint64_t)maj << 32) | min;
-		m->ino = ino;
-		if (!(m->path = strdup(line + name_at)))
+		m->start = l.start;
+		m->end = l.end;
+		m->pgoff = l.pgoff;
+		m->dev = l.dev;
+		m->ino = l.ino;
+		if (!(m->path = strdup(l.name)))
 			break;
 		p->nmaps++;
 	}
@@ -273,12 +264,32 @@ static struct mapping *mapping_of(struct process *p, uint64_t ip)
 	return NULL;
 }
 
+/* The names as the trace and the summary may show them (safe_name.h):
+ * the file's user chose them. */
+static void clean_syms(struct ftfb_symlist *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		ftfb_safe_name(l->v[i].name, FTFB_SAFE_NAME_MAX);
+		if (l->v[i].demangled)
+			ftfb_safe_name(l->v[i].demangled, FTFB_SAFE_NAME_MAX);
+	}
+}
+
 /* The functions of m's file, read once per device and inode. */
 static struct elffile *file_of(struct ftfb_symbolizer *sy, uint32_t tgid,
 			       struct mapping *m)
 {
-	char path[4200], err[256];
+	struct ftfb_maps_line l = {
+		.start = m->start,
+		.end = m->end,
+		.pgoff = m->pgoff,
+		.dev = m->dev,
+		.ino = m->ino,
+		.name = m->path,
+	};
 	struct elffile *f, **nf;
+	char err[256];
+	int fd;
 
 	if (m->file_tried)
 		return m->file;
@@ -290,13 +301,17 @@ static struct elffile *file_of(struct ftfb_symbolizer *sy, uint32_t tgid,
 		return NULL;
 	f->dev = m->dev;
 	f->ino = m->ino;
-	/* (a deleted file or a memfd through map_files: still readable) */
-	if (ftfb_mapping_path(path, sizeof(path), tgid, m->start, m->end,
-			      m->path) ||
-	    ftfb_elf_functions(path, &f->syms, err, sizeof(err)))
-		f->syms.n = 0; /* unreadable: frames keep mapping + offset */
-	f->build_id_len =
-		ftfb_elf_build_id(path, f->build_id, sizeof(f->build_id));
+	/* the file the process maps, or none: never what its path names
+	 * now (proc_file.h); unreadable, frames keep mapping + offset */
+	fd = ftfb_proc_file_open(tgid, &l);
+	if (fd >= 0 &&
+	    !ftfb_elf_functions_fd(fd, m->path, &f->syms, err, sizeof(err)))
+		clean_syms(&f->syms);
+	f->build_id_len = fd < 0 ? -ENOENT
+				 : ftfb_elf_build_id_fd(fd, f->build_id,
+							sizeof(f->build_id));
+	if (fd >= 0)
+		close(fd);
 	nf = realloc(sy->files, (sy->nfiles + 1) * sizeof(*nf));
 	if (!nf) {
 		ftfb_symlist_free(&f->syms);
@@ -335,7 +350,8 @@ static const struct ftfb_sym *function_at(const struct ftfb_symlist *l,
 
 /* An address in no file: JIT code, named by the process's perf map
  * (read again, a few times, for code compiled since). */
-static void jit_frame(struct process *p, uint64_t ip, struct ftfb_frame_sym *out)
+static void jit_frame(struct process *p, uint64_t ip,
+		      struct ftfb_frame_sym *out)
 {
 	char path[96];
 
