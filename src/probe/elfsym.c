@@ -7,6 +7,7 @@
  * every table libelf will read lies inside the file.
  */
 #include "elfsym.h"
+#include "safe_name.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -379,6 +380,11 @@ static int build_list(const struct raw_sym *raw, size_t nraw,
 		if (!s->name || !s->binary)
 			return -ENOMEM;
 		s->demangled = ftfb_demangle(s->name);
+		/* the file's writer chose the names: made fit for a terminal
+		 * and a trace (safe_name.h), after demangling the raw one */
+		ftfb_safe_name(s->name, FTFB_SAFE_NAME_MAX);
+		if (s->demangled)
+			ftfb_safe_name(s->demangled, FTFB_SAFE_NAME_MAX);
 		for (size_t k = i; k < j; k++) {
 			bool seen = false;
 
@@ -400,6 +406,8 @@ static int build_list(const struct raw_sym *raw, size_t nraw,
 			s->aliases[s->naliases] = strdup(raw[k].name);
 			if (!s->aliases[s->naliases])
 				return -ENOMEM;
+			ftfb_safe_name(s->aliases[s->naliases],
+				       FTFB_SAFE_NAME_MAX);
 			s->naliases++;
 		}
 		i = j;

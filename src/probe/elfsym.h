@@ -10,7 +10,8 @@
  * address: other names at the same address (malloc / __libc_malloc) are
  * kept as aliases, and the entry's name is the preferred one (global
  * before local, .dynsym before .symtab, fewer leading underscores, then
- * shorter).
+ * shorter). Names are made valid UTF-8 without control characters
+ * (safe_name.h): whoever wrote the file chose them.
  *
  * Errors: negative errno and one line in errmsg:
  *   -ENOENT, -EACCES, ...  the file cannot be opened ("PATH: No such file")

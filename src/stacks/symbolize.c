@@ -8,17 +8,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "buildid.h"
 #include "elfsym.h"
 #include "proc_file.h"
-#include "safe_name.h"
 #include "perfmap.h"
+#include "perfmap_open.h"
 #include "symbolize.h"
 #include "unwind_table.h"
 
 #define MAX_REREADS 8 /* of one process's maps, for addresses outside them */
+/* bytes of perf maps read for one pid in all (a map is read again only
+ * when its size or mtime changed) */
+#define JIT_BUDGET (4 * FTFB_PERFMAP_MAX)
 
 struct ksym {
 	uint64_t addr;
@@ -48,6 +52,10 @@ struct process {
 	int rereads;
 	struct ftfb_perfmap jit; /* /tmp/perf-PID.map, when it has one */
 	int jit_reads;
+	bool jit_loaded, jit_told;
+	off_t jit_size; /* of the map last read, and its mtime */
+	struct timespec jit_mtime;
+	uint64_t jit_bytes; /* read in all, for this pid */
 };
 
 struct ftfb_symbolizer {
@@ -69,8 +77,6 @@ int ftfb_symbolizer_new(struct ftfb_symbolizer **out)
 
 static void free_maps(struct process *p)
 {
-	ftfb_perfmap_free(&p->jit);
-	p->jit_reads = 0;
 	for (size_t i = 0; i < p->nmaps; i++)
 		free(p->maps[i].path);
 	free(p->maps);
@@ -82,8 +88,10 @@ void ftfb_symbolizer_free(struct ftfb_symbolizer *sy)
 {
 	if (!sy)
 		return;
-	for (size_t i = 0; i < sy->nprocs; i++)
+	for (size_t i = 0; i < sy->nprocs; i++) {
 		free_maps(&sy->procs[i]);
+		ftfb_perfmap_free(&sy->procs[i].jit);
+	}
 	free(sy->procs);
 	for (size_t i = 0; i < sy->nfiles; i++) {
 		ftfb_symlist_free(&sy->files[i]->syms);
@@ -264,17 +272,6 @@ static struct mapping *mapping_of(struct process *p, uint64_t ip)
 	return NULL;
 }
 
-/* The names as the trace and the summary may show them (safe_name.h):
- * the file's user chose them. */
-static void clean_syms(struct ftfb_symlist *l)
-{
-	for (size_t i = 0; i < l->n; i++) {
-		ftfb_safe_name(l->v[i].name, FTFB_SAFE_NAME_MAX);
-		if (l->v[i].demangled)
-			ftfb_safe_name(l->v[i].demangled, FTFB_SAFE_NAME_MAX);
-	}
-}
-
 /* The functions of m's file, read once per device and inode. */
 static struct elffile *file_of(struct ftfb_symbolizer *sy, uint32_t tgid,
 			       struct mapping *m)
@@ -304,9 +301,8 @@ static struct elffile *file_of(struct ftfb_symbolizer *sy, uint32_t tgid,
 	/* the file the process maps, or none: never what its path names
 	 * now (proc_file.h); unreadable, frames keep mapping + offset */
 	fd = ftfb_proc_file_open(tgid, &l);
-	if (fd >= 0 &&
-	    !ftfb_elf_functions_fd(fd, m->path, &f->syms, err, sizeof(err)))
-		clean_syms(&f->syms);
+	if (fd >= 0) /* (names made safe there: elfsym.h) */
+		ftfb_elf_functions_fd(fd, m->path, &f->syms, err, sizeof(err));
 	f->build_id_len = fd < 0 ? -ENOENT
 				 : ftfb_elf_build_id_fd(fd, f->build_id,
 							sizeof(f->build_id));
@@ -348,20 +344,73 @@ static const struct ftfb_sym *function_at(const struct ftfb_symlist *l,
 	return NULL;
 }
 
+/* Once per process: why its perf map is not read. */
+static void jit_refused(struct process *p, int err, const struct stat *st)
+{
+	if (p->jit_told)
+		return;
+	p->jit_told = true;
+	fprintf(stderr, "ftf-bpf: process %u's perf map (/tmp/perf-PID.map): ",
+		p->tgid);
+	if (err == -EFBIG)
+		fprintf(stderr, "%.1f MiB, over the %llu MiB cap",
+			(double)st->st_size / (1 << 20),
+			FTFB_PERFMAP_MAX >> 20);
+	else if (err == -EPERM)
+		fprintf(stderr, "owned by uid %u, not the process's user",
+			(unsigned)st->st_uid);
+	else if (err == -ENOSPC)
+		fprintf(stderr, "%llu MiB read already",
+			(unsigned long long)JIT_BUDGET >> 20);
+	else
+		fprintf(stderr, "%s", err == -ELOOP ? "a symbolic link"
+				      : err == -ENOEXEC ? "not a regular file"
+							: strerror(-err));
+	fprintf(stderr, "; not read, its JIT frames are not named\n");
+}
+
+/* Reads p's perf map again if it changed since, within p's budget. */
+static void jit_load(struct process *p)
+{
+	struct stat st;
+	int fd = ftfb_perfmap_open(p->tgid, &st);
+
+	if (fd < 0) {
+		if (fd != -ENOENT)
+			jit_refused(p, fd, &st);
+		p->jit_reads = MAX_REREADS; /* none (we may read) */
+		return;
+	}
+	if (p->jit_loaded && st.st_size == p->jit_size &&
+	    st.st_mtim.tv_sec == p->jit_mtime.tv_sec &&
+	    st.st_mtim.tv_nsec == p->jit_mtime.tv_nsec) {
+		close(fd); /* the same names */
+		return;
+	}
+	if (p->jit_bytes + (uint64_t)st.st_size > JIT_BUDGET) {
+		jit_refused(p, -ENOSPC, &st);
+		p->jit_reads = MAX_REREADS;
+		close(fd);
+		return;
+	}
+	p->jit_bytes += (uint64_t)st.st_size;
+	p->jit_loaded = true;
+	p->jit_size = st.st_size;
+	p->jit_mtime = st.st_mtim;
+	/* (what is appended after the fstat waits for the next read) */
+	ftfb_perfmap_load_fd(&p->jit, fd, (uint64_t)st.st_size);
+	close(fd);
+}
+
 /* An address in no file: JIT code, named by the process's perf map
  * (read again, a few times, for code compiled since). */
 static void jit_frame(struct process *p, uint64_t ip,
 		      struct ftfb_frame_sym *out)
 {
-	char path[96];
-
 	out->function = ftfb_perfmap_find(&p->jit, ip);
 	while (!out->function && p->jit_reads < MAX_REREADS) {
 		p->jit_reads++;
-		snprintf(path, sizeof(path), "/proc/%u/root/tmp/perf-%u.map",
-			 p->tgid, p->tgid);
-		if (ftfb_perfmap_load(&p->jit, path) == -ENOENT)
-			p->jit_reads = MAX_REREADS; /* none: no JIT names */
+		jit_load(p);
 		out->function = ftfb_perfmap_find(&p->jit, ip);
 	}
 	if (out->function)
@@ -374,7 +423,11 @@ void ftfb_symbolizer_forget(void *ctx, uint32_t tgid)
 
 	for (size_t i = 0; i < sy->nprocs; i++)
 		if (sy->procs[i].tgid == tgid) {
+			/* (exec'd or gone: another map, same budget) */
 			free_maps(&sy->procs[i]);
+			ftfb_perfmap_free(&sy->procs[i].jit);
+			sy->procs[i].jit_reads = 0;
+			sy->procs[i].jit_loaded = false;
 			sy->procs[i].loaded = false;
 		}
 }
