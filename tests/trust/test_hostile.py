@@ -151,9 +151,8 @@ def case_owner(a):
         check(f"owned by uid {owner}, not the process's user".encode() in err, "ftf-bpf says whose it is")
 
 
-def case_fifo(a):
-    """(c) a FIFO at the perf map path, and a FIFO bind-mounted over a
-    mapped library in nobody's own namespace: the trace ends at -d."""
+def case_fifo_map(a):
+    """(c) a FIFO at the perf map path: the trace ends at -d."""
     w = Workload(as_nobody(a.jitwl))
     path = f"/tmp/perf-{w.pid}.map"
     try:
@@ -164,6 +163,12 @@ def case_fifo(a):
         w.stop()
         os.unlink(path)
     check(b"not a regular file; not read" in err, "ftf-bpf says the map is not a regular file")
+
+
+def case_fifo_lib(a):
+    """(c) a FIFO bind-mounted over a library nobody maps, in its own
+    user + mount namespace: the trace ends at -d, the library's frames
+    are named from the file it maps."""
     d = nobody_dir()
     lib = os.path.join(d, "libtrust.so")
     shutil.copy(a.trustlib, lib)
@@ -270,7 +275,8 @@ class Args:
         return os.path.join(self.outdir, f"hostile-{name}.fxt")
 
 
-CASES = {"symlink": case_symlink, "owner": case_owner, "fifo": case_fifo, "lookalike": case_lookalike,
+CASES = {"symlink": case_symlink, "owner": case_owner,
+         "fifo-map": case_fifo_map, "fifo-lib": case_fifo_lib, "lookalike": case_lookalike,
          "huge": case_huge, "names": case_names, "nspid": case_nspid}
 
 
