@@ -19,7 +19,7 @@
 #include "elfsym.h"
 #include "grow_array.h"
 #include "idtab.h"
-#include "mapping_path.h"
+#include "proc_file.h"
 #include "unwind_maps.h"
 #include "unwind_table.h"
 
@@ -37,7 +37,7 @@ struct binary {
 /* A binary to build, and a process waiting for it. */
 struct pending {
 	uint64_t dev, ino;
-	char *path;
+	char *path;	     /* as /proc/PID/maps names it */
 	uint32_t tgid;	     /* the first process that mapped it */
 	uint64_t start, end; /* there */
 };
@@ -209,14 +209,25 @@ static struct binary *binary_built(struct ftfb_uw_loader *u, uint64_t dev,
 	return i ? &u->bins[i - 1] : NULL;
 }
 
-/* Builds the table of the file mapped from path (dev, ino), once. */
-static struct binary *build_binary(struct ftfb_uw_loader *u, const char *path,
-				   uint64_t dev, uint64_t ino)
+/* Builds the table of the file p names (dev, ino), once: opened as
+ * the process that mapped it maps it (proc_file.h), never by a path its
+ * user may have replaced. */
+static struct binary *build_binary(struct ftfb_uw_loader *u,
+				   const struct pending *p)
 {
+	struct ftfb_maps_line l = {
+		.start = p->start,
+		.end = p->end,
+		.dev = p->dev,
+		.ino = p->ino,
+		.name = p->path,
+	};
+	uint64_t dev = p->dev, ino = p->ino;
 	struct binary *b = binary_built(u, dev, ino);
 	struct ftfb_uw_table_built t;
 	uint64_t t0 = mono_ns();
 	char err[256];
+	int fd;
 
 	if (b)
 		return b;
@@ -228,12 +239,16 @@ static struct binary *build_binary(struct ftfb_uw_loader *u, const char *path,
 	b = &u->bins[u->nbins++];
 	memset(b, 0, sizeof(*b));
 	b->table = FTFB_UW_TABLE_NONE;
-	if (ftfb_uw_table_from_file(path, &t, err, sizeof(err))) {
+	fd = ftfb_proc_file_open(p->tgid, &l);
+	if (fd < 0 ||
+	    ftfb_uw_table_from_fd(fd, p->path, &t, err, sizeof(err))) {
 		u->st.no_cfi_files++;
 	} else {
 		install_table(u, &t, b);
 		ftfb_uw_table_free(&t);
 	}
+	if (fd >= 0)
+		close(fd);
 	u->st.build_ns += mono_ns() - t0;
 	return b;
 }
@@ -299,7 +314,7 @@ static bool map_of_line(struct ftfb_uw_loader *u, uint32_t tgid, char *line,
 	uint64_t start, end, pgoff;
 	unsigned maj, min;
 	unsigned long long ino;
-	char perms[8], path[4500];
+	char perms[8];
 	uint64_t bias;
 	int at = 0;
 
@@ -328,15 +343,12 @@ static bool map_of_line(struct ftfb_uw_loader *u, uint32_t tgid, char *line,
 	if (!strcmp(name, "[vdso]")) {
 		b = vdso_binary(u);
 	} else if (name[0] == '/') {
-		if (ftfb_mapping_path(path, sizeof(path), tgid, start, end,
-				      name))
-			return false;
 		uint64_t dv = ((uint64_t)maj << 32) | min;
 
 		b = binary_built(u, dv, ino);
 		if (!b) { /* stop there ("not loaded yet") until it is */
 			m->table =
-				queue_build(u, path, dv, ino, tgid, start, end)
+				queue_build(u, name, dv, ino, tgid, start, end)
 					? FTFB_UW_TABLE_PENDING
 					: FTFB_UW_TABLE_NONE;
 			return true;
@@ -484,7 +496,7 @@ static void build_one(struct ftfb_uw_loader *u)
 	size_t nw = u->nwaiting;
 
 	memmove(u->pend, u->pend + 1, --u->npend * sizeof(*u->pend));
-	build_binary(u, p.path, p.dev, p.ino);
+	build_binary(u, &p);
 	free(p.path);
 	u->waiting = NULL;
 	u->nwaiting = u->waiting_cap = 0;

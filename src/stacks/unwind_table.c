@@ -388,27 +388,40 @@ static int build(Elf *elf, struct ftfb_uw_table_built *t, char *err,
 	return rc;
 }
 
-int ftfb_uw_table_from_file(const char *path, struct ftfb_uw_table_built *t,
-			    char *err, size_t errlen)
+int ftfb_uw_table_from_fd(int fd, const char *path,
+			  struct ftfb_uw_table_built *t, char *err,
+			  size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
 	Elf *elf;
+	int rc;
 
 	memset(t, 0, sizeof(*t));
-	if (fd < 0) {
-		rc = -errno;
-		ftfb_seterr(err, errlen, "%s: %s", path, strerror(-rc));
-		return rc;
-	}
 	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* ELF_C_READ, not _MMAP: the file's user may truncate it while it
+	 * is read, which must not SIGBUS the tracer */
+	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf) {
-		close(fd);
 		ftfb_seterr(err, errlen, "%s: not an ELF file", path);
 		return -ENOEXEC;
 	}
 	rc = build(elf, t, err, errlen, path);
 	elf_end(elf);
+	return rc;
+}
+
+int ftfb_uw_table_from_file(const char *path, struct ftfb_uw_table_built *t,
+			    char *err, size_t errlen)
+{
+	int fd = ftfb_open_regular(path), rc;
+
+	memset(t, 0, sizeof(*t));
+	if (fd < 0) {
+		ftfb_seterr(err, errlen, "%s: %s", path,
+			    fd == -ENOEXEC ? "not a regular file"
+					   : strerror(-fd));
+		return fd;
+	}
+	rc = ftfb_uw_table_from_fd(fd, path, t, err, errlen);
 	close(fd);
 	return rc;
 }

@@ -43,6 +43,11 @@ struct ftfb_uw_table_built {
  * -ENOMEM. */
 int ftfb_uw_table_from_file(const char *path, struct ftfb_uw_table_built *t,
 			    char *err, size_t errlen);
+/* The same from fd, a regular file opened to read (not closed), named
+ * path in err. */
+int ftfb_uw_table_from_fd(int fd, const char *path,
+			  struct ftfb_uw_table_built *t, char *err,
+			  size_t errlen);
 /* The same from an ELF image in memory (the vDSO). */
 int ftfb_uw_table_from_memory(const void *image, size_t size,
 			      struct ftfb_uw_table_built *t, char *err,
