@@ -241,7 +241,7 @@ static struct binary *build_binary(struct ftfb_uw_loader *u,
 	b->table = FTFB_UW_TABLE_NONE;
 	fd = ftfb_proc_file_open(p->tgid, &l);
 	if (fd < 0 ||
-	    ftfb_uw_table_from_fd(fd, p->path, &t, err, sizeof(err))) {
+	    ftfb_uw_table_from_fd(fd, p->path, NULL, &t, err, sizeof(err))) {
 		u->st.no_cfi_files++;
 	} else {
 		install_table(u, &t, b);

@@ -5,11 +5,16 @@
  *
  * Built from the binary's .eh_frame: the FDEs are listed by its
  * .eh_frame_hdr search table (PT_GNU_EH_FRAME, which linkers always
- * write and `strip` keeps), and elfutils libdw interprets each FDE's CFI
- * (dwarf_cfi_addrframe) into rows: the rules that hold from each row's
- * address to the next one's. Addresses no FDE covers get a "no CFI" row,
- * so the walker stops there rather than guess. Consecutive rows with the
- * same rules are merged.
+ * write and `strip` keeps), and each FDE's CFI is run once, from its
+ * start to its end (cfi_run.h), into rows: the rules that hold from each
+ * row's address to the next one's. Addresses no FDE covers get a "no
+ * CFI" row, so the walker stops there rather than guess. Consecutive
+ * rows with the same rules are merged.
+ *
+ * The CFI is whatever the binary's owner wrote, and root reads it: the
+ * time is linear in its size, and each build has a budget of rows and
+ * time (FTFB_UW_MAX_ROWS, FTFB_UW_MAX_BUILD_NS); a binary over budget
+ * gets no table (its stacks stop at it, "no CFI") and an error.
  *
  * Rows are in the binary's ELF virtual addresses minus `base` (its lowest
  * covered address), so they fit 32 bits; the PT_LOAD segments are kept
@@ -18,6 +23,7 @@
 #ifndef FTFB_UNWIND_TABLE_H
 #define FTFB_UNWIND_TABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,18 +43,45 @@ struct ftfb_uw_table_built {
 	size_t nsegs;
 };
 
+/* A binary's budget: several times the rows of the largest binaries
+ * (Rust's libLLVM: 1.44 million, CUDA's libcublasLt: 0.78 million), and
+ * seconds where those take a fraction of one. */
+#define FTFB_UW_MAX_ROWS (8u << 20)
+#define FTFB_UW_MAX_BUILD_NS (5ull * 1000000000)
+
+/* How a build may be stopped; NULL or zeroed fields: the defaults. */
+struct ftfb_uw_build_opts {
+	/* polled every few thousand FDEs or instructions (and once before
+	 * the first): true cancels the build (-ECANCELED) */
+	bool (*cancelled)(void *arg);
+	void *arg;
+	size_t max_rows; /* 0: FTFB_UW_MAX_ROWS */
+	uint64_t max_ns; /* 0: FTFB_UW_MAX_BUILD_NS (monotonic clock) */
+};
+
 /* The table of the ELF file at path (0), or a negative errno and one
- * line in err: -ENOENT etc. (cannot open), -ENOEXEC (not an ELF file),
- * -ENODATA (no .eh_frame_hdr / .eh_frame: no CFI to build from),
- * -ENOMEM. */
+ * line in err: -ENOENT etc. (cannot open), -ENOEXEC (not an x86-64 ELF
+ * file), -ENODATA (no .eh_frame_hdr / .eh_frame: no CFI to build from),
+ * -ENOMEM, -ERANGE (code over 4 GiB), -E2BIG (more rows than the
+ * budget), -ETIMEDOUT (more time than the budget), -ECANCELED. */
+int ftfb_uw_table_from_file_opts(const char *path,
+				 const struct ftfb_uw_build_opts *o,
+				 struct ftfb_uw_table_built *t, char *err,
+				 size_t errlen);
+/* The same with the default budget, never cancelled. */
 int ftfb_uw_table_from_file(const char *path, struct ftfb_uw_table_built *t,
 			    char *err, size_t errlen);
 /* The same from fd, a regular file opened to read (not closed), named
- * path in err. */
+ * path in err; o as for _from_file_opts (NULL: the default budget). */
 int ftfb_uw_table_from_fd(int fd, const char *path,
+			  const struct ftfb_uw_build_opts *o,
 			  struct ftfb_uw_table_built *t, char *err,
 			  size_t errlen);
 /* The same from an ELF image in memory (the vDSO). */
+int ftfb_uw_table_from_memory_opts(const void *image, size_t size,
+				   const struct ftfb_uw_build_opts *o,
+				   struct ftfb_uw_table_built *t, char *err,
+				   size_t errlen);
 int ftfb_uw_table_from_memory(const void *image, size_t size,
 			      struct ftfb_uw_table_built *t, char *err,
 			      size_t errlen);
