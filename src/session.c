@@ -386,6 +386,22 @@ static int name_alive_tasks(struct session *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* The sources (sources.c) attached with what they read of the session. */
+static int attach_sources(struct session *s, char *err, size_t errlen)
+{
+	struct ftfb_source_ctx c = {
+		.o = s->o,
+		.loader = s->loader,
+		.probes = &s->probes,
+		.usdt = &s->usdt,
+		.sys_wanted = s->sys_wanted,
+		.link_pid = session_link_pid(s),
+		.target_pid = s->child.pid,
+	};
+
+	return ftfb_sources_attach(&c, err, errlen);
+}
+
 int session_attach(struct session *s)
 {
 	char err[1024];
@@ -399,7 +415,7 @@ int session_attach(struct session *s)
 		return start_failed(s, err);
 	if (stopped_while_starting(s))
 		return 1;
-	if (ftfb_sources_attach(s, err, sizeof(err)))
+	if (attach_sources(s, err, sizeof(err)))
 		return start_failed(s, err);
 	if (stopped_while_starting(s))
 		return 1;

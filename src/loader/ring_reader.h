@@ -13,7 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bpf_loader.h"
+#include <stddef.h>
+
+/* Called for each raw event (starting with struct ftfb_hdr); a non-zero
+ * return stops the poll/drain, which returns it. */
+typedef int (*ftfb_event_fn)(void *ctx, const void *data, size_t size);
 
 struct ftfb_ring_reader;
 

@@ -14,6 +14,7 @@
 #include "sched_records.h"
 #include "ticks.h"
 #include "translate.h"
+#include "event_kinds.h"
 
 /* Open USDT slices, all threads together (a pool: no allocation per
  * event); a task's form a stack through `below`. */
@@ -206,14 +207,6 @@ int ftfb_tr_lane_for(struct ftfb_translator *t, uint32_t tgid, const char *name,
 /* Process tgid exited: its lanes go back to the pool (pseudo_lanes.c). */
 void ftfb_tr_lanes_give_back(struct ftfb_translator *t, uint32_t tgid);
 
-/* translate_blockio.c, translate_irq.c, translate_mem.c: the --events
- * handlers, of one raw event (at least its kind's size) each */
-int ftfb_tr_ev_block_io(struct ftfb_translator *t, const void *data,
-			size_t size);
-int ftfb_tr_ev_irq(struct ftfb_translator *t, const void *data, size_t size);
-int ftfb_tr_ev_rss(struct ftfb_translator *t, const void *data, size_t size);
-int ftfb_tr_ev_fault(struct ftfb_translator *t, const void *data, size_t size);
-
 /* translate_usdt.c */
 int ftfb_tr_usdt_init(struct ftfb_translator *t);
 void ftfb_tr_usdt_free(struct ftfb_translator *t);
@@ -239,22 +232,6 @@ int ftfb_tr_usdt_close(struct ftfb_translator *t, struct ftfb_task *k,
 	type e;                                                                \
 	memcpy(&e, data, sizeof(e))
 
-/* The translator's handler of each event kind (event_kinds.c's table):
- * data is an event of at least the kind's size. */
-int ftfb_tr_ev_switch(struct ftfb_translator *t, const void *data, size_t size);
-int ftfb_tr_ev_wakeup(struct ftfb_translator *t, const void *data, size_t size);
-int ftfb_tr_ev_fork(struct ftfb_translator *t, const void *data, size_t size);
-int ftfb_tr_ev_exec(struct ftfb_translator *t, const void *data, size_t size);
-int ftfb_tr_ev_rename(struct ftfb_translator *t, const void *data, size_t size);
-int ftfb_tr_ev_exit(struct ftfb_translator *t, const void *data, size_t size);
-int ftfb_tr_ev_taskname(struct ftfb_translator *t, const void *data,
-			size_t size);
-int ftfb_tr_ev_uentry(struct ftfb_translator *t, const void *data, size_t size);
-int ftfb_tr_ev_uret(struct ftfb_translator *t, const void *data, size_t size);
-int ftfb_tr_ev_senter(struct ftfb_translator *t, const void *data, size_t size);
-int ftfb_tr_ev_sexit(struct ftfb_translator *t, const void *data, size_t size);
-int ftfb_tr_ev_usdt(struct ftfb_translator *t, const void *data, size_t size);
-int ftfb_tr_ev_stack(struct ftfb_translator *t, const void *data, size_t size);
-int ftfb_tr_ev_pycode(struct ftfb_translator *t, const void *data, size_t size);
+/* (the handlers of the event kinds: event_kinds.h) */
 
 #endif
