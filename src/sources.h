@@ -19,11 +19,27 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "events.h"
 
-struct session;
+#include "cli.h"
+#include "uprobe_set.h"
+#include "usdt_set.h"
+
 struct ftfb_loader;
+
+/* What the sources read of the trace to come: the session fills it
+ * (session.c), so the sources never reach back into the session. */
+struct ftfb_source_ctx {
+	const struct cli_opts *o;
+	struct ftfb_loader *loader;
+	const struct ftfb_uprobe_set *probes; /* -u SPEC: resolved */
+	const struct ftfb_usdt_set *usdt;     /* -u usdt:...: resolved */
+	const uint8_t *sys_wanted;	      /* --syscalls=LIST */
+	int link_pid;   /* the uprobe links' pid, -1: every process */
+	int target_pid; /* the command's pid (0: none) */
+};
 
 #define FTFB_SOURCE_MAX_KINDS 9
 
@@ -35,10 +51,11 @@ struct ftfb_source {
 	/* the kinds it emits, 0-terminated */
 	enum ftfb_kind kinds[FTFB_SOURCE_MAX_KINDS];
 	/* NULL: wanted when --events names it (events) */
-	bool (*wanted)(const struct session *s);
+	bool (*wanted)(const struct ftfb_source_ctx *c);
 	/* NULL: attached by ftfb_loader_open, or by attach_to; else 0, or
 	 * -errno with one line in err */
-	int (*attach)(struct session *s, char *err, size_t errlen);
+	int (*attach)(const struct ftfb_source_ctx *c, char *err,
+		      size_t errlen);
 	/* --events=NAME sources: its bit (CLI_EV_*), and its loader's
 	 * attach, which needs nothing but the loader (loader/loader_NAME.c) */
 	unsigned events;
@@ -51,6 +68,7 @@ extern const size_t ftfb_nsources;
 /* Attaches every wanted source, in the table's order (the uprobes arm
  * the USDT probes with them, after both are attached). 0, or -errno with
  * one line in err. */
-int ftfb_sources_attach(struct session *s, char *err, size_t errlen);
+int ftfb_sources_attach(const struct ftfb_source_ctx *c, char *err,
+			size_t errlen);
 
 #endif

@@ -3,7 +3,7 @@
  * src/loader/bpf_loader.c - the loader's core: the sched object loaded with the
  * shared maps, the other objects' maps made those, the rings read, the
  * stop, the counters and statistics, the close. Each source's load and
- * attach is a file of its own (loader_*.c, loader_priv.h).
+ * attach is a file of its own (loader_*.c, bpf_loader_priv.h).
  *
  * The sched object creates the shared maps (rings, traced_tgids, fired,
  * drops); every other object is loaded when its source is attached, with
@@ -27,7 +27,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "loader_priv.h"
+#include "bpf_loader_priv.h"
 #include "detach.h"
 #include "monotime.h"
 #include "ring_reader.h"

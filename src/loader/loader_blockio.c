@@ -2,7 +2,7 @@
 /*
  * loader_blockio.c - --events=io: the block request object.
  */
-#include "loader_priv.h"
+#include "bpf_loader_priv.h"
 #include "blockio.skel.h"
 
 int ftfb_loader_attach_blockio(struct ftfb_loader *l, char *errmsg,

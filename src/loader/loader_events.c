@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader_priv.h"
+#include "bpf_loader_priv.h"
 
 bool ftfb_ld_source_started(const struct ftfb_loader *l, const char *name)
 {

@@ -2,7 +2,7 @@
 /*
  * loader_irq.c - --events=irq: the hard and soft interrupt object.
  */
-#include "loader_priv.h"
+#include "bpf_loader_priv.h"
 #include "irq.skel.h"
 
 int ftfb_loader_attach_irq(struct ftfb_loader *l, char *errmsg, size_t errlen)

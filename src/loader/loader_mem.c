@@ -2,7 +2,7 @@
 /*
  * loader_mem.c - --events=mem: the resident memory and page fault object.
  */
-#include "loader_priv.h"
+#include "bpf_loader_priv.h"
 #include "mem.skel.h"
 
 int ftfb_loader_attach_mem(struct ftfb_loader *l, char *errmsg, size_t errlen)

@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "loader_priv.h"
+#include "bpf_loader_priv.h"
 #include "ring_reader.h"
 #include "sched.skel.h"
 #include "ubuf.h"

@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "loader_priv.h"
+#include "bpf_loader_priv.h"
 #include "sched.skel.h"
 #include "ubuf.h"
 

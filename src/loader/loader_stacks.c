@@ -12,7 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "loader_priv.h"
+#include "bpf_loader_priv.h"
 #include "stacks.skel.h"
 #include "unwind_maps.h"
 

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "loader_priv.h"
+#include "bpf_loader_priv.h"
 #include "syscalls.skel.h"
 
 int ftfb_loader_attach_syscalls(struct ftfb_loader *l, const uint8_t *wanted,

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader_priv.h"
+#include "bpf_loader_priv.h"
 #include "uprobe.skel.h"
 #include "usdt.skel.h"
 

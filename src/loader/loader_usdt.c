@@ -5,7 +5,7 @@
  */
 #include <errno.h>
 
-#include "loader_priv.h"
+#include "bpf_loader_priv.h"
 #include "usdt.skel.h"
 
 static int load_usdt(struct ftfb_loader *l, char *errmsg, size_t errlen)

@@ -9,9 +9,9 @@
  * name and correlation id with a global scope, so every process's
  * "write" requests would share one global track, outside the process.
  * Requests in flight together overlap, which one thread's track cannot
- * show either; so each process (and each disk) gets lanes
- * (pseudo_lanes.c) named "block I/O" (or the disk's name). The requests
- * arrive in completion order (one ring), so a lane's slices never
+ * show either; so each process (and each disk) gets tracks
+ * (tracks.c) named "block I/O" (or the disk's name). The requests
+ * arrive in completion order (one ring), so a track's slices never
  * overlap.
  */
 #include <errno.h>
@@ -95,7 +95,7 @@ static int blk_ids(struct ftfb_translator *t, const struct ftfb_block_io *e,
 	return 0;
 }
 
-/* The request as one slice on lane k, from its making to its completion
+/* The request as one slice on track k, from its making to its completion
  * (queue_ns: made to issued, device_ns: issued to completed). */
 static int write_request(struct ftfb_translator *t, struct ftfb_task *k,
 			 const struct ftfb_block_io *e, uint64_t begin)
@@ -148,7 +148,7 @@ static int on_block_io(struct ftfb_translator *t, const struct ftfb_block_io *e)
 	if (e->hdr.tid) {
 		err = ftfb_tr_ensure_task(t, e->hdr.tid, e->hdr.tgid, &k);
 		if (!err)
-			err = ftfb_tr_lane_for(t, k->tgid, "block I/O", begin,
+			err = ftfb_tr_track_for(t, k->tgid, "block I/O", begin,
 					       e->hdr.ts, &k);
 		if (!err && k)
 			err = write_request(t, k, e, begin);
@@ -158,7 +158,7 @@ static int on_block_io(struct ftfb_translator *t, const struct ftfb_block_io *e)
 	snprintf(disk, sizeof(disk), "%.*s", FTFB_DISK_NAME_LEN - 1, e->disk);
 	err = disk_task(t, e, &pid);
 	if (!err)
-		err = ftfb_tr_lane_for(t, pid, disk, begin, e->hdr.ts, &k);
+		err = ftfb_tr_track_for(t, pid, disk, begin, e->hdr.ts, &k);
 	if (!err && k)
 		err = write_request(t, k, e, begin);
 	return err;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_events_tr.c - the translator's --events handlers, fed raw events
- * built here: block requests on lanes of their process and of their disk
- * (overlapping ones on different lanes, a lane reused once free), an
+ * built here: block requests on tracks of their process and of their disk
+ * (overlapping ones on different tracks, a track reused once free), an
  * fsync's flush named flush; interrupts as slices on their cpu's pseudo
  * thread; rss changes as counters in bytes; blocking faults as slices.
  */
@@ -49,7 +49,7 @@ static const struct trec *complete(const struct tr *h, size_t i)
 	return tr_nth(h, FTF_REC_EVENT, FTF_EVENT_DURATION_COMPLETE, i);
 }
 
-static void requests_take_free_lanes(void **state)
+static void requests_take_free_tracks(void **state)
 {
 	const struct trec *b, *a, *c, *f, *d;
 	struct ftfb_translator_opts o = { 0 };
@@ -59,7 +59,7 @@ static void requests_take_free_lanes(void **state)
 	tr_setup(&h, &o);
 	tr_add(&h, 100, 100, "app", "app");
 	/* B [2000, 4000] completes before A [1000, 5000]; C [6000, 7000]
-	 * starts after B's lane is free; then an fsync's flush */
+	 * starts after B's track is free; then an fsync's flush */
 	ev_blk(&h, 2000, 2500, 4000, 100, 1, 65536, FTFB_BLK_SYNC);
 	ev_blk(&h, 1000, 1200, 5000, 100, 0, 4096, 0);
 	ev_blk(&h, 6000, 6100, 7000, 100, 1, 8192, 0);
@@ -85,7 +85,7 @@ static void requests_take_free_lanes(void **state)
 	assert_int_equal(u32arg(b, "flags"), FTFB_BLK_SYNC);
 	assert_string_equal(a->name, "read");
 	assert_int_equal(a->pid, 100);
-	/* A overlaps B: another lane; C reuses B's */
+	/* A overlaps B: another track; C reuses B's */
 	assert_true(a->tid != b->tid);
 	assert_int_equal(c->tid, b->tid);
 	assert_string_equal(tr_kobj_name(&h, KOBJ_THREAD, b->tid), "block I/O");
@@ -98,13 +98,13 @@ static void requests_take_free_lanes(void **state)
 	tr_free(&h);
 }
 
-/* Requests all in flight together take a lane each, in their process
- * and on their disk: 1024 lanes in all hold 512 of them; the others are
+/* Requests all in flight together take a track each, in their process
+ * and on their disk: 1024 tracks in all hold 512 of them; the others are
  * counted, never written over another (the summary says so). */
-static void requests_past_the_lanes_are_counted(void **state)
+static void requests_past_the_tracks_are_counted(void **state)
 {
 	struct ftfb_translator_opts o = { 0 };
-	const unsigned n = FTFB_MAX_PSEUDO_LANES / 2 + 8;
+	const unsigned n = FTFB_MAX_TRACKS / 2 + 8;
 	struct tr h;
 
 	(void)state;
@@ -114,8 +114,8 @@ static void requests_past_the_lanes_are_counted(void **state)
 		ev_blk(&h, 1000, 1100, 2000 + i, 100, 1, 4096, 0);
 	tr_finish(&h, 9000);
 	assert_int_equal(tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_COMPLETE),
-			 FTFB_MAX_PSEUDO_LANES);
-	assert_int_equal(h.t.st.lanes_full, 2 * 8);
+			 FTFB_MAX_TRACKS);
+	assert_int_equal(h.t.st.tracks_full, 2 * 8);
 	tr_free(&h);
 }
 
@@ -210,8 +210,8 @@ static void memory_counters_and_faults(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(requests_take_free_lanes),
-		cmocka_unit_test(requests_past_the_lanes_are_counted),
+		cmocka_unit_test(requests_take_free_tracks),
+		cmocka_unit_test(requests_past_the_tracks_are_counted),
 		cmocka_unit_test(interrupts_on_their_cpu),
 		cmocka_unit_test(memory_counters_and_faults),
 	};

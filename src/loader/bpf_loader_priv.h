@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * loader_priv.h - the loader's state and the helpers its files share:
+ * bpf_loader_priv.h - the loader's state and the helpers its files share:
  * the core (bpf_loader.c), the rings (loader_rings.c) and one file per
  * source (loader_sched.c, loader_uprobe.c, loader_usdt.c,
  * loader_syscalls.c, loader_stacks.c, and the --events sources through
  * loader_events.c). Not for the tool: it reads bpf_loader.h.
  */
-#ifndef FTFB_LOADER_PRIV_H
-#define FTFB_LOADER_PRIV_H
+#ifndef FTFB_BPF_LOADER_PRIV_H
+#define FTFB_BPF_LOADER_PRIV_H
 
 #include <stdbool.h>
 #include <stddef.h>
