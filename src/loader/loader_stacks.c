@@ -124,17 +124,18 @@ static int start_unwinder(struct ftfb_loader *l, char *errmsg, size_t errlen)
 	       !bpf_map_get_next_key(bpf_map__fd(s->maps.traced_tgids), prev,
 				     &key)) {
 		if (!runs_this_program(key)) /* (a command not exec'd yet) */
-			ftfb_uw_load_process(l->uw, key);
+			ftfb_uw_want_process(l->uw, key);
 		prev = &key;
 	}
-	/* their binaries' tables before the samplers attach (a process
-	 * mapping many large libraries: the first 3 seconds' worth) */
-	if (!err && l->opts.filter_tgids)
-		ftfb_uw_build_queued(l->uw, UW_PREBUILD_BUDGET_NS);
 	if (!err && (err = ftfb_uw_start(l->uw)))
 		ftfb_ld_set_err(errmsg, errlen,
 				"starting the unwind table thread failed: %s",
 				ftfb_ld_errstr(err));
+	/* their binaries' tables before the samplers attach (a process
+	 * mapping many large libraries: the first 3 seconds' worth), built
+	 * by the thread: a stop signal ends the wait */
+	if (!err && l->opts.filter_tgids)
+		ftfb_uw_wait_settled(l->uw, UW_PREBUILD_BUDGET_NS);
 	return err;
 }
 
