@@ -30,7 +30,7 @@
 #define UW_ROW_STEPS 24 /* binary search steps: up to 16M rows a table */
 #define UW_MAP_STEPS 9	/* and 256 mappings a process */
 #define UW_GO_ON FTFB_UW_NREASONS /* a step's result: not a reason to stop */
-#define UW_XOL_SLOT_BYTES 128 /* the kernel's UPROBE_XOL_SLOT_BYTES (x86) */
+#define UW_XOL_SLOT_BYTES 128	  /* the kernel's UPROBE_XOL_SLOT_BYTES (x86) */
 
 /* all binaries' rows; max_entries set by the loader, which writes them
  * through an mmap */
@@ -84,8 +84,8 @@ struct uw_walk {
 	__u32 tgid, n;
 	__u32 reason; /* FTFB_UW_* once the walk ends */
 	bool bp_known;
-	__u64 hash; /* of the frames so far (as stacks.bpf.c's hash_ips) */
-	__u64 ri;   /* the next uretprobe return instance (0: the newest) */
+	__u64 hash;   /* of the frames so far (as stacks.bpf.c's hash_ips) */
+	__u64 ri;     /* the next uretprobe return instance (0: the newest) */
 	bool trapped; /* the first frame is at a uprobe's int3 (pc: + 1) */
 	__u8 jumps;   /* stack switches taken by frame pointer */
 };
@@ -377,8 +377,7 @@ static __always_inline void uw_frame_cfi(struct uw_buf *b,
 	w->reason = uw_step_cfi(b, m);
 	/* at a uprobe's int3: the instruction not run yet gives a
 	 * return address in code; if not, it had run (emulated) */
-	if (before.trapped && w->reason == UW_GO_ON &&
-	    !uw_find_map(p, w->pc)) {
+	if (before.trapped && w->reason == UW_GO_ON && !uw_find_map(p, w->pc)) {
 		*w = before;
 		w->trapped = false;
 		w->reason = uw_step_cfi(b, m);
@@ -425,8 +424,8 @@ static long uw_frame(__u32 idx, void *ctx)
 		w->reason = uw_step_fp(w, FTFB_UW_BAD_FRAME);
 	} else if (m->table == FTFB_UW_TABLE_UPROBES) {
 		w->reason = uw_step_uprobes(w);
-	} else if (m->table == FTFB_UW_TABLE_NONE) {
-		w->reason = uw_step_fp(w, FTFB_UW_NO_CFI); /* Go: no .eh_frame */
+	} else if (m->table == FTFB_UW_TABLE_NONE) { /* Go: no .eh_frame */
+		w->reason = uw_step_fp(w, FTFB_UW_NO_CFI);
 	} else {
 		uw_frame_cfi(b, p, m);
 	}

@@ -386,8 +386,8 @@ static int intern_frame(struct ftfb_stackprof *sp, struct seq *q, uint32_t tgid,
 
 /* Drops the frames of native[0 .. *k) (root first) outside the innermost
  * Go top frame (go/go_topframe.h): another thread's, past runtime.mstart. */
-static void cut_at_go_top(const struct seq *q, uint32_t *native,
-			  uint8_t *kinds, uint32_t *k)
+static void cut_at_go_top(const struct seq *q, uint32_t *native, uint8_t *kinds,
+			  uint32_t *k)
 {
 	uint32_t j = *k;
 
