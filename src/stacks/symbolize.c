@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "buildid.h"
 #include "elfsym.h"
@@ -46,6 +47,7 @@ struct process {
 	int rereads;
 	struct ftfb_perfmap jit; /* /tmp/perf-PID.map, when it has one */
 	int jit_reads;
+	uint64_t jit_size; /* of the perf map at its last read */
 };
 
 struct ftfb_symbolizer {
@@ -69,6 +71,7 @@ static void free_maps(struct process *p)
 {
 	ftfb_perfmap_free(&p->jit);
 	p->jit_reads = 0;
+	p->jit_size = 0;
 	for (size_t i = 0; i < p->nmaps; i++)
 		free(p->maps[i].path);
 	free(p->maps);
@@ -333,21 +336,40 @@ static const struct ftfb_sym *function_at(const struct ftfb_symlist *l,
 	return NULL;
 }
 
-/* An address in no file: JIT code, named by the process's perf map
- * (read again, a few times, for code compiled since). */
+/* Reads the process's perf map again for an address it did not name,
+ * if the file changed size since the last read (a JIT keeps adding code
+ * while traced: a fixed number of rereads would be spent on its first
+ * stubs), at most JIT_REREADS times; a file that cannot be read now
+ * keeps the names read before (the process may have exited). */
+#define JIT_REREADS 1000
+static bool jit_reread(struct process *p)
+{
+	struct ftfb_perfmap fresh = {0};
+	char path[96];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%u/root/tmp/perf-%u.map", p->tgid,
+		 p->tgid);
+	if (p->jit_reads >= JIT_REREADS || stat(path, &st) ||
+	    (p->jit_reads && (uint64_t)st.st_size == p->jit_size))
+		return false;
+	p->jit_reads++;
+	p->jit_size = (uint64_t)st.st_size;
+	if (ftfb_perfmap_load(&fresh, path)) {
+		ftfb_perfmap_free(&fresh);
+		return false;
+	}
+	ftfb_perfmap_free(&p->jit);
+	p->jit = fresh;
+	return true;
+}
+
+/* An address in no file: JIT code, named by the process's perf map. */
 static void jit_frame(struct process *p, uint64_t ip, struct ftfb_frame_sym *out)
 {
-	char path[96];
-
 	out->function = ftfb_perfmap_find(&p->jit, ip);
-	while (!out->function && p->jit_reads < MAX_REREADS) {
-		p->jit_reads++;
-		snprintf(path, sizeof(path), "/proc/%u/root/tmp/perf-%u.map",
-			 p->tgid, p->tgid);
-		if (ftfb_perfmap_load(&p->jit, path) == -ENOENT)
-			p->jit_reads = MAX_REREADS; /* none: no JIT names */
+	if (!out->function && jit_reread(p))
 		out->function = ftfb_perfmap_find(&p->jit, ip);
-	}
 	if (out->function)
 		out->path = "[jit]";
 }
