@@ -346,6 +346,21 @@ static int note_frame(struct seq *q, uint32_t iid, uint32_t name_iid,
 	return 0;
 }
 
+/* The name of a user frame that has no symbol: where it is,
+ * BINARY+0xOFFSET (the mapping file's name and the file offset; [anon]
+ * and the address outside any file), so that it can be symbolized
+ * later and the summary counts it as the flame graph shows it. */
+static const char *unnamed_frame(const struct ftfb_frame_sym *fs, char *buf,
+				 size_t len)
+{
+	const char *base = fs->path ? strrchr(fs->path, '/') : NULL;
+
+	snprintf(buf, len, "%s+%#llx",
+		 base ? base + 1 : fs->path ? fs->path : "[anon]",
+		 (unsigned long long)fs->rel_pc);
+	return buf;
+}
+
 /* The frame of ip in process tgid (KERNEL_TGID: a kernel address). */
 static int intern_frame(struct ftfb_stackprof *sp, struct seq *q, uint32_t tgid,
 			uint64_t ip, bool leaf, uint32_t *iid)
@@ -356,6 +371,7 @@ static int intern_frame(struct ftfb_stackprof *sp, struct seq *q, uint32_t tgid,
 		ip ^ ftfb_mix64(((uint64_t)tgid << 1) | leaf | gen << 33));
 	struct ftfb_frame_sym fs = {0};
 	uint32_t map_iid, name_iid = 0;
+	char where[MAX_NAME + 1];
 	int err;
 
 	*iid = ftfb_idtab_get(&q->frames, key);
@@ -365,6 +381,8 @@ static int intern_frame(struct ftfb_stackprof *sp, struct seq *q, uint32_t tgid,
 			leaf, &fs);
 	if (!fs.path)
 		fs.rel_pc = ip;
+	if (!fs.function && tgid != KERNEL_TGID)
+		fs.function = unnamed_frame(&fs, where, sizeof(where));
 	if ((err = intern_mapping(sp, q, &fs, &map_iid)))
 		return err;
 	if (fs.function &&
