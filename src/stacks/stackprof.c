@@ -353,10 +353,10 @@ static int note_frame(struct seq *q, uint32_t iid, uint32_t name_iid,
 static const char *unnamed_frame(const struct ftfb_frame_sym *fs, char *buf,
 				 size_t len)
 {
-	const char *base = fs->path ? strrchr(fs->path, '/') : NULL;
+	const char *file = fs->path ? fs->path : "[anon]";
+	const char *base = strrchr(file, '/');
 
-	snprintf(buf, len, "%s+%#llx",
-		 base ? base + 1 : fs->path ? fs->path : "[anon]",
+	snprintf(buf, len, "%s+%#llx", base ? base + 1 : file,
 		 (unsigned long long)fs->rel_pc);
 	return buf;
 }
