@@ -234,6 +234,16 @@ static __always_inline __u32 uw_step_fp(struct uw_walk *w, __u32 fail)
 	return ra ? UW_GO_ON : FTFB_UW_COMPLETE;
 }
 
+/* Whether return address pc is into Go's runtime.mstart (m->go_top): a
+ * thread's first frame, past which the frame pointers are its parent's
+ * (clone(2) gives the child the parent's rbp). */
+static __always_inline bool uw_go_top(const struct uw_walk *w,
+				      const struct ftfb_uw_map *m)
+{
+	return m->go_top && w->n > 1 &&
+	       w->pc - m->start - m->go_top < FTFB_UW_GO_TOP_BYTES;
+}
+
 /* One step out of the [uprobes] page, where the kernel runs a probed
  * instruction's copy (single-stepped) and the uretprobe trampoline (to
  * which a probed function with a return probe returns): the thread's
@@ -425,7 +435,8 @@ static long uw_frame(__u32 idx, void *ctx)
 	} else if (m->table == FTFB_UW_TABLE_UPROBES) {
 		w->reason = uw_step_uprobes(w);
 	} else if (m->table == FTFB_UW_TABLE_NONE) { /* Go: no .eh_frame */
-		w->reason = uw_step_fp(w, FTFB_UW_NO_CFI);
+		w->reason = uw_go_top(w, m) ? FTFB_UW_COMPLETE
+					    : uw_step_fp(w, FTFB_UW_NO_CFI);
 	} else {
 		uw_frame_cfi(b, p, m);
 	}

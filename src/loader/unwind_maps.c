@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "elfsym.h"
+#include "go/go_topframe.h"
 #include "grow_array.h"
 #include "idtab.h"
 #include "mapping_path.h"
@@ -32,6 +33,7 @@ struct binary {
 	uint64_t base;	/* the virtual address of its rows' pc 0 */
 	struct ftfb_uw_seg segs[FTFB_UW_MAX_SEGS];
 	size_t nsegs;
+	uint64_t go_mstart; /* no CFI: 1 + runtime.mstart's file offset */
 };
 
 /* A binary to build, and a process waiting for it. */
@@ -209,6 +211,15 @@ static struct binary *binary_built(struct ftfb_uw_loader *u, uint64_t dev,
 	return i ? &u->bins[i - 1] : NULL;
 }
 
+/* A binary with no CFI walked by frame pointer: if it is Go's, 1 + the
+ * file offset of runtime.mstart, where its threads' stacks end. */
+static uint64_t go_mstart(const char *path)
+{
+	uint64_t off;
+
+	return ftfb_go_mstart_offset(path, &off) ? 0 : off + 1;
+}
+
 /* Builds the table of the file mapped from path (dev, ino), once. */
 static struct binary *build_binary(struct ftfb_uw_loader *u, const char *path,
 				   uint64_t dev, uint64_t ino)
@@ -230,6 +241,7 @@ static struct binary *build_binary(struct ftfb_uw_loader *u, const char *path,
 	b->table = FTFB_UW_TABLE_NONE;
 	if (ftfb_uw_table_from_file(path, &t, err, sizeof(err))) {
 		u->st.no_cfi_files++;
+		b->go_mstart = go_mstart(path);
 	} else {
 		install_table(u, &t, b);
 		ftfb_uw_table_free(&t);
@@ -345,6 +357,8 @@ static bool map_of_line(struct ftfb_uw_loader *u, uint32_t tgid, char *line,
 	if (!b)
 		return name[0] != '/';
 	m->table = b->table;
+	if (b->go_mstart > pgoff && b->go_mstart - 1 - pgoff < end - start)
+		m->go_top = (uint32_t)(b->go_mstart - pgoff);
 	memcpy(segs.segs, b->segs, sizeof(segs.segs));
 	segs.nsegs = b->nsegs;
 	if (b->table != FTFB_UW_TABLE_NONE &&

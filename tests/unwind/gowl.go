@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 //
 // gowl: the Go workload of test_runtimes.py. The main goroutine spins in
-// main.spinOuter -> main.spinMiddle -> main.spinLeaf for SECS seconds
-// while another goroutine sleeps 20 ms at a time in main.sleeperOuter
-// -> main.sleeperInner -> time.Sleep. Each prints its own call chain,
+// main.spinOuter -> main.spinMiddle -> main.spinLeaf until the process
+// has used SECS seconds of CPU (so that it is sampled as often on a
+// loaded machine), while another goroutine sleeps 20 ms at a time in
+// main.sleeperOuter -> main.sleeperInner -> time.Sleep. Each prints its own call chain,
 // as Go's runtime.Callers sees it (innermost first), so the test can
 // hold the sampled stacks against what the program knows of itself.
 //
-// usage: gowl SECS
+// usage: gowl CPU_SECS
 package main
 
 import (
@@ -16,6 +17,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -78,11 +80,20 @@ func sleeperInner(d time.Duration) {
 }
 
 //go:noinline
-func sleeperOuter(d time.Duration, n int, done chan int) {
-	for i := 0; i < n; i++ {
+func sleeperOuter(d time.Duration, stop, done chan int) {
+	n := 0
+	for len(stop) == 0 {
 		sleeperInner(d)
+		n++
 	}
 	done <- n
+}
+
+// cpuTime: the process's user and system time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func main() {
@@ -91,13 +102,14 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: gowl SECS")
 		os.Exit(2)
 	}
-	done := make(chan int)
-	go sleeperOuter(20*time.Millisecond, int(secs*50), done)
-	end := time.Now().Add(time.Duration(secs * float64(time.Second)))
+	stop, done := make(chan int, 1), make(chan int)
+	go sleeperOuter(20*time.Millisecond, stop, done)
+	end := time.Duration(secs * float64(time.Second))
 	loops := 0
-	for time.Now().Before(end) {
+	for cpuTime() < end {
 		sink += spinOuter(1000000)
 		loops++
 	}
+	stop <- 1
 	fmt.Println("spins", loops, "sleeps", <-done)
 }

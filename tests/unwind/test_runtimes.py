@@ -3,8 +3,8 @@
 """-g on code with no CFI that keeps frame pointers: Go and V8's JIT.
 
 go: gowl (tests/unwind/gowl.go, built here with Debian's `go build`;
-Go binaries have no .eh_frame) traced with `ftf-bpf -g -- gowl 4`. The
-program prints its own call chains (Go's runtime.Callers):
+Go binaries have no .eh_frame) traced with `ftf-bpf -g -- gowl 1.5`
+(it spins until it used 1.5 s of CPU). The program prints its own call chains (Go's runtime.Callers):
 
   spin chain: main.spinLeaf main.spinMiddle main.spinOuter main.main
               runtime.main runtime.goexit
@@ -43,6 +43,7 @@ from ftfcheck import Fail, Trace, Tracer, check, run_main, skip_unless_root  # n
 from test_stacks import decode_samples, read_ftf  # noqa: E402
 
 FREQ = 99
+GO_CPU_S = 1.5  # gowl spins until it used this much CPU: about 150 samples
 GO_TOPS = {"runtime.goexit", "runtime.mstart", "runtime.rt0_go"}
 # node's main (its symbol `main`) ends in a tail call of node::Start, so
 # the frame under __libc_start_call_main is node::Start's
@@ -94,7 +95,7 @@ def show(what, stacks, n=5):
 def test_go(tool, ftf_dump, srcdir, outdir):
     wl = build_go(os.path.join(srcdir, "gowl.go"), outdir)
     out = os.path.join(outdir, "runtime-go.fxt")
-    args = ["-g", "--freq", str(FREQ), "-o", out, "--", wl, "4"]
+    args = ["-g", "--freq", str(FREQ), "-o", out, "--", wl, str(GO_CPU_S)]
     print("  run:", tool, " ".join(args))
     p = subprocess.run([tool, *args], capture_output=True, text=True, timeout=300)
     print("  ftf-bpf said (exit %d):\n    %s" % (p.returncode, p.stderr.strip().replace("\n", "\n    ")))

@@ -2,8 +2,10 @@
 /*
  * go_topframe.c - where a Go stack starts (see go_topframe.h).
  */
+#include <errno.h>
 #include <string.h>
 
+#include "elfsym.h"
 #include "go_topframe.h"
 
 bool ftfb_go_top_frame(const char *f)
@@ -25,4 +27,23 @@ bool ftfb_go_top_frame(const char *f)
 			return true;
 	}
 	return false;
+}
+
+int ftfb_go_mstart_offset(const char *path, uint64_t *off)
+{
+	struct ftfb_symlist l = {0};
+	char err[256];
+	int rc = ftfb_elf_functions(path, &l, err, sizeof(err));
+
+	if (rc)
+		return rc;
+	rc = -ENOENT;
+	for (size_t i = 0; i < l.n && rc; i++)
+		if (!strcmp(l.v[i].name, "runtime.mstart") ||
+		    !strcmp(l.v[i].name, "runtime.mstart.abi0")) {
+			*off = l.v[i].offset;
+			rc = 0;
+		}
+	ftfb_symlist_free(&l);
+	return rc;
 }

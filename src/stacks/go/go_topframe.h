@@ -15,10 +15,16 @@
 #define FTFB_GO_TOPFRAME_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /* Whether function (a symbol name, NULL: none) is the outermost frame
  * of a Go stack: runtime.goexit, runtime.mstart, runtime.rt0_go (with or
  * without the ".abi0" of an assembly function's symbol). */
 bool ftfb_go_top_frame(const char *function);
+
+/* The file offset of runtime.mstart in the ELF file at path (a Go
+ * program), for the BPF walker to end a thread's stack there: 0, or
+ * -ENOENT (none: not Go) or another -errno (unreadable). */
+int ftfb_go_mstart_offset(const char *path, uint64_t *off);
 
 #endif
