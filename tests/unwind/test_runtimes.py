@@ -4,7 +4,8 @@
 
 go: gowl (tests/unwind/gowl.go, built here with Debian's `go build`;
 Go binaries have no .eh_frame) traced with `ftf-bpf -g -- gowl 1.5`
-(it spins until it used 1.5 s of CPU). The program prints its own call chains (Go's runtime.Callers):
+(it spins until it used 1.5 s of CPU). The program prints its own call
+chains (Go's runtime.Callers):
 
   spin chain: main.spinLeaf main.spinMiddle main.spinOuter main.main
               runtime.main runtime.goexit
