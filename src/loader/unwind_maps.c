@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "elfsym.h"
+#include "go/go_topframe.h"
 #include "grow_array.h"
 #include "idtab.h"
 #include "proc_file.h"
@@ -34,6 +35,7 @@ struct binary {
 	uint64_t base;	/* the virtual address of its rows' pc 0 */
 	struct ftfb_uw_seg segs[FTFB_UW_MAX_SEGS];
 	size_t nsegs;
+	uint64_t go_mstart; /* no CFI: 1 + runtime.mstart's file offset */
 };
 
 /* A binary to build, and a process waiting for it. */
@@ -341,6 +343,18 @@ static struct binary *binary_built(struct ftfb_uw_loader *u, uint64_t dev,
 	return i ? &u->bins[i - 1] : NULL;
 }
 
+/* A binary with no CFI walked by frame pointer: if it is Go's, 1 + the
+ * file offset of runtime.mstart, where its threads' stacks end (fd: the
+ * file as the process maps it, see build_binary). */
+static uint64_t go_mstart(int fd, const char *path)
+{
+	uint64_t off;
+
+	if (fd < 0 || lseek(fd, 0, SEEK_SET))
+		return 0;
+	return ftfb_go_mstart_offset(fd, path, &off) ? 0 : off + 1;
+}
+
 /* Builds the table of the file p names (dev, ino), once: opened as
  * the process that mapped it maps it (proc_file.h), never by a path its
  * user may have replaced. */
@@ -380,6 +394,7 @@ static struct binary *build_binary(struct ftfb_uw_loader *u,
 	if (fd < 0 ||
 	    ftfb_uw_table_from_fd(fd, p->path, &opts, &t, err, sizeof(err))) {
 		u->st.no_cfi_files++;
+		b->go_mstart = go_mstart(fd, p->path);
 	} else {
 		install_table(u, &t, b);
 		ftfb_uw_table_free(&t);
@@ -494,6 +509,8 @@ static bool map_of_line(struct ftfb_uw_loader *u, uint32_t tgid, char *line,
 	if (!b)
 		return name[0] != '/';
 	m->table = b->table;
+	if (b->go_mstart > pgoff && b->go_mstart - 1 - pgoff < end - start)
+		m->go_top = (uint32_t)(b->go_mstart - pgoff);
 	memcpy(segs.segs, b->segs, sizeof(segs.segs));
 	segs.nsegs = b->nsegs;
 	if (b->table != FTFB_UW_TABLE_NONE &&

@@ -20,6 +20,11 @@
 #include "unwind_table.h"
 
 #define MAX_REREADS 8 /* of one process's maps, for addresses outside them */
+/* Looks at a process's perf map for an address it did not name: a JIT
+ * keeps adding code while traced, so a fixed few looks would be spent on
+ * its first stubs; the map is read again only when it changed, and
+ * JIT_BUDGET bounds the bytes read in all. */
+#define JIT_REREADS 1000
 /* bytes of perf maps read for one pid in all (a map is read again only
  * when its size or mtime changed) */
 #define JIT_BUDGET (4 * FTFB_PERFMAP_MAX)
@@ -378,7 +383,7 @@ static void jit_load(struct process *p)
 	if (fd < 0) {
 		if (fd != -ENOENT)
 			jit_refused(p, fd, &st);
-		p->jit_reads = MAX_REREADS; /* none (we may read) */
+		p->jit_reads = JIT_REREADS; /* none (we may read) */
 		return;
 	}
 	if (p->jit_loaded && st.st_size == p->jit_size &&
@@ -389,7 +394,7 @@ static void jit_load(struct process *p)
 	}
 	if (p->jit_bytes + (uint64_t)st.st_size > JIT_BUDGET) {
 		jit_refused(p, -ENOSPC, &st);
-		p->jit_reads = MAX_REREADS;
+		p->jit_reads = JIT_REREADS;
 		close(fd);
 		return;
 	}
@@ -408,7 +413,7 @@ static void jit_frame(struct process *p, uint64_t ip,
 		      struct ftfb_frame_sym *out)
 {
 	out->function = ftfb_perfmap_find(&p->jit, ip);
-	while (!out->function && p->jit_reads < MAX_REREADS) {
+	if (!out->function && p->jit_reads < JIT_REREADS) {
 		p->jit_reads++;
 		jit_load(p);
 		out->function = ftfb_perfmap_find(&p->jit, ip);
