@@ -43,10 +43,11 @@ struct ftfb_uw_table_built {
 	size_t nsegs;
 };
 
-/* A binary's budget: several times the rows of the largest binaries
- * (Rust's libLLVM: 1.44 million, CUDA's libcublasLt: 0.78 million), and
- * seconds where those take a fraction of one. */
-#define FTFB_UW_MAX_ROWS (8u << 20)
+/* A binary's budget: about 3 times the rows of the largest binaries
+ * (Rust's libLLVM: 1.44 million, CUDA's libcublasLt: 0.78 million; 32
+ * MiB of rows), and seconds where those take a fraction of one. (A
+ * caller with less room gives its own max_rows.) */
+#define FTFB_UW_MAX_ROWS (4u << 20)
 #define FTFB_UW_MAX_BUILD_NS (5ull * 1000000000)
 
 /* How a build may be stopped; NULL or zeroed fields: the defaults. */
