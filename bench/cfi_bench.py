@@ -10,12 +10,12 @@ before the one-pass CFI reader (libdw per row):
   git archive COMMIT | tar -x -C /tmp/cfi-old
   (cd /tmp/cfi-old && meson setup build && ninja -C build tests/unwind/uw_dump)
   bench/cfi_bench.py --old /tmp/cfi-old/build/tests/unwind/uw_dump \\
-      --new build/tests/unwind/uw_dump --runs 5 FILE...
+      --new build/tests/unwind/uw_dump --runs 5 --vdso FILE...
 
 Per file: the median wall and CPU (user + system) time of a whole
 uw_dump run (process start, table build, printing the rows), its peak
-RSS, the rows, and old/new ratios. "--vdso" as a FILE is the vDSO's
-table (32 rows): about the cost of starting uw_dump. On a busy machine
+RSS, the rows, and old/new ratios. With --vdso, the vDSO's table too
+(32 rows): about the cost of starting uw_dump. On a busy machine
 the wall times wait for a CPU; the CPU times do not.
 """
 import argparse
@@ -52,8 +52,12 @@ def main():
     ap.add_argument("--old", required=True, help="the baseline's uw_dump")
     ap.add_argument("--new", default="build/tests/unwind/uw_dump")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--vdso", action="store_true",
+                    help="also the vDSO's table (32 rows): about the cost of starting uw_dump")
     ap.add_argument("files", nargs="+")
     a = ap.parse_args()
+    if a.vdso:
+        a.files.insert(0, "--vdso")
     if not os.path.exists("/usr/bin/time"):
         sys.exit("cfi_bench.py: needs GNU time (apt-get install time)")
     res = {(w, f): [] for w in ("old", "new") for f in a.files}

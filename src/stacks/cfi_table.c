@@ -44,11 +44,14 @@ struct builder {
 	size_t ncies, cies_cap;
 };
 
+/* The building thread's CPU time: the budget is the work a binary costs,
+ * which a busy machine does not stretch as it does wall time (libLLVM,
+ * 0.4 s of CPU, took 6 s of wall time at a load of 20 on 2 CPUs) */
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 

@@ -167,7 +167,8 @@ static int augmentation(const struct ftfb_ehf_buf *ehf, const char *aug,
 				return -EINVAL;
 			uint8_t enc = *d++;
 
-			if (!ftfb_ehf_ptr(ehf, enc & 0x7f, &d, dend, 0,
+			/* (skipped: its size is all that matters) */
+			if (!ftfb_ehf_ptr(ehf, enc & 0x0f, &d, dend, 0,
 					  &ignored))
 				return -EINVAL;
 		}

@@ -54,17 +54,14 @@ static int find_cfi(Elf *elf, struct ftfb_ehf_buf *hdr,
 	size_t nph;
 	GElf_Phdr ph;
 	uint64_t ehf_vaddr;
+	bool found = false;
 
 	if (elf_getphdrnum(elf, &nph))
 		return -ENOEXEC;
-	for (size_t i = 0; i < nph; i++)
-		if (gelf_getphdr(elf, (int)i, &ph) &&
-		    ph.p_type == PT_GNU_EH_FRAME && ph.p_filesz)
-			break;
-		else
-			ph.p_type = PT_NULL;
-	if (ph.p_type != PT_GNU_EH_FRAME ||
-	    !loaded_bytes(elf, ph.p_vaddr, ph.p_filesz, hdr) ||
+	for (size_t i = 0; i < nph && !found; i++)
+		found = gelf_getphdr(elf, (int)i, &ph) &&
+			ph.p_type == PT_GNU_EH_FRAME && ph.p_filesz;
+	if (!found || !loaded_bytes(elf, ph.p_vaddr, ph.p_filesz, hdr) ||
 	    ftfb_cfi_hdr_frame(hdr, &ehf_vaddr) ||
 	    !loaded_bytes(elf, ehf_vaddr, 0, ehf))
 		return -ENODATA;

@@ -13,7 +13,7 @@
  *
  * The CFI is whatever the binary's owner wrote, and root reads it: the
  * time is linear in its size, and each build has a budget of rows and
- * time (FTFB_UW_MAX_ROWS, FTFB_UW_MAX_BUILD_NS); a binary over budget
+ * CPU time (FTFB_UW_MAX_ROWS, FTFB_UW_MAX_BUILD_NS); a binary over budget
  * gets no table (its stacks stop at it, "no CFI") and an error.
  *
  * Rows are in the binary's ELF virtual addresses minus `base` (its lowest
@@ -43,10 +43,11 @@ struct ftfb_uw_table_built {
 	size_t nsegs;
 };
 
-/* A binary's budget: several times the rows of the largest binaries
- * (Rust's libLLVM: 1.44 million, CUDA's libcublasLt: 0.78 million), and
- * seconds where those take a fraction of one. */
-#define FTFB_UW_MAX_ROWS (8u << 20)
+/* A binary's budget: about 3 times the rows of the largest binaries
+ * (Rust's libLLVM: 1.44 million, CUDA's libcublasLt: 0.78 million; 32
+ * MiB of rows), and 5 seconds of CPU where those take 0.3 to 0.5. (A
+ * caller with less room gives its own max_rows.) */
+#define FTFB_UW_MAX_ROWS (4u << 20)
 #define FTFB_UW_MAX_BUILD_NS (5ull * 1000000000)
 
 /* How a build may be stopped; NULL or zeroed fields: the defaults. */
@@ -56,7 +57,7 @@ struct ftfb_uw_build_opts {
 	bool (*cancelled)(void *arg);
 	void *arg;
 	size_t max_rows; /* 0: FTFB_UW_MAX_ROWS */
-	uint64_t max_ns; /* 0: FTFB_UW_MAX_BUILD_NS (monotonic clock) */
+	uint64_t max_ns; /* 0: FTFB_UW_MAX_BUILD_NS (the thread's CPU time) */
 };
 
 /* The table of the ELF file at path (0), or a negative errno and one
