@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "files_cancel.h"
 #include "grow_array.h"
 #include "perfmap.h"
 
@@ -34,7 +35,7 @@ int ftfb_perfmap_load(struct ftfb_perfmap *pm, const char *path)
 {
 	FILE *f = fopen(path, "re");
 	char line[4096];
-	size_t cap = 0;
+	size_t cap = 0, lines = 0;
 
 	ftfb_perfmap_free(pm);
 	if (!f)
@@ -42,6 +43,14 @@ int ftfb_perfmap_load(struct ftfb_perfmap *pm, const char *path)
 	while (fgets(line, sizeof(line), f)) {
 		uint64_t start, size;
 		int at = 0;
+
+		/* a map of millions of lines takes minutes: the stop's bound
+		 * ends it (files_cancel.h) */
+		if (!(++lines % 4096) && ftfb_files_cancelled()) {
+			fclose(f);
+			ftfb_perfmap_free(pm);
+			return -ECANCELED;
+		}
 
 		if (sscanf(line, "%" SCNx64 " %" SCNx64 " %n", &start, &size,
 			   &at) < 2 ||
