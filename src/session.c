@@ -24,6 +24,7 @@
 #include "report.h"
 #include "session.h"
 #include "sources.h"
+#include "files_cancel.h"
 #include "symbolize.h"
 
 #define STATUS_INTERVAL_NS 1000000000ull
@@ -36,6 +37,8 @@ static volatile sig_atomic_t snapshot_signals; /* SIGUSR1s received */
 static void on_signal(int sig)
 {
 	stop_signal = sig;
+	/* (the run loop's thread may be deep in a process's file) */
+	ftfb_files_cancel_soon();
 }
 
 static void on_usr1(int sig)
@@ -544,8 +547,12 @@ int session_loop(struct session *s)
 	if (stopped_while_starting(s))
 		return 1;
 	s->start_ns = ftfb_mono_ns();
-	if (o->duration_ns)
+	if (o->duration_ns) {
 		deadline = s->start_ns + o->duration_ns;
+		/* -d ends the reads of processes' files even while the loop
+		 * is in one and does not look at the clock */
+		ftfb_files_cancel_at(deadline + FTFB_FILES_GRACE_NS);
+	}
 	if (s->have_child &&
 	    target_release(&s->child, o->cmd[0], err, sizeof(err))) {
 		s->start_ns = 0; /* not started: no summary, no trace */
@@ -625,6 +632,7 @@ void session_finish(struct session *s)
 {
 	char err[1024];
 
+	ftfb_files_cancel_soon(); /* (the drain may need a few) */
 	/* Whatever is still in the rings belongs to the trace. */
 	if (!s->sink->err) {
 		int r = ftfb_loader_drain(s->loader, on_event, s);
@@ -668,6 +676,10 @@ static void summary(const struct session *s)
 	if (!o->all && !o->follow_children && (o->nuprobes || o->python))
 		report_hint_children(stderr, by_kind);
 	s->sink->ops->summary(s->sink, &ctx, stderr);
+	if (ftfb_files_skipped())
+		fprintf(stderr,
+			"  %llu reads of traced processes' files not begun: the stop's bound had passed (their frames stay unnamed)\n",
+			(unsigned long long)ftfb_files_skipped());
 }
 
 int session_close(struct session *s)

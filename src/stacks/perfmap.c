@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "files_cancel.h"
 #include "grow_array.h"
 #include "perfmap.h"
 #include "proc_file.h"
@@ -67,7 +68,7 @@ static int add_line(struct ftfb_perfmap *pm, size_t *cap, char *line)
 int ftfb_perfmap_load_fd(struct ftfb_perfmap *pm, int fd, uint64_t max)
 {
 	char line[FTFB_PERFMAP_LINE_MAX + 2];
-	size_t cap = 0;
+	size_t cap = 0, lines = 0;
 	bool skip = false; /* in a line too long */
 	int dup_fd = dup(fd), rc = 0;
 	FILE *f;
@@ -85,6 +86,13 @@ int ftfb_perfmap_load_fd(struct ftfb_perfmap *pm, int fd, uint64_t max)
 		/* cut by the buffer, not by a newline or the end */
 		bool cut = len == sizeof(line) - 1 && line[len - 1] != '\n';
 
+		/* a map of millions of lines takes minutes: the stop's bound
+		 * ends it (files_cancel.h) */
+		if (!(++lines % 4096) && ftfb_files_cancelled()) {
+			fclose(f);
+			ftfb_perfmap_free(pm);
+			return -ECANCELED;
+		}
 		if (!len) /* a NUL first: not a line of a map */
 			continue;
 		if (!skip && !cut)

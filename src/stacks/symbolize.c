@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "files_cancel.h"
 #include "buildid.h"
 #include "elfsym.h"
 #include "proc_file.h"
@@ -277,6 +278,16 @@ static struct mapping *mapping_of(struct process *p, uint64_t ip)
 	return NULL;
 }
 
+/* True once the stop's bound on reading processes' files has passed
+ * (files_cancel.h): the read is not begun, and counted. */
+static bool past_the_stop(void)
+{
+	if (!ftfb_files_cancelled())
+		return false;
+	ftfb_files_note_skipped();
+	return true;
+}
+
 /* The functions of m's file, read once per device and inode. */
 static struct elffile *file_of(struct ftfb_symbolizer *sy, uint32_t tgid,
 			       struct mapping *m)
@@ -299,6 +310,8 @@ static struct elffile *file_of(struct ftfb_symbolizer *sy, uint32_t tgid,
 	for (size_t i = 0; i < sy->nfiles; i++)
 		if (sy->files[i]->dev == m->dev && sy->files[i]->ino == m->ino)
 			return m->file = sy->files[i];
+	if (past_the_stop())
+		return NULL;
 	if (!(f = calloc(1, sizeof(*f))))
 		return NULL;
 	f->dev = m->dev;
@@ -413,7 +426,8 @@ static void jit_frame(struct process *p, uint64_t ip,
 		      struct ftfb_frame_sym *out)
 {
 	out->function = ftfb_perfmap_find(&p->jit, ip);
-	if (!out->function && p->jit_reads < JIT_REREADS) {
+	if (!out->function && p->jit_reads < JIT_REREADS &&
+	    !past_the_stop()) {
 		p->jit_reads++;
 		jit_load(p);
 		out->function = ftfb_perfmap_find(&p->jit, ip);

@@ -19,6 +19,10 @@ Cases:
               to the stop (FTFB_FAULT_SLOW_UW_BUILD_S, as a build of
               crafted CFI took minutes): the stop used to join the
               thread, for the hour.
+  perfmap     as nobody, a JIT spinning in anonymous memory with a perf
+              map of 4M lines, none naming the spinning address: the run
+              loop's thread read it again and again (up to 8 times, each
+              seconds to a minute), deaf to -d and SIGTERM.
 
 The bounds are generous (a run must end within 20 s of its stop, where
 it used to hang for good): the machine may be busy. The trace is
@@ -128,6 +132,48 @@ def case_fifo(a):
         shutil.rmtree(d, ignore_errors=True)
 
 
+JIT = r"""
+import ctypes, mmap, os, sys
+m = mmap.mmap(-1, 4096, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS,
+              prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+m.write(b"\xeb\xfe")  # jmp .
+addr = ctypes.addressof(ctypes.c_char.from_buffer(m))
+with open(f"/tmp/perf-{os.getpid()}.map", "w") as f:
+    for i in range(int(sys.argv[1])):
+        f.write(f"{addr + 0x100000 + i * 16:x} 10 jitted_function_number_{i}\n")
+print(f"pid={os.getpid()}", flush=True)
+ctypes.CFUNCTYPE(None)(addr)()
+"""
+
+
+def case_perfmap(a):
+    cmd = [*NOBODY, "/usr/bin/python3", "-c", JIT, "4000000"]
+    print("  hostile:", " ".join(NOBODY), "/usr/bin/python3 -c JIT 4000000")
+    jit = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    try:
+        line = jit.stdout.readline()
+        check(line.startswith("pid="), f"the JIT wrote its perf map ({line.strip()})")
+        pid = int(line.split("=")[1])
+        check(os.path.getsize(f"/tmp/perf-{pid}.map") > 100 << 20,
+              f"/tmp/perf-{pid}.map holds {os.path.getsize(f'/tmp/perf-{pid}.map') >> 20} MB")
+        for how in ("-d", "SIGTERM"):
+            out = os.path.join(a.outdir, f"stop-perfmap-{how.strip('-')}.fxt")
+            args = ["-d", "2s"] if how == "-d" else []
+            tr = Tracer(a.tool, ["-g", "-p", str(pid), *args, "-o", out], ready_timeout=60)
+            if how == "SIGTERM":
+                time.sleep(1)  # (its samples are being named)
+            took, rc = stop_and_time(tr, how, 2 if how == "-d" else 0)
+            check_stopped(tr, how, took, rc, a.ftf_dump, out, pid)
+    finally:
+        jit.kill()
+        jit.wait()
+        if "pid" in locals():
+            try:
+                os.unlink(f"/tmp/perf-{pid}.map")
+            except FileNotFoundError:
+                pass
+
+
 def case_slow_build(a):
     env = dict(os.environ, FTFB_FAULT_SLOW_UW_BUILD_S="3600")
     for how in ("-d", "SIGTERM"):
@@ -156,7 +202,7 @@ def main():
     case = sys.argv[1]
     a.tool, a.ftf_dump, a.outdir = sys.argv[2:5]
     os.makedirs(a.outdir, exist_ok=True)
-    cases = {"fifo": case_fifo, "slow-build": case_slow_build}
+    cases = {"fifo": case_fifo, "slow-build": case_slow_build, "perfmap": case_perfmap}
     run_main(lambda: cases[case](a))
 
 
