@@ -283,21 +283,25 @@ sys.stdin.read()
 """
 
 
-def case_python(a):
+def case_python(a, fifo=True):
     """(c), (f) Debian's python3.11, copied and run by nobody, its file
     then replaced by a FIFO (the mapping reads "python3.11 (deleted)"),
     a function whose name and file name hold ESC and CR: the trace ends
-    at -d, the Python frames are named from the file mapped, made safe."""
+    at -d, the Python frames are named from the file mapped, made safe.
+    fifo False: no FIFO, the copy in a directory whose name has a space."""
     d = nobody_dir()
-    py = os.path.join(d, "python3.11")
+    sub = os.path.join(d, "a b" if not fifo else "ab")
+    os.mkdir(sub, 0o755)
+    py = os.path.join(sub, "python3.11")
     shutil.copy("/usr/bin/python3.11", py)
     os.chmod(py, 0o755)
     w = Workload(as_nobody(py, "-c", PYSCRIPT), name="python3.11")
     try:
-        os.unlink(py)
-        os.mkfifo(py)
-        os.chown(py, NOBODY.pw_uid, NOBODY.pw_gid)
-        err, data, _ = trace(a.tool, a.ftf_dump, w.pid, a.out("python"))
+        if fifo:
+            os.unlink(py)
+            os.mkfifo(py)
+            os.chown(py, NOBODY.pw_uid, NOBODY.pw_gid)
+        err, data, _ = trace(a.tool, a.ftf_dump, w.pid, a.out("python" if fifo else "python-space"))
     finally:
         w.stop()
         shutil.rmtree(d)
@@ -317,7 +321,8 @@ class Args:
 
 CASES = {"symlink": case_symlink, "owner": case_owner,
          "fifo-map": case_fifo_map, "fifo-lib": case_fifo_lib, "lookalike": case_lookalike,
-         "huge": case_huge, "names": case_names, "python": case_python, "nspid": case_nspid}
+         "huge": case_huge, "names": case_names, "python": case_python,
+         "python-space": lambda a: case_python(a, fifo=False), "nspid": case_nspid}
 
 
 def main():
