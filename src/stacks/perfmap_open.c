@@ -63,8 +63,8 @@ static int path_no_links(uint32_t tgid, const char *name)
 	if (dir < 0)
 		return -errno;
 	fd = (int)syscall(SYS_openat2, dir, name, &how, sizeof(how));
-	if (fd < 0)
-		fd = -errno;
+	if (fd < 0) /* (-EPERM is the owner's refusal below) */
+		fd = errno == EPERM ? -EACCES : -errno;
 	close(dir);
 	return fd;
 }

@@ -42,12 +42,11 @@ static void *spin(void *arg)
 int main(int argc, char **argv)
 {
 	/* mov ecx, 2000000; 1: dec ecx; jnz 1b; ret */
-	static const unsigned char code[] = { 0xb9, 0x80, 0x84, 0x1e, 0x00,
-					      0xff, 0xc9, 0x75, 0xfc, 0xc3 };
-	void *page = mmap((void *)JIT_ADDR, 4096,
-			  PROT_READ | PROT_WRITE | PROT_EXEC,
-			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1,
-			  0);
+	static const unsigned char code[] = {0xb9, 0x80, 0x84, 0x1e, 0x00,
+					     0xff, 0xc9, 0x75, 0xfc, 0xc3};
+	void *page =
+		mmap((void *)JIT_ADDR, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 	pthread_t t;
 	char buf[64];
 

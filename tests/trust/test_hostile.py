@@ -33,7 +33,7 @@ class Workload:
     """jitwl started by argv (a list); its pid on the host, found from
     its "ready pid=N" line (N in its own pid namespace: see host_pid)."""
 
-    def __init__(self, argv):
+    def __init__(self, argv, name="jitwl"):
         print("  workload:", " ".join(argv))
         self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         line = self.p.stdout.readline().decode()
@@ -41,16 +41,16 @@ class Workload:
             self.p.kill()
             raise Fail(f"jitwl did not start: {line!r}")
         self.nspid = int(line.split("=")[1])
-        self.pid = host_pid(self.p.pid, self.nspid)
+        self.pid = host_pid(self.p.pid, self.nspid, name)
 
     def stop(self):
         self.p.stdin.close()
         self.p.wait(timeout=30)
 
 
-def host_pid(ancestor, nspid):
-    """The jitwl process under ancestor whose pid in its own namespace is
-    nspid (NSpid's last field)."""
+def host_pid(ancestor, nspid, name):
+    """The process called name under ancestor whose pid in its own
+    namespace is nspid (NSpid's last field)."""
     for d in os.listdir("/proc"):
         if not d.isdigit():
             continue
@@ -59,7 +59,7 @@ def host_pid(ancestor, nspid):
                 st = dict(ln.split(":", 1) for ln in f.read().splitlines() if ":" in ln)
         except OSError:
             continue
-        if st.get("Name", "").strip() != "jitwl" or int(st["NSpid"].split()[-1]) != nspid:
+        if st.get("Name", "").strip() != name or int(st["NSpid"].split()[-1]) != nspid:
             continue
         p = int(d)
         while p > 1:
@@ -67,7 +67,7 @@ def host_pid(ancestor, nspid):
                 return int(d)
             with open(f"/proc/{p}/status") as f:
                 p = int(next(ln for ln in f if ln.startswith("PPid:")).split()[1])
-    raise Fail(f"no jitwl with pid {nspid} in its namespace under {ancestor}")
+    raise Fail(f"no {name} with pid {nspid} in its namespace under {ancestor}")
 
 
 def trace(tool, ftf_dump, pid, out):
@@ -266,6 +266,50 @@ def case_nspid(a):
     check(b"jit_ok_name" in data, "the JIT frame is named from /tmp/perf-NSPID.map in its root")
 
 
+PYSCRIPT = r"""
+import os, sys, threading
+src = "def spin():\n    x = 0\n    for i in range(20000):\n        x += i\n    return x\n"
+ns = {}
+exec(compile(src, "fi\x1b[2Jle.py", "exec"), ns)
+spin = ns["spin"]
+evil = "py\x1b[2J\rname"
+spin.__code__ = spin.__code__.replace(co_name=evil, co_qualname=evil)
+def loop():
+    while True:
+        spin()
+threading.Thread(target=loop, daemon=True).start()
+print(f"ready pid={os.getpid()}", flush=True)
+sys.stdin.read()
+"""
+
+
+def case_python(a, fifo=True):
+    """(c), (f) Debian's python3.11, copied and run by nobody, its file
+    then replaced by a FIFO (the mapping reads "python3.11 (deleted)"),
+    a function whose name and file name hold ESC and CR: the trace ends
+    at -d, the Python frames are named from the file mapped, made safe.
+    fifo False: no FIFO, the copy in a directory whose name has a space."""
+    d = nobody_dir()
+    sub = os.path.join(d, "a b" if not fifo else "ab")
+    os.mkdir(sub, 0o755)
+    py = os.path.join(sub, "python3.11")
+    shutil.copy("/usr/bin/python3.11", py)
+    os.chmod(py, 0o755)
+    w = Workload(as_nobody(py, "-c", PYSCRIPT), name="python3.11")
+    try:
+        if fifo:
+            os.unlink(py)
+            os.mkfifo(py)
+            os.chown(py, NOBODY.pw_uid, NOBODY.pw_gid)
+        err, data, _ = trace(a.tool, a.ftf_dump, w.pid, a.out("python" if fifo else "python-space"))
+    finally:
+        w.stop()
+        shutil.rmtree(d)
+    check(b"\x1b[2J" not in data and b"\x1b[2J" not in err, "no ESC sequence in the trace or the summary")
+    check(b"py?[2J?name" in data, "the Python function's name, made safe, names its frames")
+    check(b"fi?[2Jle.py" in data, "its file name too")
+
+
 class Args:
     def __init__(self, argv):
         self.case, self.tool, self.ftf_dump, self.jitwl, self.trustlib, self.trustfake, self.outdir = argv
@@ -277,7 +321,8 @@ class Args:
 
 CASES = {"symlink": case_symlink, "owner": case_owner,
          "fifo-map": case_fifo_map, "fifo-lib": case_fifo_lib, "lookalike": case_lookalike,
-         "huge": case_huge, "names": case_names, "nspid": case_nspid}
+         "huge": case_huge, "names": case_names, "python": case_python,
+         "python-space": lambda a: case_python(a, fifo=False), "nspid": case_nspid}
 
 
 def main():
