@@ -8,7 +8,7 @@
 #define FTFB_CFI_TABLE_H
 
 #include "eh_frame.h"
-#include "unwind_table.h"
+#include "uw_built.h"
 
 /* The virtual address of .eh_frame, from .eh_frame_hdr: 0, or -ENODATA
  * when the header cannot be read. */
