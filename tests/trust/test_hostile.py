@@ -45,7 +45,11 @@ class Workload:
 
     def stop(self):
         self.p.stdin.close()
-        self.p.wait(timeout=30)
+        try:
+            self.p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
 
 
 def host_pid(ancestor, nspid, name):
