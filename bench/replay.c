@@ -24,7 +24,7 @@
  * --rings N: as ftf-bpf --rings N reads them: ring 0's events (the BPF
  * side puts switches and wakeups in ring cpu % N, the rest in ring 0)
  * through the translator on this thread, rings 1..N-1 each through a
- * lane (src/translate/lane.h) on a thread of its own, whose records this
+ * shard (src/translate/ring_shard.h) on a thread of its own, whose records this
  * thread collects into the one writer every 65,536 of its events (a loop
  * turn's worth) and at the end. "per core" is events per second of the
  * CPU time of all the process's threads (the gzip row's compressors
@@ -44,7 +44,7 @@
 #include "ftf/destination.h"
 #include "ftf/writer.h"
 #include "output_pool.h"
-#include "lane.h"
+#include "ring_shard.h"
 #include "replay_gen.h"
 #include "translate.h"
 
@@ -98,10 +98,10 @@ enum dest { DEST_MEM, DEST_FILE, DEST_FILE_HERE, DEST_GZIP, DEST_GZIP_HERE,
 static const char *const dest_names[NDEST] = {"memory", "file", "file-1",
 					      "gzip", "gzip-1"};
 
-/* A lane's thread (--rings N, rings 1..N-1): its ring's events through
- * its lane, then its last records handed over. */
-struct lane_worker {
-	struct ftfb_lane lane;
+/* A shard's thread (--rings N, rings 1..N-1): its ring's events through
+ * its shard, then its last records handed over. */
+struct shard_worker {
+	struct ftfb_shard shard;
 	const struct replay_stream *s;
 	const uint32_t *idx;
 	size_t n;
@@ -112,7 +112,7 @@ struct lane_worker {
 	int err;
 };
 
-/* The loop's thread (ring 0): the translator and the writer, the lanes'
+/* The loop's thread (ring 0): the translator and the writer, the shards'
  * records collected as ftf-bpf's loop does at each turn. */
 struct worker {
 	const struct opts *o;
@@ -123,10 +123,10 @@ struct worker {
 	const struct ftfb_func *funcs;
 	struct ftf_clock clock;
 	struct ftfb_relay relay;
-	struct lane_worker lanes[MAX_RINGS];
-	/* results: CPU time of all threads, of the lanes' alone, and of
+	struct shard_worker shards[MAX_RINGS];
+	/* results: CPU time of all threads, of the shards' alone, and of
 	 * this thread's collecting */
-	double cpu_s, wall_s, lanes_cpu_s, collect_s;
+	double cpu_s, wall_s, shards_cpu_s, collect_s;
 	double proc_cpu_s; /* every thread's, the compressors' too */
 	uint64_t bytes, records;
 	int err;
@@ -180,36 +180,36 @@ static void fail(struct worker *w, int err, const char *what,
 		 fw ? ftf_writer_error(fw) : strerror(-w->err));
 }
 
-static void *lane_work(void *arg)
+static void *shard_work(void *arg)
 {
-	struct lane_worker *lw = arg;
+	struct shard_worker *lw = arg;
 	double c0 = now_s(CLOCK_THREAD_CPUTIME_ID);
 
 	for (size_t i = 0; i < lw->n && !lw->err; i++) {
 		const struct replay_ev *e = &lw->s->ev[lw->idx[i]];
 
-		lw->err = ftfb_lane_event(&lw->lane, lw->s->bytes + e->off,
+		lw->err = ftfb_shard_event(&lw->shard, lw->s->bytes + e->off,
 					  e->size);
 	}
 	if (!lw->err)
-		lw->err = ftfb_lane_flush(&lw->lane);
+		lw->err = ftfb_shard_flush(&lw->shard);
 	lw->cpu_s = now_s(CLOCK_THREAD_CPUTIME_ID) - c0;
 	__atomic_store_n(&lw->done, true, __ATOMIC_RELEASE);
 	return NULL;
 }
 
-static int start_lanes(struct worker *w, struct ftfb_translator *t)
+static int start_shards(struct worker *w, struct ftfb_translator *t)
 {
 	int err = ftfb_relay_init(&w->relay, 0);
 
 	for (unsigned r = 1; r < w->o->rings && !err; r++) {
-		struct lane_worker *lw = &w->lanes[r];
+		struct shard_worker *lw = &w->shards[r];
 
-		err = ftfb_lane_init(&lw->lane, t, &w->relay);
+		err = ftfb_shard_init(&lw->shard, t, &w->relay);
 		lw->s = w->s;
 		lw->idx = w->idx[r];
 		lw->n = w->n[r];
-		if (!err && pthread_create(&lw->th, NULL, lane_work, lw))
+		if (!err && pthread_create(&lw->th, NULL, shard_work, lw))
 			err = -EAGAIN;
 		lw->started = !err;
 	}
@@ -220,53 +220,53 @@ static int start_lanes(struct worker *w, struct ftfb_translator *t)
  * machine) */
 #define COLLECT_EVERY 65536
 
-/* ftfb_lane_collect, its CPU time counted */
+/* ftfb_shard_collect, its CPU time counted */
 static int collect(struct worker *w, struct ftfb_translator *t)
 {
 	double c0 = now_s(CLOCK_THREAD_CPUTIME_ID);
-	int err = ftfb_lane_collect(&w->relay, t);
+	int err = ftfb_shard_collect(&w->relay, t);
 
 	w->collect_s += now_s(CLOCK_THREAD_CPUTIME_ID) - c0;
 	return err;
 }
 
-static bool lanes_done(const struct worker *w)
+static bool shards_done(const struct worker *w)
 {
 	for (unsigned r = 1; r < w->o->rings; r++)
-		if (w->lanes[r].started &&
-		    !__atomic_load_n(&w->lanes[r].done, __ATOMIC_ACQUIRE))
+		if (w->shards[r].started &&
+		    !__atomic_load_n(&w->shards[r].done, __ATOMIC_ACQUIRE))
 			return false;
 	return true;
 }
 
-/* Waits for the lanes while collecting; their CPU time and errors. */
-static int end_lanes(struct worker *w, struct ftfb_translator *t)
+/* Waits for the shards while collecting; their CPU time and errors. */
+static int end_shards(struct worker *w, struct ftfb_translator *t)
 {
 	int err = 0, e;
 
-	while (!lanes_done(w))
+	while (!shards_done(w))
 		if ((e = collect(w, t)) && !err)
 			err = e;
 	for (unsigned r = 1; r < w->o->rings; r++) {
-		struct lane_worker *lw = &w->lanes[r];
+		struct shard_worker *lw = &w->shards[r];
 
 		if (!lw->started)
 			continue;
 		pthread_join(lw->th, NULL);
 		w->cpu_s += lw->cpu_s;
-		w->lanes_cpu_s += lw->cpu_s;
+		w->shards_cpu_s += lw->cpu_s;
 		if (lw->err && !err)
 			err = lw->err;
 	}
 	if ((e = collect(w, t)) && !err)
 		err = e;
 	for (unsigned r = 1; r < w->o->rings; r++)
-		ftfb_lane_free(&w->lanes[r].lane);
+		ftfb_shard_free(&w->shards[r].shard);
 	ftfb_relay_free(&w->relay);
 	return err;
 }
 
-/* Ring 0's events (and the lanes' records), timed; then finish and
+/* Ring 0's events (and the shards' records), timed; then finish and
  * close (also timed). */
 static void replay(struct worker *w, struct ftfb_translator *t,
 		   struct ftf_writer *fw)
@@ -276,7 +276,7 @@ static void replay(struct worker *w, struct ftfb_translator *t,
 	const uint32_t *idx = w->idx[0];
 	size_t n = w->n[0];
 	uint64_t last = 0;
-	int err = start_lanes(w, t);
+	int err = start_shards(w, t);
 
 	for (size_t i = 0; i < n && !err; i++) {
 		const struct replay_ev *e = &w->s->ev[idx[i]];
@@ -286,7 +286,7 @@ static void replay(struct worker *w, struct ftfb_translator *t,
 			err = collect(w, t);
 	}
 	if (w->o->rings > 1) {
-		int e = end_lanes(w, t);
+		int e = end_shards(w, t);
 
 		err = err ? err : e;
 	}
@@ -298,7 +298,7 @@ static void replay(struct worker *w, struct ftfb_translator *t,
 		err = ftfb_translator_finish(t, last + 1);
 	w->records = ftfb_translator_stats(t)->records;
 	for (unsigned r = 1; r < w->o->rings; r++)
-		w->records += w->lanes[r].lane.st.records;
+		w->records += w->shards[r].shard.st.records;
 	if (err)
 		fail(w, err, "translating", fw);
 	if (ftfb_translator_stats(t)->skipped && !w->err)
@@ -421,15 +421,15 @@ static int split_rings(const struct replay_stream *s, unsigned rings,
 }
 
 struct result {
-	double lane_ns;	   /* lanes' CPU ns per event of their rings */
-	double collect_ns; /* ring 0's thread: collecting, per lane event */
+	double shard_ns;	   /* shards' CPU ns per event of their rings */
+	double collect_ns; /* ring 0's thread: collecting, per shard event */
 	double per_core; /* events per CPU second, all threads together */
 	double total;    /* events per wall second of the slowest thread */
 	double bytes;    /* bytes per event */
 };
 
 /* One round of one destination: ring 0 on this thread, the others on
- * lanes' threads; CPU time summed over all. */
+ * shards' threads; CPU time summed over all. */
 static int run_config(const struct opts *o, const struct replay_stream *s,
 		      uint32_t **idx, size_t *n, const struct ftfb_func *funcs,
 		      enum dest dest, struct result *res)
@@ -450,11 +450,11 @@ static int run_config(const struct opts *o, const struct replay_stream *s,
 	if (err) {
 		fprintf(stderr, "bench-replay: %s\n", w->errmsg);
 	} else {
-		size_t in_lanes = s->n - n[0];
+		size_t in_shards = s->n - n[0];
 
 		res->per_core = (double)s->n / w->proc_cpu_s;
-		res->lane_ns = in_lanes ? w->lanes_cpu_s * 1e9 / (double)in_lanes : 0;
-		res->collect_ns = in_lanes ? w->collect_s * 1e9 / (double)in_lanes : 0;
+		res->shard_ns = in_shards ? w->shards_cpu_s * 1e9 / (double)in_shards : 0;
+		res->collect_ns = in_shards ? w->collect_s * 1e9 / (double)in_shards : 0;
 		res->total = (double)s->n / w->wall_s;
 		res->bytes = (double)w->bytes / (double)s->n;
 	}
@@ -478,13 +478,13 @@ static double median(double *v, unsigned n)
 static void print_row(const char *name, unsigned rings, struct result *r,
 		      unsigned n)
 {
-	double pc[MAX_ROUNDS], tot[MAX_ROUNDS], lane[MAX_ROUNDS],
+	double pc[MAX_ROUNDS], tot[MAX_ROUNDS], shard[MAX_ROUNDS],
 		coll[MAX_ROUNDS], lo, hi, m;
 
 	for (unsigned i = 0; i < n; i++) {
 		pc[i] = r[i].per_core;
 		tot[i] = r[i].total;
-		lane[i] = r[i].lane_ns;
+		shard[i] = r[i].shard_ns;
 		coll[i] = r[i].collect_ns;
 	}
 	m = median(pc, n);
@@ -494,7 +494,7 @@ static void print_row(const char *name, unsigned rings, struct result *r,
 	       rings, m / 1e6, lo / 1e6, hi / 1e6, 1e9 / m,
 	       median(tot, n) / 1e6, r[0].bytes);
 	if (rings > 1)
-		printf(" %11.1f %11.1f\n", median(lane, n), median(coll, n));
+		printf(" %11.1f %11.1f\n", median(shard, n), median(coll, n));
 	else
 		printf(" %11s %11s\n", "-", "-");
 }
@@ -626,14 +626,14 @@ static void print_stream(const struct opts *o, const struct replay_stream *s)
 	       k[FTFB_EV_WAKEUP], k[FTFB_EV_SENTER] + k[FTFB_EV_SEXIT],
 	       k[FTFB_EV_UENTRY] + k[FTFB_EV_URET], (double)s->used / 1e6);
 	printf("clock: %s; %u rounds, interleaved; per core: CPU time of all "
-	       "threads; with --rings N: a lane's CPU ns per event of its "
-	       "ring, and ring 0's thread's CPU ns collecting, per lane "
+	       "threads; with --rings N: a shard's CPU ns per event of its "
+	       "ring, and ring 0's thread's CPU ns collecting, per shard "
 	       "event\n\n",
 	       o->mono ? "CLOCK_MONOTONIC ns" : "TSC-like ticks (2.45 GHz)",
 	       o->rounds);
 	printf("%-8s %5s %24s %10s %13s %10s %11s %11s\n", "dest", "rings",
 	       "events/s per core (range)", "ns/event", "total ev/s",
-	       "bytes/ev", "lane ns/ev", "collect ns");
+	       "bytes/ev", "shard ns/ev", "collect ns");
 }
 
 int main(int argc, char **argv)

@@ -30,7 +30,7 @@
 #define UW_ROW_STEPS 24 /* binary search steps: up to 16M rows a table */
 #define UW_MAP_STEPS 9	/* and 256 mappings a process */
 #define UW_GO_ON FTFB_UW_NREASONS /* a step's result: not a reason to stop */
-#define UW_XOL_SLOT_BYTES 128 /* the kernel's UPROBE_XOL_SLOT_BYTES (x86) */
+#define UW_XOL_SLOT_BYTES 128	  /* the kernel's UPROBE_XOL_SLOT_BYTES (x86) */
 
 /* all binaries' rows; max_entries set by the loader, which writes them
  * through an mmap */
@@ -84,9 +84,10 @@ struct uw_walk {
 	__u32 tgid, n;
 	__u32 reason; /* FTFB_UW_* once the walk ends */
 	bool bp_known;
-	__u64 hash; /* of the frames so far (as stacks.bpf.c's hash_ips) */
-	__u64 ri;   /* the next uretprobe return instance (0: the newest) */
+	__u64 hash;   /* of the frames so far (as stacks.bpf.c's hash_ips) */
+	__u64 ri;     /* the next uretprobe return instance (0: the newest) */
 	bool trapped; /* the first frame is at a uprobe's int3 (pc: + 1) */
+	__u8 jumps;   /* stack switches taken by frame pointer */
 };
 
 struct uw_search {
@@ -199,19 +200,48 @@ static __always_inline bool uw_read(__u64 *out, __u64 addr)
 	return !bpf_probe_read_user(out, sizeof(*out), (const void *)addr);
 }
 
-/* One step through a frame of JIT code: through rbp (frame pointers). */
-static __always_inline __u32 uw_step_fp(struct uw_walk *w)
+/* Stack switches a frame-pointer walk may take: Go's scheduler runs on
+ * its thread's g0 stack, below the goroutine's frames it was called
+ * from (mcall, systemstack keep rbp), which a walk outwards reaches by
+ * going down once; more than a few such jumps is a chain gone wrong. */
+#define UW_FP_JUMPS 2
+
+/* One step through a frame by frame pointer (CFA = rbp + 16, the return
+ * address at rbp + 8, the caller's rbp at rbp): code with no CFI that
+ * keeps frame pointers (Go, V8's JIT code and builtins). A frame record
+ * below the stack pointer is a stack switch, allowed UW_FP_JUMPS times;
+ * rbp 0 is the chain's end (a goroutine's first frame, _start). On a
+ * frame that cannot be one, `fail` is the walk's reason to stop. */
+static __always_inline __u32 uw_step_fp(struct uw_walk *w, __u32 fail)
 {
 	__u64 ra, bp;
 
-	if (!w->bp_known || w->bp < w->sp)
-		return FTFB_UW_BAD_FRAME;
+	if (!w->bp_known)
+		return fail;
+	if (!w->bp)
+		return FTFB_UW_COMPLETE;
+	if (w->bp & 7 || w->bp >= 0x800000000000ull)
+		return fail;
+	if (w->bp < w->sp && w->jumps++ >= UW_FP_JUMPS)
+		return fail;
 	if (!uw_read(&ra, w->bp + 8) || !uw_read(&bp, w->bp))
-		return FTFB_UW_UNREADABLE;
+		return fail;
+	if (ra >= 0x800000000000ull)
+		return fail;
 	w->sp = w->bp + 16;
 	w->bp = bp;
 	w->pc = ra;
 	return ra ? UW_GO_ON : FTFB_UW_COMPLETE;
+}
+
+/* Whether return address pc is into Go's runtime.mstart (m->go_top): a
+ * thread's first frame, past which the frame pointers are its parent's
+ * (clone(2) gives the child the parent's rbp). */
+static __always_inline bool uw_go_top(const struct uw_walk *w,
+				      const struct ftfb_uw_map *m)
+{
+	return m->go_top && w->n > 1 &&
+	       w->pc - m->start - m->go_top < FTFB_UW_GO_TOP_BYTES;
 }
 
 /* One step out of the [uprobes] page, where the kernel runs a probed
@@ -345,6 +375,27 @@ static __always_inline __u64 uw_hash_step(__u64 h, __u64 ip)
 	return h ^ (h >> 29);
 }
 
+/* A step by the CFI of binary m; where it has none for pc (V8's
+ * builtins in node, hand-written assembly), by frame pointer. */
+static __always_inline void uw_frame_cfi(struct uw_buf *b,
+					 const struct ftfb_uw_proc *p,
+					 const struct ftfb_uw_map *m)
+{
+	struct uw_walk *w = &b->w;
+	struct uw_walk before = *w;
+
+	w->reason = uw_step_cfi(b, m);
+	/* at a uprobe's int3: the instruction not run yet gives a
+	 * return address in code; if not, it had run (emulated) */
+	if (before.trapped && w->reason == UW_GO_ON && !uw_find_map(p, w->pc)) {
+		*w = before;
+		w->trapped = false;
+		w->reason = uw_step_cfi(b, m);
+	}
+	if (w->reason == FTFB_UW_NO_CFI)
+		w->reason = uw_step_fp(w, FTFB_UW_NO_CFI);
+}
+
 /* bpf_loop callback: records frame pc, then steps to its caller. 1 ends
  * the walk (w->reason says why). */
 static long uw_frame(__u32 idx, void *ctx)
@@ -374,31 +425,20 @@ static long uw_frame(__u32 idx, void *ctx)
 	}
 	m = uw_find_map(p, w->pc);
 	if (!m) {
-		uw_want(tgid, w->pc); /* mapped since (dlopen)? */
-		w->reason = FTFB_UW_NO_MAPPING;
-		return 1;
-	}
-	if (m->table == FTFB_UW_TABLE_PENDING) {
+		uw_want(tgid, w->pc); /* mapped since (dlopen, new JIT code)? */
+		w->reason = uw_step_fp(w, FTFB_UW_NO_MAPPING);
+	} else if (m->table == FTFB_UW_TABLE_PENDING) {
 		uw_want(tgid, w->pc); /* (its binary is built first) */
 		w->reason = FTFB_UW_NOT_LOADED;
 	} else if (m->table == FTFB_UW_TABLE_FP) {
-		w->reason = uw_step_fp(w);
+		w->reason = uw_step_fp(w, FTFB_UW_BAD_FRAME);
 	} else if (m->table == FTFB_UW_TABLE_UPROBES) {
 		w->reason = uw_step_uprobes(w);
-	} else if (m->table == FTFB_UW_TABLE_NONE) {
-		w->reason = FTFB_UW_NO_CFI;
+	} else if (m->table == FTFB_UW_TABLE_NONE) { /* Go: no .eh_frame */
+		w->reason = uw_go_top(w, m) ? FTFB_UW_COMPLETE
+					    : uw_step_fp(w, FTFB_UW_NO_CFI);
 	} else {
-		struct uw_walk before = *w;
-
-		w->reason = uw_step_cfi(b, m);
-		/* at a uprobe's int3: the instruction not run yet gives a
-		 * return address in code; if not, it had run (emulated) */
-		if (before.trapped && w->reason == UW_GO_ON &&
-		    !uw_find_map(p, w->pc)) {
-			*w = before;
-			w->trapped = false;
-			w->reason = uw_step_cfi(b, m);
-		}
+		uw_frame_cfi(b, p, m);
 	}
 	return w->reason != UW_GO_ON;
 }
@@ -426,6 +466,7 @@ static __always_inline long ftfb_uw_user_stack(const struct ftfb_uw_regs *r,
 	b->w.tgid = tgid;
 	b->w.n = 0;
 	b->w.ri = 0;
+	b->w.jumps = 0;
 	b->w.reason = FTFB_UW_DEPTH;
 	b->w.hash = 0xcbf29ce484222325ull ^ tgid;
 	bpf_loop(UW_DEPTH, uw_frame, NULL, 0);

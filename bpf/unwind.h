@@ -70,8 +70,13 @@ struct ftfb_uw_table {
 struct ftfb_uw_map {
 	__u64 start, end, bias;
 	__u32 table;
-	__u32 _pad;
+	/* in a binary with no CFI, 1 + the offset from start of Go's
+	 * runtime.mstart, where a thread Go made starts (what its frame
+	 * pointers lead to beyond is its parent's stack); 0: none */
+	__u32 go_top;
 };
+/* the bytes from runtime.mstart within which a return address is its */
+#define FTFB_UW_GO_TOP_BYTES 16
 
 #define FTFB_UW_MAX_MAPS 256
 /* The executable mappings of a process (map `uw_procs`), sorted by

@@ -6,7 +6,7 @@
 
 #include "bpf_loader.h"
 #include "event_kinds.h"
-#include "lane.h"
+#include "ring_shard.h"
 #include "report.h"
 #include "syscall_names.h"
 #include "unwind_maps.h"
@@ -144,10 +144,10 @@ void report_translator(FILE *f, const struct ftfb_translator *t,
 			(unsigned long long)st->unmatched_returns,
 			(unsigned long long)st->slices_closed_early,
 			(unsigned long long)st->skipped);
-	if (st->lanes_full)
+	if (st->tracks_full)
 		fprintf(f,
-			"  lanes: all %d taken: %llu block requests not written, or USDT pairs written as async events (on Perfetto's global tracks)\n",
-			FTFB_MAX_PSEUDO_LANES, (unsigned long long)st->lanes_full);
+			"  lanes: all %d taken: %llu USDT pairs written as async events (on Perfetto's global tracks)\n",
+			FTFB_MAX_TRACKS, (unsigned long long)st->tracks_full);
 	if (st->switches_repaired)
 		fprintf(f,
 			"  scheduling: %llu switches from a task other than the one the CPU's last switch put there (the kernel reported no switch-out): that task was ended at the switch\n",
@@ -165,12 +165,12 @@ void report_translator(FILE *f, const struct ftfb_translator *t,
 		report_syscalls(f, t);
 }
 
-void report_lanes(FILE *f, unsigned nlanes, const struct ftfb_lane_stats *st,
+void report_shards(FILE *f, unsigned nshards, const struct ftfb_shard_stats *st,
 		  uint64_t relay_waits)
 {
 	fprintf(f,
 		"  lanes (rings 2 to %u of --rings %u, a thread each): %llu events read, %llu records written in %llu chunks",
-		nlanes + 1, nlanes + 1, (unsigned long long)st->events,
+		nshards + 1, nshards + 1, (unsigned long long)st->events,
 		(unsigned long long)st->records,
 		(unsigned long long)st->chunks);
 	if (st->repaired)

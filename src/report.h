@@ -51,9 +51,9 @@ void report_translator(FILE *f, const struct ftfb_translator *t,
 
 /* -g: samples taken and lost, BPF run time, top functions on and off
  * CPU. */
-/* --rings N: what the lanes (lanes.h) read and wrote, summed */
-struct ftfb_lane_stats;
-void report_lanes(FILE *f, unsigned nlanes, const struct ftfb_lane_stats *st,
+/* --rings N: what the ring shards (ring_threads.h, ring_shard.h) read and wrote, summed */
+struct ftfb_shard_stats;
+void report_shards(FILE *f, unsigned nshards, const struct ftfb_shard_stats *st,
 		  uint64_t relay_waits);
 void report_stacks(FILE *f, const struct ftfb_stackprof *sp,
 		   const struct ftfb_report_ctx *ctx);

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "bpf_loader.h"
-#include "lanes.h"
+#include "ring_threads.h"
 #include "flight.h"
 #include "monotime.h"
 #include "preflight.h"
@@ -24,6 +24,7 @@
 #include "report.h"
 #include "session.h"
 #include "sources.h"
+#include "files_cancel.h"
 #include "symbolize.h"
 
 #define STATUS_INTERVAL_NS 1000000000ull
@@ -36,6 +37,8 @@ static volatile sig_atomic_t snapshot_signals; /* SIGUSR1s received */
 static void on_signal(int sig)
 {
 	stop_signal = sig;
+	/* (the run loop's thread may be deep in a process's file) */
+	ftfb_files_cancel_soon();
 }
 
 static void on_usr1(int sig)
@@ -387,6 +390,22 @@ static int name_alive_tasks(struct session *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* The sources (sources.c) attached with what they read of the session. */
+static int attach_sources(struct session *s, char *err, size_t errlen)
+{
+	struct ftfb_source_ctx c = {
+		.o = s->o,
+		.loader = s->loader,
+		.probes = &s->probes,
+		.usdt = &s->usdt,
+		.sys_wanted = s->sys_wanted,
+		.link_pid = session_link_pid(s),
+		.target_pid = s->child.pid,
+	};
+
+	return ftfb_sources_attach(&c, err, errlen);
+}
+
 int session_attach(struct session *s)
 {
 	char err[1024];
@@ -400,13 +419,13 @@ int session_attach(struct session *s)
 		return start_failed(s, err);
 	if (stopped_while_starting(s))
 		return 1;
-	if (ftfb_sources_attach(s, err, sizeof(err)))
+	if (attach_sources(s, err, sizeof(err)))
 		return start_failed(s, err);
 	if (stopped_while_starting(s))
 		return 1;
 	if (start_sink(s, err, sizeof(err)) ||
 	    name_alive_tasks(s, err, sizeof(err)) ||
-	    ftfb_lanes_start(&s->lanes, s->loader, s->sink, err, sizeof(err)))
+	    ftfb_ring_threads_start(&s->ring_threads, s->loader, s->sink, err, sizeof(err)))
 		return start_failed(s, err);
 	return stopped_while_starting(s);
 }
@@ -490,10 +509,10 @@ static void deliver_requests(struct session *s, uint64_t now)
 	}
 }
 
-/* Events read on the loop's thread and by the lanes'. */
+/* Events read on the loop's thread and by the ring threads'. */
 static uint64_t events_read(const struct session *s)
 {
-	return s->events + ftfb_lanes_events(s->lanes);
+	return s->events + ftfb_ring_threads_events(s->ring_threads);
 }
 
 /* Once a second: the drops, and the status line where it is shown. */
@@ -529,8 +548,12 @@ int session_loop(struct session *s)
 	if (stopped_while_starting(s))
 		return 1;
 	s->start_ns = ftfb_mono_ns();
-	if (o->duration_ns)
+	if (o->duration_ns) {
 		deadline = s->start_ns + o->duration_ns;
+		/* -d ends the reads of processes' files even while the loop
+		 * is in one and does not look at the clock */
+		ftfb_files_cancel_at(deadline + FTFB_FILES_GRACE_NS);
+	}
 	if (s->have_child &&
 	    target_release(&s->child, o->cmd[0], err, sizeof(err))) {
 		s->start_ns = 0; /* not started: no summary, no trace */
@@ -610,6 +633,7 @@ void session_finish(struct session *s)
 {
 	char err[1024];
 
+	ftfb_files_cancel_soon(); /* (the drain may need a few) */
 	/* Whatever is still in the rings belongs to the trace. */
 	if (!s->sink->err) {
 		int r = ftfb_loader_drain(s->loader, on_event, s);
@@ -621,10 +645,10 @@ void session_finish(struct session *s)
 			fail(s, err);
 		}
 	}
-	/* (the lanes read their rings once recording has stopped: by the
+	/* (the ring threads read their rings once recording has stopped: by the
 	 * drain, or here after an output error) */
 	ftfb_loader_stop_recording(s->loader);
-	if (ftfb_lanes_stop(s->lanes, err, sizeof(err)) && !s->sink->err)
+	if (ftfb_ring_threads_stop(s->ring_threads, err, sizeof(err)) && !s->sink->err)
 		fail(s, err);
 	record_drops(s);
 	if (s->status_line)
@@ -653,6 +677,10 @@ static void summary(const struct session *s)
 	if (!o->all && !o->follow_children && (o->nuprobes || o->python))
 		report_hint_children(stderr, by_kind);
 	s->sink->ops->summary(s->sink, &ctx, stderr);
+	if (ftfb_files_skipped())
+		fprintf(stderr,
+			"  %llu reads of traced processes' files not begun: the stop's bound had passed (their frames stay unnamed)\n",
+			(unsigned long long)ftfb_files_skipped());
 }
 
 int session_close(struct session *s)
@@ -665,8 +693,8 @@ int session_close(struct session *s)
 		ftfb_loader_stop_recording(s->loader);
 	/* their records go before the close; their count stays */
 	s->events = events_read(s);
-	ftfb_lanes_free(s->lanes);
-	s->lanes = NULL;
+	ftfb_ring_threads_free(s->ring_threads);
+	s->ring_threads = NULL;
 	if (s->have_child && !s->child.exited && s->child.go_fd > 0)
 		target_abort(&s->child);
 	if (s->sink) {

@@ -57,19 +57,19 @@ struct ftfb_sink_ops {
 	int (*commit)(struct ftfb_sink *s, char *err, size_t errlen);
 	int (*finish)(struct ftfb_sink *s, uint64_t now_ns, const char *why);
 	int (*close_output)(struct ftfb_sink *s);
-	/* --rings N: lanes for rings 1..n (lanes.h), each used by one
+	/* --rings N: shards for rings 1..n (ring_threads.h), each used by one
 	 * thread: open (before they start: 0, or -1 with one line in err),
-	 * an event of lane i, a turn of its thread (hand over what is due),
-	 * its last turn. collect: on the loop's thread, put what the lanes
-	 * handed over in the output. NULL lanes_open: no lanes, the loop's
+	 * an event of shard i, a turn of its thread (hand over what is due),
+	 * its last turn. collect: on the loop's thread, put what the shards
+	 * handed over in the output. NULL shards_open: no shards, the loop's
 	 * thread reads every ring. */
-	int (*lanes_open)(struct ftfb_sink *s, unsigned n, char *err,
+	int (*shards_open)(struct ftfb_sink *s, unsigned n, char *err,
 			  size_t errlen);
-	int (*lane_event)(struct ftfb_sink *s, unsigned i, const void *data,
+	int (*shard_event)(struct ftfb_sink *s, unsigned i, const void *data,
 			  size_t size);
-	void (*lane_tick)(struct ftfb_sink *s, unsigned i, uint64_t now_ns);
-	void (*lane_done)(struct ftfb_sink *s, unsigned i);
-	void (*lanes_collect)(struct ftfb_sink *s);
+	void (*shard_tick)(struct ftfb_sink *s, unsigned i, uint64_t now_ns);
+	void (*shard_done)(struct ftfb_sink *s, unsigned i);
+	void (*shards_collect)(struct ftfb_sink *s);
 	/* events received, by kind */
 	const uint64_t *(*by_kind)(const struct ftfb_sink *s);
 	/* bytes written (or held) so far, for the status line */

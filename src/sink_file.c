@@ -10,15 +10,15 @@
 #include <string.h>
 
 #include "ftf/writer.h"
-#include "lane.h"
+#include "ring_shard.h"
 #include "output.h"
 #include "report.h"
 #include "sink.h"
 
 #define FLUSH_AFTER_NS 1000000000ull
-/* A lane hands its records over at least this often (when it has some):
+/* A shard hands its records over at least this often (when it has some):
  * the loop's thread collects them at its next turn. */
-#define LANE_FLUSH_NS 200000000ull
+#define SHARD_FLUSH_NS 200000000ull
 /* Titles set since the trace began (translate_titles.c): this many
  * processes' /proc cmdlines read at most (a few tens of microseconds
  * each), this often (PostgreSQL's backends of pgbench -C live about
@@ -28,8 +28,8 @@
 #define TITLES_PER_ROUND 16
 #define TITLES_AT_FINISH 8192
 
-struct file_lane {
-	struct ftfb_lane lane;
+struct file_shard {
+	struct ftfb_shard shard;
 	uint64_t flushed_ns;
 };
 
@@ -43,11 +43,11 @@ struct file_sink {
 	struct ftfb_stackprof *stacks; /* -g */
 	const struct ftfb_func *funcs; /* for the summary */
 	size_t nfuncs, nusdt;
-	struct ftfb_relay relay; /* --rings N: the lanes' records */
+	struct ftfb_relay relay; /* --rings N: the shards' records */
 	bool relay_open;
-	struct file_lane *lanes;
-	unsigned nlanes;
-	uint64_t by_kind[FTFB_EV_KIND_MAX]; /* the translator's and lanes' */
+	struct file_shard *shards;
+	unsigned nshards;
+	uint64_t by_kind[FTFB_EV_KIND_MAX]; /* the translator's and shards' */
 	uint64_t seen_bytes; /* handed to the file at seen_ns */
 	uint64_t seen_ns;
 	uint64_t titles_ns; /* the last round of titles */
@@ -142,7 +142,7 @@ static int file_drops(struct ftfb_sink *s, uint64_t now_ns,
  * old at the next event: on an idle trace the last ones would wait. Hand
  * over a buffer that has waited a second (a gzip member, or a write) so a
  * kill loses at most about a second of them. */
-static void file_lanes_collect(struct ftfb_sink *s);
+static void file_shards_collect(struct ftfb_sink *s);
 
 static void file_tick(struct ftfb_sink *s, uint64_t now)
 {
@@ -150,7 +150,7 @@ static void file_tick(struct ftfb_sink *s, uint64_t now)
 	uint64_t handed;
 	int r;
 
-	file_lanes_collect(s);
+	file_shards_collect(s);
 	handed = ftfb_output_record_bytes(&fs->out);
 	if (!fs->writer_open || s->err)
 		return;
@@ -173,55 +173,55 @@ static void file_tick(struct ftfb_sink *s, uint64_t now)
 	fs->seen_ns = now;
 }
 
-/* ---- --rings N: the lanes ---- */
+/* ---- --rings N: the ring shards ---- */
 
-static int file_lanes_open(struct ftfb_sink *s, unsigned n, char *err,
+static int file_shards_open(struct ftfb_sink *s, unsigned n, char *err,
 			   size_t errlen)
 {
 	struct file_sink *fs = file_of(s);
 	int r = ftfb_relay_init(&fs->relay, 0);
 
-	if (r || !(fs->lanes = calloc(n, sizeof(*fs->lanes)))) {
+	if (r || !(fs->shards = calloc(n, sizeof(*fs->shards)))) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	fs->relay_open = true;
 	for (unsigned i = 0; i < n; i++) {
-		r = ftfb_lane_init(&fs->lanes[i].lane, fs->tr, &fs->relay);
+		r = ftfb_shard_init(&fs->shards[i].shard, fs->tr, &fs->relay);
 		if (r) {
 			snprintf(err, errlen, "cannot set up ring buffer %u's writer: %s",
 				 i + 1, strerror(-r));
 			return -1;
 		}
-		fs->nlanes = i + 1;
+		fs->nshards = i + 1;
 	}
 	return 0;
 }
 
-static int file_lane_event(struct ftfb_sink *s, unsigned i, const void *data,
+static int file_shard_event(struct ftfb_sink *s, unsigned i, const void *data,
 			   size_t size)
 {
-	return ftfb_lane_event(&file_of(s)->lanes[i].lane, data, size);
+	return ftfb_shard_event(&file_of(s)->shards[i].shard, data, size);
 }
 
-static void file_lane_tick(struct ftfb_sink *s, unsigned i, uint64_t now)
+static void file_shard_tick(struct ftfb_sink *s, unsigned i, uint64_t now)
 {
-	struct file_lane *fl = &file_of(s)->lanes[i];
+	struct file_shard *fl = &file_of(s)->shards[i];
 
-	if (now - fl->flushed_ns < LANE_FLUSH_NS)
+	if (now - fl->flushed_ns < SHARD_FLUSH_NS)
 		return;
 	fl->flushed_ns = now;
-	ftfb_lane_flush(&fl->lane);
+	ftfb_shard_flush(&fl->shard);
 }
 
-static void file_lane_done(struct ftfb_sink *s, unsigned i)
+static void file_shard_done(struct ftfb_sink *s, unsigned i)
 {
-	ftfb_lane_flush(&file_of(s)->lanes[i].lane);
+	ftfb_shard_flush(&file_of(s)->shards[i].shard);
 }
 
-/* After an output error the lanes' records are dropped as they come
+/* After an output error the shards' records are dropped as they come
  * (they must not wait for room that never comes). */
-static void file_lanes_collect(struct ftfb_sink *s)
+static void file_shards_collect(struct ftfb_sink *s)
 {
 	struct file_sink *fs = file_of(s);
 	int r;
@@ -232,7 +232,7 @@ static void file_lanes_collect(struct ftfb_sink *s)
 		ftfb_relay_done(&fs->relay, ftfb_relay_take(&fs->relay));
 		return;
 	}
-	r = ftfb_lane_collect(&fs->relay, fs->tr);
+	r = ftfb_shard_collect(&fs->relay, fs->tr);
 	if (r)
 		write_failed(fs, r);
 }
@@ -285,7 +285,7 @@ static int file_close_output(struct ftfb_sink *s)
 	return r ? write_failed(fs, r) : 0;
 }
 
-/* (the lanes' counts are read once their threads have ended) */
+/* (the shards' counts are read once their threads have ended) */
 static const uint64_t *file_by_kind(const struct ftfb_sink *s)
 {
 	struct file_sink *fs = file_of((struct ftfb_sink *)s);
@@ -293,8 +293,8 @@ static const uint64_t *file_by_kind(const struct ftfb_sink *s)
 
 	for (int k = 0; k < FTFB_EV_KIND_MAX; k++) {
 		fs->by_kind[k] = t[k];
-		for (unsigned i = 0; i < fs->nlanes; i++)
-			fs->by_kind[k] += fs->lanes[i].lane.st.by_kind[k];
+		for (unsigned i = 0; i < fs->nshards; i++)
+			fs->by_kind[k] += fs->shards[i].shard.st.by_kind[k];
 	}
 	return fs->by_kind;
 }
@@ -314,12 +314,12 @@ static void file_summary(const struct ftfb_sink *s,
 	const struct file_sink *fs = cfile_of(s);
 
 	report_translator(f, fs->tr, fs->funcs, fs->nfuncs, fs->nusdt, ctx);
-	if (fs->nlanes) {
-		struct ftfb_lane_stats sum = {0};
+	if (fs->nshards) {
+		struct ftfb_shard_stats sum = {0};
 
-		for (unsigned i = 0; i < fs->nlanes; i++)
-			ftfb_lane_stats_add(&sum, &fs->lanes[i].lane.st);
-		report_lanes(f, fs->nlanes, &sum, fs->relay.waits);
+		for (unsigned i = 0; i < fs->nshards; i++)
+			ftfb_shard_stats_add(&sum, &fs->shards[i].shard.st);
+		report_shards(f, fs->nshards, &sum, fs->relay.waits);
 	}
 	report_stacks(f, fs->stacks, ctx);
 	report_written(f, fs->path, fs->out.gzip,
@@ -333,9 +333,9 @@ static void file_free(struct ftfb_sink *s)
 	if (!s)
 		return;
 	file_close_output(s);
-	for (unsigned i = 0; i < fs->nlanes; i++)
-		ftfb_lane_free(&fs->lanes[i].lane);
-	free(fs->lanes);
+	for (unsigned i = 0; i < fs->nshards; i++)
+		ftfb_shard_free(&fs->shards[i].shard);
+	free(fs->shards);
 	if (fs->relay_open)
 		ftfb_relay_free(&fs->relay);
 	ftfb_output_free(&fs->out);
@@ -354,11 +354,11 @@ static const struct ftfb_sink_ops file_ops = {
 	.commit = file_commit,
 	.finish = file_finish,
 	.close_output = file_close_output,
-	.lanes_open = file_lanes_open,
-	.lane_event = file_lane_event,
-	.lane_tick = file_lane_tick,
-	.lane_done = file_lane_done,
-	.lanes_collect = file_lanes_collect,
+	.shards_open = file_shards_open,
+	.shard_event = file_shard_event,
+	.shard_tick = file_shard_tick,
+	.shard_done = file_shard_done,
+	.shards_collect = file_shards_collect,
 	.by_kind = file_by_kind,
 	.bytes = file_bytes,
 	.summary = file_summary,

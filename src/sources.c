@@ -10,12 +10,11 @@
 #include "bpf_loader.h"
 #include "event_kinds.h"
 #include "monotime.h"
-#include "session.h"
 #include "sources.h"
 
 /* The uprobe links of one spec's functions in one binary, in one call;
  * the cookies count the functions in spec order. */
-static int attach_binary(struct session *s, const struct ftfb_sym *v,
+static int attach_binary(const struct ftfb_source_ctx *c, const struct ftfb_sym *v,
 			 size_t n, uint64_t cookie, char *err, size_t errlen)
 {
 	uint64_t *offs = calloc(n, sizeof(*offs));
@@ -27,8 +26,8 @@ static int attach_binary(struct session *s, const struct ftfb_sym *v,
 			offs[q] = v[q].offset;
 			cookies[q] = cookie + q;
 		}
-		r = ftfb_loader_attach_uprobes(s->loader, v[0].binary, offs,
-					       cookies, n, session_link_pid(s),
+		r = ftfb_loader_attach_uprobes(c->loader, v[0].binary, offs,
+					       cookies, n, c->link_pid,
 					       err, errlen);
 	}
 	free(offs);
@@ -38,9 +37,9 @@ static int attach_binary(struct session *s, const struct ftfb_sym *v,
 
 /* Every resolved function, one call per (spec, binary) group; then the
  * uprobes and USDT probes are armed together. */
-static int attach_uprobes(struct session *s, char *err, size_t errlen)
+static int attach_uprobes(const struct ftfb_source_ctx *c, char *err, size_t errlen)
 {
-	const struct ftfb_uprobe_set *p = &s->probes;
+	const struct ftfb_uprobe_set *p = c->probes;
 	uint64_t cookie = 0, t0 = ftfb_mono_ns();
 
 	for (int i = 0; i < p->nlists; i++) {
@@ -54,7 +53,7 @@ static int attach_uprobes(struct session *s, char *err, size_t errlen)
 			while (j + n < sl->n &&
 			       !strcmp(sl->v[j + n].binary, sl->v[j].binary))
 				n++;
-			r = attach_binary(s, &sl->v[j], n, cookie, err, errlen);
+			r = attach_binary(c, &sl->v[j], n, cookie, err, errlen);
 			if (r)
 				return r;
 			cookie += n;
@@ -62,23 +61,23 @@ static int attach_uprobes(struct session *s, char *err, size_t errlen)
 		}
 	}
 	/* every link is there: entries and returns start now */
-	ftfb_loader_arm_uprobes(s->loader, true);
-	if (s->o->verbose && p->nfuncs)
+	ftfb_loader_arm_uprobes(c->loader, true);
+	if (c->o->verbose && p->nfuncs)
 		fprintf(stderr, "ftf-bpf: attached %zu uprobes in %.3f s\n",
 			p->nfuncs, (double)(ftfb_mono_ns() - t0) / 1e9);
 	return 0;
 }
 
-static int attach_usdt(struct session *s, char *err, size_t errlen)
+static int attach_usdt(const struct ftfb_source_ctx *c, char *err, size_t errlen)
 {
-	const struct ftfb_usdt_set *u = &s->usdt;
+	const struct ftfb_usdt_set *u = c->usdt;
 
 	for (size_t i = 0; i < u->n; i++) {
 		const struct ftfb_usdt_probe *p = &u->probes.v[i];
-		int r = ftfb_loader_attach_usdt(s->loader, p->path, p->provider,
+		int r = ftfb_loader_attach_usdt(c->loader, p->path, p->provider,
 						p->name,
 						ftfb_usdt_set_cookie(u, i),
-						session_link_pid(s), err,
+						c->link_pid, err,
 						errlen);
 
 		if (r)
@@ -89,82 +88,51 @@ static int attach_usdt(struct session *s, char *err, size_t errlen)
 
 /* --syscalls with -p/-- records the target's own calls, with -f also
  * those of the processes it forks (as -u does); -a every process. */
-static uint32_t syscall_only_tgid(const struct session *s)
+static uint32_t syscall_only_tgid(const struct ftfb_source_ctx *c)
 {
-	if (s->o->all || s->o->follow_children)
+	if (c->o->all || c->o->follow_children)
 		return 0;
-	return (uint32_t)(s->o->pid ? s->o->pid : s->child.pid);
+	return (uint32_t)(c->o->pid ? c->o->pid : c->target_pid);
 }
 
-static int attach_syscalls(struct session *s, char *err, size_t errlen)
+static int attach_syscalls(const struct ftfb_source_ctx *c, char *err, size_t errlen)
 {
-	return ftfb_loader_attach_syscalls(s->loader,
-					   s->o->syscall_list ? s->sys_wanted
+	return ftfb_loader_attach_syscalls(c->loader,
+					   c->o->syscall_list ? c->sys_wanted
 							      : NULL,
-					   syscall_only_tgid(s), err, errlen);
+					   syscall_only_tgid(c), err, errlen);
 }
 
-static int attach_stacks(struct session *s, char *err, size_t errlen)
+static int attach_stacks(const struct ftfb_source_ctx *c, char *err, size_t errlen)
 {
-	return ftfb_loader_attach_stacks(s->loader, s->o->freq_hz, err,
+	return ftfb_loader_attach_stacks(c->loader, c->o->freq_hz, err,
 					 errlen);
 }
 
-static bool want_sched(const struct session *s)
+static bool want_sched(const struct ftfb_source_ctx *c)
 {
-	return !s->o->no_sched;
+	return !c->o->no_sched;
 }
 
-static bool want_usdt(const struct session *s)
+static bool want_usdt(const struct ftfb_source_ctx *c)
 {
-	return s->usdt.n > 0;
+	return c->usdt->n > 0;
 }
 
 /* (its attach arms the USDT probes too, once every link is there) */
-static bool want_probes(const struct session *s)
+static bool want_probes(const struct ftfb_source_ctx *c)
 {
-	return s->probes.nfuncs > 0 || s->usdt.n > 0;
+	return c->probes->nfuncs > 0 || c->usdt->n > 0;
 }
 
-static bool want_syscalls(const struct session *s)
+static bool want_syscalls(const struct ftfb_source_ctx *c)
 {
-	return s->o->syscalls;
+	return c->o->syscalls;
 }
 
-static bool want_stacks(const struct session *s)
+static bool want_stacks(const struct ftfb_source_ctx *c)
 {
-	return s->o->stacks;
-}
-
-/* --events=LIST: one source each (waker goes with the stacks) */
-static bool want_io(const struct session *s)
-{
-	return s->o->events & CLI_EV_IO;
-}
-
-static bool want_mem(const struct session *s)
-{
-	return s->o->events & CLI_EV_MEM;
-}
-
-static bool want_irq(const struct session *s)
-{
-	return s->o->events & CLI_EV_IRQ;
-}
-
-static int attach_io(struct session *s, char *err, size_t errlen)
-{
-	return ftfb_loader_attach_blockio(s->loader, err, errlen);
-}
-
-static int attach_mem(struct session *s, char *err, size_t errlen)
-{
-	return ftfb_loader_attach_mem(s->loader, err, errlen);
-}
-
-static int attach_irq(struct session *s, char *err, size_t errlen)
-{
-	return ftfb_loader_attach_irq(s->loader, err, errlen);
+	return c->o->stacks;
 }
 
 const struct ftfb_source ftfb_sources[] = {
@@ -172,29 +140,33 @@ const struct ftfb_source ftfb_sources[] = {
 	  "ftfb_switch, ftfb_wakeup, ftfb_wakeup_new, ftfb_fork, ftfb_exec, ftfb_exit, ftfb_rename",
 	  { FTFB_EV_SWITCH, FTFB_EV_WAKEUP, FTFB_EV_WAKEUP_NEW, FTFB_EV_FORK,
 	    FTFB_EV_EXEC, FTFB_EV_EXIT, FTFB_EV_RENAME, FTFB_EV_TASKNAME },
-	  want_sched, NULL },
+	  .wanted = want_sched },
 	{ "usdt", "-u usdt:..., --python", "bpf/usdt.bpf.c", "ftfb_usdt",
-	  { FTFB_EV_USDT }, want_usdt, attach_usdt },
+	  { FTFB_EV_USDT }, .wanted = want_usdt, .attach = attach_usdt },
 	{ "uprobes", "-u SPEC", "bpf/uprobe.bpf.c",
 	  "ftfb_uentry(_multi), ftfb_uret(_multi)",
-	  { FTFB_EV_UENTRY, FTFB_EV_URET }, want_probes, attach_uprobes },
+	  { FTFB_EV_UENTRY, FTFB_EV_URET }, .wanted = want_probes,
+	  .attach = attach_uprobes },
 	{ "syscalls", "--syscalls[=LIST]", "bpf/syscalls.bpf.c",
 	  "ftfb_sys_enter, ftfb_sys_exit", { FTFB_EV_SENTER, FTFB_EV_SEXIT },
-	  want_syscalls, attach_syscalls },
+	  .wanted = want_syscalls, .attach = attach_syscalls },
 	{ "stacks", "-g, --stacks (--events=waker: ftfb_waker_stack)",
 	  "bpf/stacks.bpf.c",
 	  "ftfb_cpu_sample, ftfb_offcpu_switch, ftfb_waker_stack",
 	  { FTFB_EV_STACK_ON, FTFB_EV_STACK_OFF, FTFB_EV_STACK_WAKER },
-	  want_stacks, attach_stacks },
+	  .wanted = want_stacks, .attach = attach_stacks },
 	{ "io", "--events=io", "bpf/blockio.bpf.c",
 	  "ftfb_blk_start, ftfb_blk_insert, ftfb_blk_issue, ftfb_blk_complete",
-	  { FTFB_EV_BLOCK_IO }, want_io, attach_io },
+	  { FTFB_EV_BLOCK_IO }, .events = CLI_EV_IO,
+	  .attach_to = ftfb_loader_attach_blockio },
 	{ "mem", "--events=mem", "bpf/mem.bpf.c",
 	  "ftfb_rss_stat, ftfb_fault_user, ftfb_fault_switch",
-	  { FTFB_EV_RSS, FTFB_EV_FAULT }, want_mem, attach_mem },
+	  { FTFB_EV_RSS, FTFB_EV_FAULT }, .events = CLI_EV_MEM,
+	  .attach_to = ftfb_loader_attach_mem },
 	{ "irq", "--events=irq", "bpf/irq.bpf.c",
 	  "ftfb_irq_entry, ftfb_irq_exit, ftfb_softirq_entry, ftfb_softirq_exit, ftfb_vec_* (irq_vectors, where the kernel has them)",
-	  { FTFB_EV_IRQ }, want_irq, attach_irq },
+	  { FTFB_EV_IRQ }, .events = CLI_EV_IRQ,
+	  .attach_to = ftfb_loader_attach_irq },
 };
 const size_t ftfb_nsources = sizeof(ftfb_sources) / sizeof(ftfb_sources[0]);
 
@@ -209,17 +181,23 @@ static void say_attached(const struct ftfb_source *src)
 	fputc('\n', stderr);
 }
 
-int ftfb_sources_attach(struct session *s, char *err, size_t errlen)
+int ftfb_sources_attach(const struct ftfb_source_ctx *c, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < ftfb_nsources; i++) {
 		const struct ftfb_source *src = &ftfb_sources[i];
 		int r;
 
-		if (!src->wanted(s))
+		if (src->wanted ? !src->wanted(c) : !(c->o->events & src->events))
 			continue;
-		if (src->attach && (r = src->attach(s, err, errlen)))
+		if (src->attach)
+			r = src->attach(c, err, errlen);
+		else if (src->attach_to)
+			r = src->attach_to(c->loader, err, errlen);
+		else
+			r = 0;
+		if (r)
 			return r;
-		if (s->o->verbose)
+		if (c->o->verbose)
 			say_attached(src);
 	}
 	return 0;

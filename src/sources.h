@@ -3,8 +3,11 @@
  * sources.h - the event sources of a trace, one row each (as wprof's
  * capture_features[]): its name, the option that turns it on, its BPF
  * object and programs, when it is wanted, how it is attached, and the
- * raw event kinds it emits (rows of event_kinds.c). A new source is a
- * BPF file, a row here, a handler in the event-kind table and its option.
+ * raw event kinds it emits (rows of event_kinds.c). A new --events
+ * source is its BPF file, its attach (loader/loader_NAME.c, reached
+ * through its row's attach_to), its translator (translate/) and a row
+ * here; plus its kinds in events.h and event_kinds.c and its name in
+ * the --events parser (cli.c).
  *
  * The scheduling programs are loaded and attached with the loader itself
  * (ftfb_loader_open, --no-sched leaves only the buffer flushers): every
@@ -16,10 +19,27 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "events.h"
 
-struct session;
+#include "cli.h"
+#include "uprobe_set.h"
+#include "usdt_set.h"
+
+struct ftfb_loader;
+
+/* What the sources read of the trace to come: the session fills it
+ * (session.c), so the sources never reach back into the session. */
+struct ftfb_source_ctx {
+	const struct cli_opts *o;
+	struct ftfb_loader *loader;
+	const struct ftfb_uprobe_set *probes; /* -u SPEC: resolved */
+	const struct ftfb_usdt_set *usdt;     /* -u usdt:...: resolved */
+	const uint8_t *sys_wanted;	      /* --syscalls=LIST */
+	int link_pid;   /* the uprobe links' pid, -1: every process */
+	int target_pid; /* the command's pid (0: none) */
+};
 
 #define FTFB_SOURCE_MAX_KINDS 9
 
@@ -30,10 +50,16 @@ struct ftfb_source {
 	const char *programs; /* "ftfb_sys_enter, ftfb_sys_exit" */
 	/* the kinds it emits, 0-terminated */
 	enum ftfb_kind kinds[FTFB_SOURCE_MAX_KINDS];
-	bool (*wanted)(const struct session *s);
-	/* NULL: attached by ftfb_loader_open; else 0, or -errno with one
-	 * line in err */
-	int (*attach)(struct session *s, char *err, size_t errlen);
+	/* NULL: wanted when --events names it (events) */
+	bool (*wanted)(const struct ftfb_source_ctx *c);
+	/* NULL: attached by ftfb_loader_open, or by attach_to; else 0, or
+	 * -errno with one line in err */
+	int (*attach)(const struct ftfb_source_ctx *c, char *err,
+		      size_t errlen);
+	/* --events=NAME sources: its bit (CLI_EV_*), and its loader's
+	 * attach, which needs nothing but the loader (loader/loader_NAME.c) */
+	unsigned events;
+	int (*attach_to)(struct ftfb_loader *l, char *err, size_t errlen);
 };
 
 extern const struct ftfb_source ftfb_sources[];
@@ -42,6 +68,7 @@ extern const size_t ftfb_nsources;
 /* Attaches every wanted source, in the table's order (the uprobes arm
  * the USDT probes with them, after both are attached). 0, or -errno with
  * one line in err. */
-int ftfb_sources_attach(struct session *s, char *err, size_t errlen);
+int ftfb_sources_attach(const struct ftfb_source_ctx *c, char *err,
+			size_t errlen);
 
 #endif

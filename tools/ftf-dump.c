@@ -110,20 +110,23 @@ static bool record_ts(const struct ftf_record *rec, uint64_t *ts)
 	}
 }
 
-static int do_summary(const char *path, struct ftf_stream *st)
+/* What --summary counts: records by type and subtype, timestamps' span. */
+struct summary {
+	size_t by_type[16], events[11], kobj[256], meta[5], sched[3];
+	size_t unknown, nts;
+	uint64_t first, last;
+};
+
+/* Reads the whole stream into s (errors reported as they come). */
+static void count_records(struct ftf_stream *st, struct summary *s)
 {
-	static const char *const event_names[] = {
-		"instant", "counter", "duration begin", "duration end",
-		"duration complete", "async begin", "async instant",
-		"async end", "flow begin", "flow step", "flow end",
-	};
-	size_t by_type[16] = { 0 }, events[11] = { 0 }, kobj[256] = { 0 };
-	size_t meta[5] = { 0 }, sched[3] = { 0 }, unknown = 0, nts = 0;
-	uint64_t first = UINT64_MAX, last = 0, ts;
 	struct ftf_reader *r = &st->r;
 	struct ftf_record rec;
+	uint64_t ts;
 	int ret;
 
+	memset(s, 0, sizeof(*s));
+	s->first = UINT64_MAX;
 	while ((ret = ftf_stream_next(st, &rec)) != 0) {
 		if (ret < 0) {
 			report(r);
@@ -132,65 +135,85 @@ static int do_summary(const char *path, struct ftf_stream *st)
 			continue;
 		}
 		if (rec.unknown) {
-			unknown++;
+			s->unknown++;
 			continue;
 		}
-		by_type[rec.type]++;
+		s->by_type[rec.type]++;
 		if (rec.type == FTF_REC_EVENT)
-			events[rec.u.event.event_type]++;
+			s->events[rec.u.event.event_type]++;
 		else if (rec.type == FTF_REC_KERNEL_OBJECT)
-			kobj[rec.u.kobj.obj_type]++;
+			s->kobj[rec.u.kobj.obj_type]++;
 		else if (rec.type == FTF_REC_METADATA)
-			meta[rec.u.meta.meta_type]++;
+			s->meta[rec.u.meta.meta_type]++;
 		else if (rec.type == FTF_REC_SCHED)
-			sched[rec.u.sched.sched_type]++;
+			s->sched[rec.u.sched.sched_type]++;
 		if (record_ts(&rec, &ts)) {
-			nts++;
-			first = ts < first ? ts : first;
-			last = ts > last ? ts : last;
+			s->nts++;
+			s->first = ts < s->first ? ts : s->first;
+			s->last = ts > s->last ? ts : s->last;
 		}
 	}
+}
+
+/* The event and kernel object lines, by subtype. */
+static void print_subtypes(const struct summary *s)
+{
+	static const char *const event_names[] = {
+		"instant", "counter", "duration begin", "duration end",
+		"duration complete", "async begin", "async instant",
+		"async end", "flow begin", "flow step", "flow end",
+	};
+
+	printf("  event: %zu\n", s->by_type[FTF_REC_EVENT]);
+	for (int i = 0; i < 11; i++)
+		if (s->events[i])
+			printf("    %s: %zu\n", event_names[i], s->events[i]);
+	printf("  kernel object: %zu\n", s->by_type[FTF_REC_KERNEL_OBJECT]);
+	for (int i = 0; i < 256; i++) {
+		const char *n = ftf_obj_type_name(i);
+
+		if (s->kobj[i] && n)
+			printf("    %s: %zu\n", n, s->kobj[i]);
+		else if (s->kobj[i])
+			printf("    type %d: %zu\n", i, s->kobj[i]);
+	}
+}
+
+static int do_summary(const char *path, struct ftf_stream *st)
+{
+	struct ftf_reader *r = &st->r;
+	struct summary s;
+
+	count_records(st, &s);
 	printf("file: %s\n", path);
 	printf("bytes: %zu\n", ftf_stream_bytes(st));
 	if (st->gzip)
 		printf("gzip: yes\n");
 	printf("records: %zu\n", r->records);
 	printf("  metadata: %zu (magic %zu, provider info %zu, provider section %zu, provider event %zu)\n",
-	       by_type[FTF_REC_METADATA], meta[FTF_META_TRACE_INFO],
-	       meta[FTF_META_PROVIDER_INFO], meta[FTF_META_PROVIDER_SECTION],
-	       meta[FTF_META_PROVIDER_EVENT]);
-	printf("  initialization: %zu\n", by_type[FTF_REC_INIT]);
-	printf("  string: %zu\n", by_type[FTF_REC_STRING]);
-	printf("  thread: %zu\n", by_type[FTF_REC_THREAD]);
-	printf("  event: %zu\n", by_type[FTF_REC_EVENT]);
-	for (int i = 0; i < 11; i++)
-		if (events[i])
-			printf("    %s: %zu\n", event_names[i], events[i]);
-	printf("  kernel object: %zu\n", by_type[FTF_REC_KERNEL_OBJECT]);
-	for (int i = 0; i < 256; i++) {
-		const char *n = ftf_obj_type_name(i);
-
-		if (kobj[i] && n)
-			printf("    %s: %zu\n", n, kobj[i]);
-		else if (kobj[i])
-			printf("    type %d: %zu\n", i, kobj[i]);
-	}
-	printf("  context switch: %zu\n", sched[FTF_SCHED_CONTEXT_SWITCH]);
-	if (sched[FTF_SCHED_LEGACY_SWITCH])
+	       s.by_type[FTF_REC_METADATA], s.meta[FTF_META_TRACE_INFO],
+	       s.meta[FTF_META_PROVIDER_INFO], s.meta[FTF_META_PROVIDER_SECTION],
+	       s.meta[FTF_META_PROVIDER_EVENT]);
+	printf("  initialization: %zu\n", s.by_type[FTF_REC_INIT]);
+	printf("  string: %zu\n", s.by_type[FTF_REC_STRING]);
+	printf("  thread: %zu\n", s.by_type[FTF_REC_THREAD]);
+	print_subtypes(&s);
+	printf("  context switch: %zu\n", s.sched[FTF_SCHED_CONTEXT_SWITCH]);
+	if (s.sched[FTF_SCHED_LEGACY_SWITCH])
 		printf("  legacy context switch: %zu\n",
-		       sched[FTF_SCHED_LEGACY_SWITCH]);
-	printf("  thread wakeup: %zu\n", sched[FTF_SCHED_WAKEUP]);
-	printf("  log: %zu\n", by_type[FTF_REC_LOG]);
-	printf("  blob: %zu\n", by_type[FTF_REC_BLOB]);
-	printf("  large blob: %zu\n", by_type[FTF_REC_LARGE]);
-	printf("  userspace object: %zu\n", by_type[FTF_REC_USERSPACE_OBJECT]);
-	printf("  unknown (skipped): %zu\n", unknown);
+		       s.sched[FTF_SCHED_LEGACY_SWITCH]);
+	printf("  thread wakeup: %zu\n", s.sched[FTF_SCHED_WAKEUP]);
+	printf("  log: %zu\n", s.by_type[FTF_REC_LOG]);
+	printf("  blob: %zu\n", s.by_type[FTF_REC_BLOB]);
+	printf("  large blob: %zu\n", s.by_type[FTF_REC_LARGE]);
+	printf("  userspace object: %zu\n", s.by_type[FTF_REC_USERSPACE_OBJECT]);
+	printf("  unknown (skipped): %zu\n", s.unknown);
 	printf("ticks_per_second: %" PRIu64 "%s\n",
 	       r->ticks_per_second ? r->ticks_per_second : (uint64_t)1000000000,
 	       r->ticks_per_second ? "" : " (no initialization record)");
-	if (nts) {
-		printf("first_ts: %" PRIu64 "\n", first);
-		printf("last_ts: %" PRIu64 "\n", last);
+	if (s.nts) {
+		printf("first_ts: %" PRIu64 "\n", s.first);
+		printf("last_ts: %" PRIu64 "\n", s.last);
 	} else {
 		printf("first_ts: -\nlast_ts: -\n");
 	}

@@ -233,10 +233,48 @@ static void put_large(FILE *out, const struct ftf_record *rec)
 	fputs("))", out);
 }
 
-void ftf_record_print(FILE *out, const struct ftf_record *rec)
+static void put_event(FILE *out, const struct ftf_record *rec)
+{
+	fprintf(out, "Event(ts: %" PRIu64 ", pt: ", rec->u.event.ts);
+	put_pt(out, rec->u.event.pt);
+	fputs(", category: ", out);
+	put_qstr(out, rec->u.event.category);
+	fputs(", name: ", out);
+	put_qstr(out, rec->u.event.name);
+	fputs(", ", out);
+	put_event_data(out, rec);
+	fputs(", ", out);
+	put_args(out, &rec->u.event.args);
+	fputc(')', out);
+}
+
+/* A userspace or a kernel object. */
+static void put_object(FILE *out, const struct ftf_record *rec)
 {
 	const char *name;
 
+	if (rec->type == FTF_REC_USERSPACE_OBJECT) {
+		fprintf(out, "UserspaceObject(pointer: 0x%" PRIx64 ", pt: ",
+			rec->u.uobj.pointer);
+		put_pt(out, rec->u.uobj.pt);
+		fputs(", name: ", out);
+		put_qstr(out, rec->u.uobj.name);
+		fputs(", ", out);
+		put_args(out, &rec->u.uobj.args);
+		fputc(')', out);
+		return;
+	}
+	name = ftf_obj_type_name(rec->u.kobj.obj_type);
+	fprintf(out, "KernelObject(koid: %" PRIu64 ", type: %s, name: ",
+		rec->u.kobj.koid, name ? name : "???");
+	put_qstr(out, rec->u.kobj.name);
+	fputs(", ", out);
+	put_args(out, &rec->u.kobj.args);
+	fputc(')', out);
+}
+
+void ftf_record_print(FILE *out, const struct ftf_record *rec)
+{
 	if (rec->unknown) {
 		fprintf(out, "Unknown(type: %u, size: %zu words, header: 0x%016" PRIx64 ")",
 			rec->type, rec->size_words, rec->header);
@@ -261,17 +299,7 @@ void ftf_record_print(FILE *out, const struct ftf_record *rec)
 		fputc(')', out);
 		break;
 	case FTF_REC_EVENT:
-		fprintf(out, "Event(ts: %" PRIu64 ", pt: ", rec->u.event.ts);
-		put_pt(out, rec->u.event.pt);
-		fputs(", category: ", out);
-		put_qstr(out, rec->u.event.category);
-		fputs(", name: ", out);
-		put_qstr(out, rec->u.event.name);
-		fputs(", ", out);
-		put_event_data(out, rec);
-		fputs(", ", out);
-		put_args(out, &rec->u.event.args);
-		fputc(')', out);
+		put_event(out, rec);
 		break;
 	case FTF_REC_BLOB:
 		fputs("Blob(name: ", out);
@@ -281,23 +309,8 @@ void ftf_record_print(FILE *out, const struct ftf_record *rec)
 		fputc(')', out);
 		break;
 	case FTF_REC_USERSPACE_OBJECT:
-		fprintf(out, "UserspaceObject(pointer: 0x%" PRIx64 ", pt: ",
-			rec->u.uobj.pointer);
-		put_pt(out, rec->u.uobj.pt);
-		fputs(", name: ", out);
-		put_qstr(out, rec->u.uobj.name);
-		fputs(", ", out);
-		put_args(out, &rec->u.uobj.args);
-		fputc(')', out);
-		break;
 	case FTF_REC_KERNEL_OBJECT:
-		name = ftf_obj_type_name(rec->u.kobj.obj_type);
-		fprintf(out, "KernelObject(koid: %" PRIu64 ", type: %s, name: ",
-			rec->u.kobj.koid, name ? name : "???");
-		put_qstr(out, rec->u.kobj.name);
-		fputs(", ", out);
-		put_args(out, &rec->u.kobj.args);
-		fputc(')', out);
+		put_object(out, rec);
 		break;
 	case FTF_REC_SCHED:
 		put_sched(out, rec);

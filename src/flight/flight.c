@@ -340,6 +340,7 @@ struct window_walk {
 	struct ftfb_translator *t;
 	uint64_t start;
 	bool before; /* feed the events before start (to the tracker) */
+	uint64_t n;  /* events fed */
 };
 
 static int window_event(void *ctx, const void *data, size_t size)
@@ -349,6 +350,7 @@ static int window_event(void *ctx, const void *data, size_t size)
 
 	if ((h->ts < w->start) != w->before)
 		return 0;
+	w->n++;
 	if (w->before)
 		return tracker_event(w->f, data, size);
 	return ftfb_translator_event(w->t, data, size);
@@ -445,12 +447,13 @@ static void window_drops(const struct ftfb_flight *f,
 					: 0);
 }
 
+/* The window from start to end into w; *n: how many events it holds. */
 static int write_window(struct ftfb_flight *f, struct ftf_writer *w,
-			uint64_t start, uint64_t end)
+			uint64_t start, uint64_t end, uint64_t *n)
 {
 	struct ftfb_translator_opts to = f->o.tr;
 	struct ftfb_translator *t;
-	struct window_walk ww = { f, NULL, start, true };
+	struct window_walk ww = {f, NULL, start, true, 0};
 	uint64_t drops[FTFB_EV_KIND_MAX];
 	int err;
 
@@ -479,8 +482,10 @@ static int write_window(struct ftfb_flight *f, struct ftf_writer *w,
 		err = ftfb_translator_usdt_inherit(f->tracker, t, start);
 	ww.t = t;
 	ww.before = false;
+	ww.n = 0;
 	if (!err)
 		err = walk_ring(f, &ww);
+	*n = ww.n;
 	window_drops(f, drops);
 	if (!err)
 		err = ftfb_translator_drops(t, end, drops);
@@ -509,18 +514,43 @@ static double since(uint64_t t, uint64_t start)
 	return (double)(int64_t)(t - start) / 1e9;
 }
 
-/* Writes snapshot sn of the window ending at end; 0 or -errno with one
- * line printed. */
-static int write_snapshot(struct ftfb_flight *f, struct snapshot *sn,
-			  uint64_t end)
+/* The line that says what a snapshot written holds: its window, or
+ * that it holds nothing (never a window it does not contain). */
+static void say_written(const struct ftfb_flight *f, const struct snapshot *sn,
+			uint64_t n)
 {
-	struct ftf_writer_options wo = { .provider_name = "ftf-bpf",
-					 .num_temp_strs = -1,
-					 .clock = f->o.clock };
+	double from = since(sn->whole_from, trace_origin(f));
+	double to = since(sn->t1, trace_origin(f));
+
+	if (f->o.quiet)
+		return;
+	if (!n)
+		fprintf(stderr,
+			"ftf-bpf: snapshot %s: empty, no event recorded from "
+			"%.3f s to %.3f s of the trace: %s\n",
+			sn->path, from, to, sn->why);
+	else
+		fprintf(stderr,
+			"ftf-bpf: snapshot %s: %.3f s to %.3f s of the trace "
+			"(%.3f s, %llu events): %s\n",
+			sn->path, from, to,
+			(double)(sn->t1 - sn->whole_from) / 1e9,
+			(unsigned long long)n, sn->why);
+}
+
+/* Writes snapshot sn; 0 or -errno with one line printed. A snapshot
+ * whose writing failed (a full disk) is kept, as the trace is, with the
+ * whole records written before the error, and the line says so. */
+static int write_snapshot(struct ftfb_flight *f, struct snapshot *sn)
+{
+	struct ftf_writer_options wo = {.provider_name = "ftf-bpf",
+					.num_temp_strs = -1,
+					.clock = f->o.clock};
 	struct ftfb_output out;
 	struct ftf_writer w;
 	char err[PATH_MAX + 128];
-	int r;
+	uint64_t n = 0;
+	int r, c;
 
 	/* (gzip on this thread: a snapshot is written by a forked child) */
 	r = ftfb_output_open(&out, sn->path, f->o.compress, false, err,
@@ -531,27 +561,24 @@ static int write_snapshot(struct ftfb_flight *f, struct snapshot *sn,
 	}
 	r = ftf_writer_init(&w, ftfb_output_dest(&out), &wo);
 	if (!r)
-		r = write_window(f, &w, sn->t0, end);
+		r = write_window(f, &w, sn->t0, sn->t1, &n);
+	if (ftf_writer_close(&w) && !r)
+		r = -EIO;
+	/* (one with nothing in it is not a trace: removed) */
+	c = r && !ftfb_output_file_bytes(&out)
+		    ? -ENOSPC
+		    : ftfb_output_commit(&out, err, sizeof(err));
+	ftfb_output_discard(&out); /* (one that could not be put in place) */
 	if (r)
-		fprintf(stderr, "ftf-bpf: writing snapshot %s failed: %s\n",
-			sn->path, ftf_writer_error(&w));
-	if (ftf_writer_close(&w) && !r) {
-		fprintf(stderr, "ftf-bpf: writing snapshot %s failed: %s\n",
-			sn->path, ftf_writer_error(&w));
-		r = -EIO;
-	}
-	if (!r && ftfb_output_commit(&out, err, sizeof(err))) {
+		fprintf(stderr, "ftf-bpf: writing snapshot %s failed: %s; %s\n",
+			sn->path, ftf_writer_error(&w),
+			c ? "it was removed"
+			  : "it holds the whole records written before the error");
+	else if (c)
 		fprintf(stderr, "ftf-bpf: snapshot: %s\n", err);
-		r = -EIO;
-	}
-	ftfb_output_discard(&out); /* (a snapshot that failed) */
-	if (!r && !f->o.quiet)
-		fprintf(stderr,
-			"ftf-bpf: snapshot %s: %.3f s to %.3f s of the trace (%.3f s): %s\n",
-			sn->path, since(sn->whole_from, trace_origin(f)),
-			since(sn->t1, trace_origin(f)),
-			(double)(sn->t1 - sn->whole_from) / 1e9, sn->why);
-	return r;
+	if (!r && !c)
+		say_written(f, sn, n);
+	return r ? r : c ? -EIO : 0;
 }
 
 static struct snapshot *next_snapshot(struct ftfb_flight *f, uint64_t end,
@@ -567,8 +594,8 @@ static struct snapshot *next_snapshot(struct ftfb_flight *f, uint64_t end,
 				  sizeof(sn->path));
 	snprintf(sn->why, sizeof(sn->why), "%.*s", (int)sizeof(sn->why) - 1,
 		 why);
-	sn->t1 = end;
-	sn->t0 = window_start(f, end);
+	sn->t1 = ftfb_fring_end(&f->ring, end); /* (a reader behind: earlier) */
+	sn->t0 = window_start(f, sn->t1);
 	sn->whole_from = f->ring.oldest && f->ring.oldest->since_ts > sn->t0
 				 ? f->ring.oldest->since_ts
 				 : sn->t0;
@@ -595,7 +622,7 @@ static void start_snapshot(struct ftfb_flight *f, uint64_t now)
 		signal(SIGTERM, SIG_IGN);
 		signal(SIGHUP, SIG_IGN);
 		prctl(PR_SET_NAME, "ftf-bpf-snap", 0, 0, 0);
-		_exit(write_snapshot(f, sn, now) ? 1 : 0);
+		_exit(write_snapshot(f, sn) ? 1 : 0);
 	}
 	if (pid < 0) {
 		/* (written here, it would take the tracker past the window's
@@ -656,7 +683,7 @@ int ftfb_flight_finish(struct ftfb_flight *f, uint64_t now_ns,
 	if (!sn)
 		f->not_written++;
 	else
-		sn->ok = write_snapshot(f, sn, now_ns) == 0;
+		sn->ok = write_snapshot(f, sn) == 0;
 	for (unsigned i = 0; i < f->taken; i++)
 		if (!f->snaps[i].ok) /* (an earlier one, refused or failed) */
 			return -EIO;

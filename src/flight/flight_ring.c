@@ -129,9 +129,25 @@ static void evict_by_age(struct ftfb_fring *r)
 	}
 }
 
+uint64_t ftfb_fring_end(const struct ftfb_fring *r, uint64_t now_ns)
+{
+	uint64_t end = r->newest_ts;
+
+	if (r->seen_ts == r->newest_ts && now_ns > r->seen_at)
+		end += now_ns - r->seen_at;
+	return end < now_ns ? end : now_ns;
+}
+
 void ftfb_fring_expire(struct ftfb_fring *r, uint64_t now_ns)
 {
-	while (r->oldest && r->oldest->last_ts + r->window_ns < now_ns) {
+	uint64_t end;
+
+	if (r->seen_ts != r->newest_ts || !r->seen_at) {
+		r->seen_ts = r->newest_ts;
+		r->seen_at = now_ns;
+	}
+	end = ftfb_fring_end(r, now_ns);
+	while (r->oldest && r->oldest->last_ts + r->window_ns < end) {
 		evict_oldest(r);
 		r->evicted_by_age++;
 	}

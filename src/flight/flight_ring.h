@@ -50,6 +50,10 @@ struct ftfb_fring {
 	size_t nchunks;
 	uint64_t newest_ts;
 	uint64_t first_ts; /* the first event's time ever (0: none yet) */
+	/* newest_ts as the last ftfb_fring_expire saw it, and when (the
+	 * reading clock): the data's own clock goes on from there only
+	 * while no newer event comes (ftfb_fring_end) */
+	uint64_t seen_ts, seen_at;
 	uint64_t evicted_by_age, evicted_by_size;
 	uint64_t refused; /* events larger than a chunk (never: they are
 			   * at most a few hundred bytes) */
@@ -68,9 +72,17 @@ void ftfb_fring_free(struct ftfb_fring *r);
 int ftfb_fring_append(struct ftfb_fring *r, const void *data, size_t size,
 		      const uint64_t drops[FTFB_EV_KIND_MAX]);
 
-/* Evicts the chunks whose events are all older than the window ending at
- * now_ns (the clock of the events): a window that moves on with no new
- * events gives back their memory (called on the run loop's ticks). */
+/* Where the window ends at reading time now_ns, on the events' own
+ * clock: the newest event's time while events keep coming (a reader
+ * behind the kernel by more than the window still holds the newest
+ * window, never none), moving on with now_ns only from the look
+ * (ftfb_fring_expire) that saw no newer event: the time since is a time
+ * nothing happened. Never later than now_ns. */
+uint64_t ftfb_fring_end(const struct ftfb_fring *r, uint64_t now_ns);
+
+/* Evicts the chunks whose events are all older than the window ending
+ * at ftfb_fring_end(now_ns): a window that moves on with no new events
+ * gives back their memory (called on the run loop's ticks). */
 void ftfb_fring_expire(struct ftfb_fring *r, uint64_t now_ns);
 
 /* Every event of chunk c, in order. */

@@ -16,11 +16,10 @@
 
 #include "defaults.h"
 #include "events.h"
+#include "ring_reader.h"
 
 
-/* Called for each raw event (starting with struct ftfb_hdr); a non-zero
- * return stops the poll/drain, which returns it. */
-typedef int (*ftfb_event_fn)(void *ctx, const void *data, size_t size);
+/* (ftfb_event_fn, the callback of the poll and drain: ring_reader.h) */
 
 struct ftfb_loader_opts {
 	bool filter_tgids; /* true for -p/-- (per process), false for -a */

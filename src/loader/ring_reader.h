@@ -2,7 +2,7 @@
 /*
  * ring_reader.h - BPF ring buffers read by one thread, records handed to
  * a callback: the loader's (every ring, or ring 0 once split) and each
- * lane's (one of rings 1..N-1, --rings N, handed over with
+ * shard's (one of rings 1..N-1, --rings N, handed over with
  * ftfb_loader_split_rings()). A poll returns within about two timeouts
  * even while records keep coming, so its caller sees its stop
  * conditions; a drain waits for records still being written.
@@ -13,7 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bpf_loader.h"
+#include <stddef.h>
+
+/* Called for each raw event (starting with struct ftfb_hdr); a non-zero
+ * return stops the poll/drain, which returns it. */
+typedef int (*ftfb_event_fn)(void *ctx, const void *data, size_t size);
 
 struct ftfb_ring_reader;
 

@@ -7,8 +7,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
-#include <pthread.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,9 +19,10 @@
 #include <unistd.h>
 
 #include "elfsym.h"
+#include "go/go_topframe.h"
 #include "grow_array.h"
 #include "idtab.h"
-#include "mapping_path.h"
+#include "proc_file.h"
 #include "unwind_maps.h"
 #include "unwind_table.h"
 
@@ -32,12 +35,13 @@ struct binary {
 	uint64_t base;	/* the virtual address of its rows' pc 0 */
 	struct ftfb_uw_seg segs[FTFB_UW_MAX_SEGS];
 	size_t nsegs;
+	uint64_t go_mstart; /* no CFI: 1 + runtime.mstart's file offset */
 };
 
 /* A binary to build, and a process waiting for it. */
 struct pending {
 	uint64_t dev, ino;
-	char *path;
+	char *path;	     /* as /proc/PID/maps names it */
 	uint32_t tgid;	     /* the first process that mapped it */
 	uint64_t start, end; /* there */
 };
@@ -56,12 +60,23 @@ struct ftfb_uw_loader {
 	size_t npend, pend_cap;
 	uint32_t *waiting; /* processes whose entries name them */
 	size_t nwaiting, waiting_cap;
-	struct ftfb_uw_stats st;
+	struct ftfb_uw_stats st; /* the thread's own */
+	/* st as of the thread's last step, for the stats readers: copied
+	 * and read field by field, atomically, never under a lock the
+	 * thread holds while it opens a file or builds a table (either can
+	 * take minutes, or forever: a FIFO over a mapped library) */
+	struct ftfb_uw_stats pub;
 	int ncpus;
 	pthread_t thread;
 	bool running;
-	volatile int stop;    /* (read by the thread, set by ftfb_uw_stop) */
-	pthread_mutex_t lock; /* the thread's work against stats readers */
+	/* a stop the thread did not see in time: it may still be in a
+	 * build, so what it uses is never freed (the process exits) */
+	bool abandoned;
+	bool settled; /* the thread answered the requests and built all */
+	unsigned slow_build_s; /* FTFB_FAULT_SLOW_UW_BUILD_S (tests) */
+	/* set by ftfb_uw_stop, read by the thread between steps and by the
+	 * table builder (the flag its cancel argument takes) */
+	volatile bool stop;
 };
 
 static uint64_t mono_ns(void)
@@ -77,54 +92,138 @@ int ftfb_uw_prepare(struct bpf_map *rows, uint32_t max_rows)
 	return bpf_map__set_max_entries(rows, max_rows);
 }
 
+/*
+ * Fault injection for the tests: FTFB_FAULT_SLOW_UW_BUILD_S=N makes
+ * every table build take N seconds more, deaf to the stop as a build of
+ * crafted CFI by a builder that does not look at the flag would be (issue
+ * 32: minutes). The fault suite checks with it that a stop never waits
+ * for a build.
+ */
+static unsigned injected_build_s(void)
+{
+	const char *s = getenv("FTFB_FAULT_SLOW_UW_BUILD_S");
+
+	return s ? (unsigned)strtoul(s, NULL, 10) : 0;
+}
+
+static void injected_delay(const struct ftfb_uw_loader *u)
+{
+	unsigned left = u->slow_build_s;
+
+	while (left)
+		left = sleep(left);
+}
+
+static void close_fds(struct ftfb_uw_loader *u)
+{
+	int fds[] = {u->rows_fd, u->tables_fd, u->procs_fd, u->wanted_fd,
+		     u->stats_fd};
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(*fds); i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+/* Copies of the maps' fds: a thread that outlives the BPF object (the
+ * stop's bound passed, see ftfb_uw_stop) writes to these, never to a
+ * number the object's close may have given to another file. */
+static int dup_fds(struct ftfb_uw_loader *u, const struct ftfb_uw_bpf_maps *m)
+{
+	const struct bpf_map *maps[] = {m->rows, m->tables, m->procs, m->wanted,
+					m->stats};
+	int *fds[] = {&u->rows_fd, &u->tables_fd, &u->procs_fd, &u->wanted_fd,
+		      &u->stats_fd};
+	int err = 0;
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(*fds); i++) {
+		*fds[i] = fcntl(bpf_map__fd(maps[i]), F_DUPFD_CLOEXEC, 0);
+		if (*fds[i] < 0 && !err)
+			err = -errno;
+	}
+	return err;
+}
+
 int ftfb_uw_loader_new(struct ftfb_uw_loader **out,
 		       const struct ftfb_uw_bpf_maps *m, char *err,
 		       size_t errlen)
 {
 	struct ftfb_uw_loader *u = calloc(1, sizeof(*u));
 	size_t len;
+	int e;
 
 	*out = NULL;
 	if (!u)
 		return -ENOMEM;
-	u->rows_fd = bpf_map__fd(m->rows);
-	u->tables_fd = bpf_map__fd(m->tables);
-	u->procs_fd = bpf_map__fd(m->procs);
-	u->wanted_fd = bpf_map__fd(m->wanted);
-	u->stats_fd = bpf_map__fd(m->stats);
 	u->max_rows = bpf_map__max_entries(m->rows);
 	u->max_tables = bpf_map__max_entries(m->tables);
 	u->ncpus = libbpf_num_possible_cpus();
 	len = (size_t)u->max_rows * sizeof(*u->rows);
+	e = dup_fds(u, m);
+	if (e) {
+		ftfb_seterr(err, errlen,
+			    "copying the unwind maps' fds failed: %s",
+			    strerror(-e));
+		close_fds(u);
+		free(u);
+		return e;
+	}
 	u->rows = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
 		       u->rows_fd, 0);
 	if (u->rows == MAP_FAILED || u->ncpus <= 0) {
-		int e = u->ncpus <= 0 ? u->ncpus : -errno;
-
+		e = u->ncpus <= 0 ? u->ncpus : -errno;
 		ftfb_seterr(
 			err, errlen,
 			"mapping the unwind table array (%zu bytes) failed: %s",
 			len, strerror(-e));
+		close_fds(u);
 		free(u);
 		return e;
 	}
 	u->st.max_rows = u->max_rows;
-	pthread_mutex_init(&u->lock, NULL);
+	u->pub = u->st;
+	u->slow_build_s = injected_build_s();
 	*out = u;
 	return 0;
+}
+
+/* The thread's stats, made readable (every field is a uint64_t). */
+static void publish_stats(struct ftfb_uw_loader *u)
+{
+	const uint64_t *from = (const uint64_t *)&u->st;
+	uint64_t *to = (uint64_t *)&u->pub;
+
+	_Static_assert(sizeof(u->st) % sizeof(uint64_t) == 0,
+		       "ftfb_uw_stats holds uint64_t fields only");
+	for (size_t i = 0; i < sizeof(u->st) / sizeof(uint64_t); i++)
+		__atomic_store_n(&to[i], from[i], __ATOMIC_RELAXED);
+}
+
+static bool stopping(const struct ftfb_uw_loader *u)
+{
+	return __atomic_load_n(&u->stop, __ATOMIC_ACQUIRE);
+}
+
+/* the table builder's cancel test: a stop ends a build under way */
+static bool build_cancelled(void *u)
+{
+	return stopping(u);
 }
 
 /* The thread that answers the walker's requests every SERVE_MS, apart
  * from the run loop (which may be busy for a while writing samples and
  * reading symbols: a new process would wait that long for its tables). */
 #define SERVE_MS 5
+/* How long the stop waits for the thread to see it: a table build that
+ * does not look at the flag may run for minutes (crafted CFI), an open
+ * may never return; the trace is not held for it. */
+#define STOP_WAIT_MS 1000
 
 static void *serve(void *arg)
 {
 	struct ftfb_uw_loader *u = arg;
 	struct timespec nap = {0, SERVE_MS * 1000000L};
 
-	while (!__atomic_load_n(&u->stop, __ATOMIC_ACQUIRE)) {
+	while (!stopping(u)) {
 		ftfb_uw_service(u);
 		nanosleep(&nap, NULL);
 	}
@@ -133,18 +232,51 @@ static void *serve(void *arg)
 
 int ftfb_uw_start(struct ftfb_uw_loader *u)
 {
-	int err = pthread_create(&u->thread, NULL, serve, u);
+	sigset_t all, was;
+	int err;
 
+	/* born with every signal blocked: a stop signal reaches the run
+	 * loop's thread, whose sleeps and reads it interrupts, never this
+	 * one (it would wait, unseen, behind a build) */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &was);
+	err = pthread_create(&u->thread, NULL, serve, u);
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
 	u->running = !err;
 	return -err;
 }
 
+bool ftfb_uw_wait_settled(struct ftfb_uw_loader *u, uint64_t budget_ns)
+{
+	struct timespec nap = {0, SERVE_MS * 1000000L};
+	uint64_t end = mono_ns() + budget_ns;
+
+	while (!__atomic_load_n(&u->settled, __ATOMIC_ACQUIRE) &&
+	       mono_ns() < end)
+		if (nanosleep(&nap, NULL) && errno == EINTR)
+			break; /* a signal: the caller looks at it */
+	return __atomic_load_n(&u->settled, __ATOMIC_ACQUIRE);
+}
+
 void ftfb_uw_stop(struct ftfb_uw_loader *u)
 {
+	struct timespec until;
+
 	if (!u || !u->running)
 		return;
-	__atomic_store_n(&u->stop, 1, __ATOMIC_RELEASE);
-	pthread_join(u->thread, NULL);
+	__atomic_store_n(&u->stop, true, __ATOMIC_RELEASE);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += STOP_WAIT_MS / 1000;
+	until.tv_nsec += (STOP_WAIT_MS % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	if (pthread_timedjoin_np(u->thread, NULL, &until)) {
+		/* left to end by itself, or with the process */
+		u->abandoned = true;
+		pthread_detach(u->thread);
+	}
 	u->running = false;
 }
 
@@ -153,8 +285,10 @@ void ftfb_uw_loader_free(struct ftfb_uw_loader *u)
 	if (!u)
 		return;
 	ftfb_uw_stop(u);
-	pthread_mutex_destroy(&u->lock);
+	if (u->abandoned)
+		return; /* the thread may still use all of it */
 	munmap(u->rows, (size_t)u->max_rows * sizeof(*u->rows));
+	close_fds(u);
 	ftfb_idtab_free(&u->by_file);
 	ftfb_idtab_free(&u->rereads);
 	for (size_t i = 0; i < u->npend; i++)
@@ -209,14 +343,41 @@ static struct binary *binary_built(struct ftfb_uw_loader *u, uint64_t dev,
 	return i ? &u->bins[i - 1] : NULL;
 }
 
-/* Builds the table of the file mapped from path (dev, ino), once. */
-static struct binary *build_binary(struct ftfb_uw_loader *u, const char *path,
-				   uint64_t dev, uint64_t ino)
+/* A binary with no CFI walked by frame pointer: if it is Go's, 1 + the
+ * file offset of runtime.mstart, where its threads' stacks end (fd: the
+ * file as the process maps it, see build_binary). */
+static uint64_t go_mstart(int fd, const char *path)
 {
+	uint64_t off;
+
+	if (fd < 0 || lseek(fd, 0, SEEK_SET))
+		return 0;
+	return ftfb_go_mstart_offset(fd, path, &off) ? 0 : off + 1;
+}
+
+/* Builds the table of the file p names (dev, ino), once: opened as
+ * the process that mapped it maps it (proc_file.h), never by a path its
+ * user may have replaced. */
+static struct binary *build_binary(struct ftfb_uw_loader *u,
+				   const struct pending *p)
+{
+	struct ftfb_maps_line l = {
+		.start = p->start,
+		.end = p->end,
+		.dev = p->dev,
+		.ino = p->ino,
+		.name = p->path,
+	};
+	uint64_t dev = p->dev, ino = p->ino;
 	struct binary *b = binary_built(u, dev, ino);
+	struct ftfb_uw_build_opts opts = {
+		.cancelled = build_cancelled,
+		.arg = u,
+	};
 	struct ftfb_uw_table_built t;
 	uint64_t t0 = mono_ns();
 	char err[256];
+	int fd;
 
 	if (b)
 		return b;
@@ -228,12 +389,18 @@ static struct binary *build_binary(struct ftfb_uw_loader *u, const char *path,
 	b = &u->bins[u->nbins++];
 	memset(b, 0, sizeof(*b));
 	b->table = FTFB_UW_TABLE_NONE;
-	if (ftfb_uw_table_from_file(path, &t, err, sizeof(err))) {
+	injected_delay(u);
+	fd = ftfb_proc_file_open(p->tgid, &l);
+	if (fd < 0 ||
+	    ftfb_uw_table_from_fd(fd, p->path, &opts, &t, err, sizeof(err))) {
 		u->st.no_cfi_files++;
+		b->go_mstart = go_mstart(fd, p->path);
 	} else {
 		install_table(u, &t, b);
 		ftfb_uw_table_free(&t);
 	}
+	if (fd >= 0)
+		close(fd);
 	u->st.build_ns += mono_ns() - t0;
 	return b;
 }
@@ -299,7 +466,7 @@ static bool map_of_line(struct ftfb_uw_loader *u, uint32_t tgid, char *line,
 	uint64_t start, end, pgoff;
 	unsigned maj, min;
 	unsigned long long ino;
-	char perms[8], path[4500];
+	char perms[8];
 	uint64_t bias;
 	int at = 0;
 
@@ -328,15 +495,12 @@ static bool map_of_line(struct ftfb_uw_loader *u, uint32_t tgid, char *line,
 	if (!strcmp(name, "[vdso]")) {
 		b = vdso_binary(u);
 	} else if (name[0] == '/') {
-		if (ftfb_mapping_path(path, sizeof(path), tgid, start, end,
-				      name))
-			return false;
 		uint64_t dv = ((uint64_t)maj << 32) | min;
 
 		b = binary_built(u, dv, ino);
 		if (!b) { /* stop there ("not loaded yet") until it is */
 			m->table =
-				queue_build(u, path, dv, ino, tgid, start, end)
+				queue_build(u, name, dv, ino, tgid, start, end)
 					? FTFB_UW_TABLE_PENDING
 					: FTFB_UW_TABLE_NONE;
 			return true;
@@ -345,6 +509,8 @@ static bool map_of_line(struct ftfb_uw_loader *u, uint32_t tgid, char *line,
 	if (!b)
 		return name[0] != '/';
 	m->table = b->table;
+	if (b->go_mstart > pgoff && b->go_mstart - 1 - pgoff < end - start)
+		m->go_top = (uint32_t)(b->go_mstart - pgoff);
 	memcpy(segs.segs, b->segs, sizeof(segs.segs));
 	segs.nsegs = b->nsegs;
 	if (b->table != FTFB_UW_TABLE_NONE &&
@@ -377,18 +543,18 @@ int ftfb_uw_prebuild_libc(struct ftfb_uw_loader *u)
 		    perms[2] != 'x' || !strstr(line + at, "/libc.so"))
 			continue;
 		line[strcspn(line, "\n")] = '\0';
-		pthread_mutex_lock(&u->lock);
 		err = queue_build(u, line + at, ((uint64_t)maj << 32) | min,
 				  ino, 0, start, end)
 			      ? 0
 			      : -ENOMEM;
-		pthread_mutex_unlock(&u->lock);
 	}
 	fclose(f);
 	return err;
 }
 
-int ftfb_uw_load_process(struct ftfb_uw_loader *u, uint32_t tgid)
+/* Loads (or reloads) the entry of process tgid; 0 or -errno (the
+ * process is gone: -ENOENT). */
+static int load_process(struct ftfb_uw_loader *u, uint32_t tgid)
 {
 	struct ftfb_uw_proc *p = calloc(1, sizeof(*p));
 	char path[64], line[4400];
@@ -452,7 +618,7 @@ static void answer(struct ftfb_uw_loader *u, uint32_t tgid, uint64_t pc)
 	if (n > MAX_REREADS)
 		return;
 	ftfb_idtab_put(&u->rereads, tgid, n + 1);
-	ftfb_uw_load_process(u, tgid);
+	load_process(u, tgid);
 }
 
 /* Answers the requests waiting in uw_wanted. */
@@ -462,12 +628,12 @@ static void answer_wanted(struct ftfb_uw_loader *u)
 	uint64_t pc;
 	void *prev = NULL;
 
-	while (n < MAX_WANTED &&
+	while (n < MAX_WANTED && !stopping(u) &&
 	       !bpf_map_get_next_key(u->wanted_fd, prev, &key)) {
 		keys[n] = key;
 		prev = &keys[n++];
 	}
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = 0; i < n && !stopping(u); i++) {
 		if (bpf_map_lookup_elem(u->wanted_fd, &keys[i], &pc))
 			pc = 0;
 		bpf_map_delete_elem(u->wanted_fd, &keys[i]);
@@ -484,12 +650,12 @@ static void build_one(struct ftfb_uw_loader *u)
 	size_t nw = u->nwaiting;
 
 	memmove(u->pend, u->pend + 1, --u->npend * sizeof(*u->pend));
-	build_binary(u, p.path, p.dev, p.ino);
+	build_binary(u, &p);
 	free(p.path);
 	u->waiting = NULL;
 	u->nwaiting = u->waiting_cap = 0;
-	for (size_t i = 0; i < nw; i++)
-		ftfb_uw_load_process(u, w[i]); /* (notes them again) */
+	for (size_t i = 0; i < nw && !stopping(u); i++)
+		load_process(u, w[i]); /* (notes them again) */
 	free(w);
 }
 
@@ -499,30 +665,34 @@ static void build_one(struct ftfb_uw_loader *u)
  * through those that are ready, the others stop "not loaded yet". */
 void ftfb_uw_service(struct ftfb_uw_loader *u)
 {
-	pthread_mutex_lock(&u->lock);
 	answer_wanted(u);
-	while (u->npend && !__atomic_load_n(&u->stop, __ATOMIC_ACQUIRE)) {
+	publish_stats(u);
+	while (u->npend && !stopping(u)) {
 		build_one(u);
 		answer_wanted(u);
+		publish_stats(u);
 	}
-	pthread_mutex_unlock(&u->lock);
+	if (!u->npend)
+		__atomic_store_n(&u->settled, true, __ATOMIC_RELEASE);
 }
 
-void ftfb_uw_build_queued(struct ftfb_uw_loader *u, uint64_t budget_ns)
+int ftfb_uw_want_process(struct ftfb_uw_loader *u, uint32_t tgid)
 {
-	uint64_t end = mono_ns() + budget_ns;
+	uint64_t pc = 0; /* (no address: the process itself) */
 
-	while (u->npend && mono_ns() < end)
-		build_one(u);
+	return bpf_map_update_elem(u->wanted_fd, &tgid, &pc, BPF_ANY) ? -errno
+								      : 0;
 }
 
 void ftfb_uw_get_stats(struct ftfb_uw_loader *u, struct ftfb_uw_stats *st)
 {
+	const uint64_t *from = (const uint64_t *)&u->pub;
+	uint64_t *to = (uint64_t *)st;
 	uint64_t *v = calloc((size_t)u->ncpus, sizeof(*v));
 
-	pthread_mutex_lock(&u->lock);
-	*st = u->st;
-	pthread_mutex_unlock(&u->lock);
+	for (size_t i = 0; i < sizeof(*st) / sizeof(uint64_t); i++)
+		to[i] = __atomic_load_n(&from[i], __ATOMIC_RELAXED);
+	st->left_busy = u->abandoned;
 	for (uint32_t k = 0; v && k < FTFB_UW_NSTATS; k++) {
 		uint64_t sum = 0;
 
@@ -578,5 +748,7 @@ void ftfb_uw_print_summary(const struct ftfb_uw_stats *st, FILE *f)
 	if (st->table_space_full)
 		fprintf(f, "; %llu binaries left out (table space full)",
 			(unsigned long long)st->table_space_full);
+	if (st->left_busy)
+		fprintf(f, "; the stop did not wait for a build under way");
 	fputc('\n', f);
 }

@@ -22,6 +22,7 @@
 #ifndef FTFB_UNWIND_MAPS_H
 #define FTFB_UNWIND_MAPS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -49,18 +50,25 @@ void ftfb_uw_loader_free(struct ftfb_uw_loader *u);
 /* Queues the build of libc's table (this process's: the system's),
  * which nearly every process maps, before any process asks. */
 int ftfb_uw_prebuild_libc(struct ftfb_uw_loader *u);
-/* Loads (or reloads) the entry of process tgid; 0 or -errno (the
- * process is gone: -ENOENT). */
-int ftfb_uw_load_process(struct ftfb_uw_loader *u, uint32_t tgid);
-/* Builds the tables queued so far (libc's, the processes loaded) here
- * and now, for up to budget_ns (the thread builds the rest): before the
- * first sample, the traced processes' first stacks are whole. Call it
- * before ftfb_uw_start. */
-void ftfb_uw_build_queued(struct ftfb_uw_loader *u, uint64_t budget_ns);
-/* Starts / stops (and joins) the thread that calls ftfb_uw_service;
- * 0 or -errno. ftfb_uw_loader_free stops it too. Until it is stopped,
- * only ftfb_uw_get_stats may be called. */
+/* Asks the thread to load the entry of process tgid (as the walker
+ * asks: the run loop's thread never reads a traced process's files,
+ * whose opens and builds can take minutes); 0 or -errno. */
+int ftfb_uw_want_process(struct ftfb_uw_loader *u, uint32_t tgid);
+/* Starts the thread that calls ftfb_uw_service; 0 or -errno. From then
+ * until it is stopped, only ftfb_uw_want_process, ftfb_uw_wait_settled
+ * and ftfb_uw_get_stats may be called. */
 int ftfb_uw_start(struct ftfb_uw_loader *u);
+/* Waits, for up to budget_ns or until a signal comes, for the thread to
+ * have answered the requests and built the tables queued (libc's, the
+ * processes asked for): before the first sample, the traced processes'
+ * first stacks are whole. True if it has. */
+bool ftfb_uw_wait_settled(struct ftfb_uw_loader *u, uint64_t budget_ns);
+/* Stops the thread, bounded: it is told to stop (the flag its builds
+ * look at) and waited for 1 s at most; a thread still busy (an open or a
+ * build deaf to the flag) is left to end with the process, and then
+ * nothing it uses is freed (ftfb_uw_loader_free keeps it all). The
+ * run loop's thread never waits on the unwind thread otherwise.
+ * ftfb_uw_loader_free stops it too. */
 void ftfb_uw_stop(struct ftfb_uw_loader *u);
 /* Answers the walker's requests (uw_wanted). Bounded: each process is
  * reread at most a few times for addresses outside its mappings. */
@@ -74,6 +82,7 @@ struct ftfb_uw_stats {
 	uint64_t table_space_full;	   /* binaries left without: no room */
 	uint64_t processes;		   /* process entries loaded */
 	uint64_t build_ns;		   /* time spent building tables */
+	uint64_t left_busy; /* 1: the stop did not wait for the thread */
 };
 void ftfb_uw_get_stats(struct ftfb_uw_loader *u, struct ftfb_uw_stats *st);
 /* The summary's lines about them (how the user stacks ended, the tables

@@ -30,16 +30,13 @@ static int note_build_id(Elf_Scn *scn, uint8_t *id, size_t cap)
 	return -ENOENT;
 }
 
-int ftfb_elf_build_id(const char *path, uint8_t *id, size_t cap)
+int ftfb_elf_build_id_fd(int fd, uint8_t *id, size_t cap)
 {
-	int fd, r = -ENOENT;
+	int r = -ENOENT;
 	Elf *elf;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
-	fd = ftfb_open_regular(path);
-	if (fd < 0)
-		return fd;
 	/* ELF_C_READ: a file shrinking under us cannot SIGBUS the tracer */
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
@@ -56,6 +53,16 @@ int ftfb_elf_build_id(const char *path, uint8_t *id, size_t cap)
 out:
 	if (elf)
 		elf_end(elf);
+	return r;
+}
+
+int ftfb_elf_build_id(const char *path, uint8_t *id, size_t cap)
+{
+	int fd = ftfb_open_regular(path), r;
+
+	if (fd < 0)
+		return fd;
+	r = ftfb_elf_build_id_fd(fd, id, cap);
 	close(fd);
 	return r;
 }

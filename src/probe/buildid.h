@@ -15,5 +15,7 @@
  * and returns its length; -ENOENT if it has none, -errno or -ENOEXEC if
  * the file cannot be read as ELF. */
 int ftfb_elf_build_id(const char *path, uint8_t *id, size_t cap);
+/* The same from fd, a regular file opened to read (not closed). */
+int ftfb_elf_build_id_fd(int fd, uint8_t *id, size_t cap);
 
 #endif

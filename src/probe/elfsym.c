@@ -7,6 +7,7 @@
  * every table libelf will read lies inside the file.
  */
 #include "elfsym.h"
+#include "safe_name.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -379,6 +380,11 @@ static int build_list(const struct raw_sym *raw, size_t nraw,
 		if (!s->name || !s->binary)
 			return -ENOMEM;
 		s->demangled = ftfb_demangle(s->name);
+		/* the file's writer chose the names: made fit for a terminal
+		 * and a trace (safe_name.h), after demangling the raw one */
+		ftfb_safe_name(s->name, FTFB_SAFE_NAME_MAX);
+		if (s->demangled)
+			ftfb_safe_name(s->demangled, FTFB_SAFE_NAME_MAX);
 		for (size_t k = i; k < j; k++) {
 			bool seen = false;
 
@@ -400,6 +406,8 @@ static int build_list(const struct raw_sym *raw, size_t nraw,
 			s->aliases[s->naliases] = strdup(raw[k].name);
 			if (!s->aliases[s->naliases])
 				return -ENOMEM;
+			ftfb_safe_name(s->aliases[s->naliases],
+				       FTFB_SAFE_NAME_MAX);
 			s->naliases++;
 		}
 		i = j;
@@ -407,18 +415,17 @@ static int build_list(const struct raw_sym *raw, size_t nraw,
 	return 0;
 }
 
-/* Opens path as an ELF file to read (ELF_C_READ, not _MMAP: a file
- * shrinking under us must not be able to SIGBUS the tracer) and checks
- * its layout. The fd, or -errno with errmsg set (*elf NULL). */
-static int open_elf(const char *path, Elf **elf, char *errmsg, size_t errlen)
+/* Begins reading fd (a regular file named path in messages) as ELF
+ * (ELF_C_READ, not _MMAP: a file shrinking under us must not be able to
+ * SIGBUS the tracer) and checks its layout. 0, or -errno with errmsg set
+ * (*elf NULL). */
+static int elf_of_fd(int fd, const char *path, Elf **elf, char *errmsg,
+		     size_t errlen)
 {
 	struct stat st;
-	int fd, err;
+	int err;
 
 	*elf = NULL;
-	fd = ftfb_open_elf_file(path, errmsg, errlen);
-	if (fd < 0)
-		return fd;
 	if (fstat(fd, &st) != 0) {
 		err = -errno;
 		ftfb_seterr(errmsg, errlen, "%s: %s", path, strerror(errno));
@@ -428,11 +435,26 @@ static int open_elf(const char *path, Elf **elf, char *errmsg, size_t errlen)
 		err = check_layout(fd, *elf, path, (uint64_t)st.st_size, errmsg,
 				   errlen);
 	}
+	if (err && *elf) {
+		elf_end(*elf);
+		*elf = NULL;
+	}
+	return err;
+}
+
+/* Opens path as an ELF file to read: the fd, or -errno with errmsg set
+ * (*elf NULL). */
+static int open_elf(const char *path, Elf **elf, char *errmsg, size_t errlen)
+{
+	int fd, err;
+
+	*elf = NULL;
+	fd = ftfb_open_elf_file(path, errmsg, errlen);
+	if (fd < 0)
+		return fd;
+	err = elf_of_fd(fd, path, elf, errmsg, errlen);
 	if (!err)
 		return fd;
-	if (*elf)
-		elf_end(*elf);
-	*elf = NULL;
 	close(fd);
 	return err;
 }
@@ -461,14 +483,14 @@ static int collect_all(Elf *elf, const struct phdrs *ph, struct raw_sym **raw,
 	return 0;
 }
 
-int ftfb_elf_functions(const char *path, struct ftfb_symlist *out,
-		       char *errmsg, size_t errlen)
+int ftfb_elf_functions_fd(int fd, const char *path, struct ftfb_symlist *out,
+			  char *errmsg, size_t errlen)
 {
 	struct raw_sym *raw = NULL;
 	size_t nraw = 0;
 	struct phdrs ph = { 0 };
 	Elf *elf;
-	int fd, err;
+	int err;
 
 	out->v = NULL;
 	out->n = 0;
@@ -476,9 +498,9 @@ int ftfb_elf_functions(const char *path, struct ftfb_symlist *out,
 		ftfb_seterr(errmsg, errlen, "libelf: %s", elf_errmsg(-1));
 		return -EINVAL;
 	}
-	fd = open_elf(path, &elf, errmsg, errlen);
-	if (fd < 0)
-		return fd;
+	err = elf_of_fd(fd, path, &elf, errmsg, errlen);
+	if (err)
+		return err;
 	err = read_phdrs(elf, &ph);
 	if (err == -ENOEXEC)
 		ftfb_seterr(errmsg, errlen,
@@ -494,6 +516,20 @@ int ftfb_elf_functions(const char *path, struct ftfb_symlist *out,
 	free(raw);
 	free(ph.v);
 	elf_end(elf);
+	return err;
+}
+
+int ftfb_elf_functions(const char *path, struct ftfb_symlist *out,
+		       char *errmsg, size_t errlen)
+{
+	int fd, err;
+
+	out->v = NULL;
+	out->n = 0;
+	fd = ftfb_open_elf_file(path, errmsg, errlen);
+	if (fd < 0)
+		return fd;
+	err = ftfb_elf_functions_fd(fd, path, out, errmsg, errlen);
 	close(fd);
 	return err;
 }

@@ -10,7 +10,8 @@
  * address: other names at the same address (malloc / __libc_malloc) are
  * kept as aliases, and the entry's name is the preferred one (global
  * before local, .dynsym before .symtab, fewer leading underscores, then
- * shorter).
+ * shorter). Names are made valid UTF-8 without control characters
+ * (safe_name.h): whoever wrote the file chose them.
  *
  * Errors: negative errno and one line in errmsg:
  *   -ENOENT, -EACCES, ...  the file cannot be opened ("PATH: No such file")
@@ -65,6 +66,11 @@ int ftfb_open_elf_file(const char *path, char *errmsg, size_t errlen);
  * binary field is a copy of @path. */
 int ftfb_elf_functions(const char *path, struct ftfb_symlist *out,
 		       char *errmsg, size_t errlen);
+
+/* The same from @fd, a regular file opened to read (not closed), named
+ * @path in messages and in the entries' binary field. */
+int ftfb_elf_functions_fd(int fd, const char *path, struct ftfb_symlist *out,
+			  char *errmsg, size_t errlen);
 
 /* Frees every entry and leaves @l empty; NULL and empty lists are fine. */
 void ftfb_symlist_free(struct ftfb_symlist *l);

@@ -40,6 +40,7 @@
 
 #include <stdio.h>
 
+#include "binary_find.h"
 #include "elfsym.h"
 
 /* Resolves one -u SPEC. pid: the target (0 if none). main_binary: the
@@ -58,16 +59,6 @@ int ftfb_probespec_list(FILE *f, const char *spec, int pid,
 
 /* Prints @l in the format above. */
 void ftfb_symlist_print(FILE *f, const struct ftfb_symlist *l);
-
-/* Finds the file for a BINARY part of a spec (path or name, see above);
- * writes a path openable from this process to @path. */
-int ftfb_probespec_find_binary(const char *name, int pid, char *path,
-			       size_t pathlen, char *errmsg, size_t errlen);
-
-/* The target's main binary: main_binary (a name or path) when given,
- * else /proc/PID/exe's file; -EINVAL without either. */
-int ftfb_probespec_main_binary(int pid, const char *main_binary, char *path,
-			       size_t pathlen, char *errmsg, size_t errlen);
 
 /* Edit distance between a glob and a name: '*' matches any run of
  * characters and '?' / '[...]' any one character for free; each other

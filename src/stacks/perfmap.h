@@ -11,6 +11,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Caps on what a map's writer (any user) can make the tracer hold:
+ * bytes read of one map, entries kept, bytes of a line (a longer one is
+ * skipped whole) and of a name (cut, then made safe: safe_name.h). */
+#define FTFB_PERFMAP_MAX (64ULL << 20)
+#define FTFB_PERFMAP_MAX_ENTRIES (1u << 20)
+#define FTFB_PERFMAP_LINE_MAX 4096
+#define FTFB_PERFMAP_NAME_MAX 1024
+
 struct ftfb_perfmap_ent {
 	uint64_t start, size;
 	char *name;
@@ -22,9 +30,14 @@ struct ftfb_perfmap {
 	size_t n;
 };
 
-/* Reads the file at path into pm (replacing what it had); lines that do
- * not parse are skipped. 0, -errno (cannot open; pm is then empty) or
- * -ENOMEM. */
+/* Reads at most max bytes of fd (a regular file opened to read, left
+ * open) into pm, replacing what it had; lines that do not parse or are
+ * over FTFB_PERFMAP_LINE_MAX are skipped, names are cut and made safe,
+ * entries past FTFB_PERFMAP_MAX_ENTRIES dropped. 0 or -ENOMEM. */
+int ftfb_perfmap_load_fd(struct ftfb_perfmap *pm, int fd, uint64_t max);
+/* The same from the regular file at path, up to FTFB_PERFMAP_MAX
+ * bytes: 0, -errno (cannot open; -ENOEXEC not a regular file, -EFBIG
+ * too big; pm is then empty) or -ENOMEM. */
 int ftfb_perfmap_load(struct ftfb_perfmap *pm, const char *path);
 /* The name of the entry covering ip (the last one listed wins where
  * entries overlap, as code is recompiled at the same place), or NULL. */

@@ -9,6 +9,7 @@
 #include "grow_array.h"
 #include "idtab.h"
 #include "pystack_codes.h"
+#include "safe_name.h"
 
 struct ftfb_pycodes {
 	struct ftfb_idtab index; /* (tgid, address) -> 1 + slot */
@@ -30,7 +31,8 @@ static uint64_t key_of(uint32_t tgid, uint64_t entry)
 			  ftfb_mix64((uint64_t)tgid + 0x9e37));
 }
 
-/* A copy of a fixed-size field the kernel NUL-terminated (or should). */
+/* A copy of a fixed-size field the kernel NUL-terminated (or should),
+ * made safe (safe_name.h): the Python program chose it. */
 static char *copy_field(const char *s, size_t len)
 {
 	size_t n = strnlen(s, len);
@@ -39,6 +41,7 @@ static char *copy_field(const char *s, size_t len)
 	if (c) {
 		memcpy(c, s, n);
 		c[n] = 0;
+		ftfb_safe_name(c, n);
 	}
 	return c;
 }

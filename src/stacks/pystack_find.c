@@ -13,8 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proc_file.h"
 #include "pystack_find.h"
 #include "pyoffsets_table.h"
+
+#define DELETED " (deleted)"
 
 const struct ftfb_py_offsets *ftfb_py_offsets_for(int minor)
 {
@@ -64,9 +67,20 @@ static void scan_symtab(Elf *e, Elf_Scn *scn, GElf_Shdr *sh, struct py_syms *s)
 	}
 }
 
-static int read_syms(const char *path, struct py_syms *s)
+/* A file of the maps that may be CPython: the maps line's identity of
+ * the file (its name points into name), the version in its name. */
+struct py_map {
+	struct ftfb_maps_line l;
+	char name[512];
+	int minor;
+	bool lib;
+};
+
+/* Opened as the process maps it (proc_file.h): a FIFO, a device or a
+ * look-alike at the path is never read. */
+static int read_syms(uint32_t pid, const struct py_map *m, struct py_syms *s)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = ftfb_proc_file_open(pid, &m->l);
 	GElf_Phdr ph;
 	size_t nph = 0;
 	Elf_Scn *scn = NULL;
@@ -101,15 +115,6 @@ static int read_syms(const char *path, struct py_syms *s)
 	return 0;
 }
 
-/* A file of the maps that may be CPython: its path, the address its
- * offset 0 is mapped at, and the version in its name. */
-struct py_map {
-	char path[560]; /* /proc/PID/root and the maps' path */
-	uint64_t start;
-	int minor;
-	bool lib;
-};
-
 /* The minor version in a libpython3.X... or python3.X file name. */
 static bool python_name(const char *path, int *minor, bool *lib)
 {
@@ -126,10 +131,13 @@ static bool python_name(const char *path, int *minor, bool *lib)
 	return sscanf(b, "python3.%d%7s", minor, tail) == 1;
 }
 
-/* The python files mapped at offset 0 (a library before the executable). */
+/* The python files mapped at offset 0 (a library before the executable).
+ * The whole name counts: a path may hold spaces, and a file deleted
+ * since it was mapped ("NAME (deleted)") is still read, through
+ * map_files, not whatever NAME is now. */
 static int python_maps(uint32_t pid, struct py_map *m, int max)
 {
-	char fn[64], line[768], path[512];
+	char fn[64], line[4400], base[512];
 	int n = 0;
 	FILE *f;
 
@@ -138,20 +146,22 @@ static int python_maps(uint32_t pid, struct py_map *m, int max)
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f) && n < max) {
-		uint64_t start, off;
-		int minor;
-		bool lib;
+		struct ftfb_maps_line l;
+		size_t len;
 
-		if (sscanf(line,
-			   "%" SCNx64 "-%*x %*s %" SCNx64 " %*s %*s %511s",
-			   &start, &off, path) != 3 ||
-		    off != 0 || !python_name(path, &minor, &lib))
+		if (!ftfb_maps_line_parse(line, &l) || l.pgoff != 0 ||
+		    l.name[0] != '/' || strlen(l.name) >= sizeof(m->name))
 			continue;
-		snprintf(m[n].path, sizeof(m[n].path),
-			 "/proc/%" PRIu32 "/root%s", pid, path);
-		m[n].start = start;
-		m[n].minor = minor;
-		m[n].lib = lib;
+		len = strlen(l.name);
+		memcpy(base, l.name, len + 1);
+		if (len > strlen(DELETED) &&
+		    !strcmp(base + len - strlen(DELETED), DELETED))
+			base[len - strlen(DELETED)] = 0;
+		if (!python_name(base, &m[n].minor, &m[n].lib))
+			continue;
+		memcpy(m[n].name, l.name, len + 1);
+		m[n].l = l;
+		m[n].l.name = m[n].name;
 		n++;
 	}
 	fclose(f);
@@ -179,16 +189,16 @@ enum ftfb_py_found ftfb_py_find(uint32_t pid, struct ftfb_py_proc *out,
 				*minor = m[i].minor;
 				return FTFB_PY_UNSUPPORTED;
 			}
-			if (read_syms(m[i].path, &s) || !s.runtime ||
+			if (read_syms(pid, &m[i], &s) || !s.runtime ||
 			    !s.code_type || !s.base_found)
 				continue;
 			*minor = m[i].minor;
 			if (!o)
 				return FTFB_PY_UNSUPPORTED;
 			memset(out, 0, sizeof(*out));
-			out->runtime = m[i].start - s.base_vaddr + s.runtime;
+			out->runtime = m[i].l.start - s.base_vaddr + s.runtime;
 			out->code_type =
-				m[i].start - s.base_vaddr + s.code_type;
+				m[i].l.start - s.base_vaddr + s.code_type;
 			out->o = *o;
 			return FTFB_PY_SUPPORTED;
 		}

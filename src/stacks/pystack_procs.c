@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "files_cancel.h"
 #include "grow_array.h"
 #include "idtab.h"
 #include "pystack_procs.h"
@@ -82,6 +83,10 @@ void ftfb_pyprocs_seen(struct ftfb_pyprocs *d, uint32_t tgid, uint64_t now_ns)
 	if (!s || s->done || s->tries >= MAX_TRIES ||
 	    (s->tries && now_ns - s->last_ns < RETRY_NS))
 		return;
+	if (ftfb_files_cancelled()) { /* (past the stop's bound) */
+		ftfb_files_note_skipped();
+		return;
+	}
 	s->tries++;
 	s->last_ns = now_ns;
 	switch (ftfb_py_find(tgid, &p, &minor)) {

@@ -17,6 +17,7 @@
 #include "stackprof.h"
 #include "grow_array.h"
 #include "pystack_merge.h"
+#include "go/go_topframe.h"
 #include "unwind.h" /* FTFB_UW_STOP_BASE */
 
 /* Trace.packet */
@@ -31,6 +32,8 @@
 #define F_FIRST_ON_SEQ 87
 #define SEQ_INCREMENTAL_STATE_CLEARED 1
 #define SEQ_NEEDS_INCREMENTAL_STATE 2
+/* a frame_pykind bit: a Go stack's outermost function */
+#define FRAME_GO_TOP 0x80
 /* TracePacketDefaults.stack_sample_defaults; StackSampleDefaults */
 #define F_STACK_DEFAULTS 100
 #define F_SD_SOURCE 1
@@ -96,7 +99,8 @@ struct seq {
 	/* per frame iid: its function name iid (0: none); per name iid:
 	 * the name and the weight of samples whose top frame it is */
 	uint32_t *frame_name;
-	uint8_t *frame_pykind; /* per frame iid: enum ftfb_py_native */
+	uint8_t *frame_pykind; /* per frame iid: enum ftfb_py_native, and
+				* FRAME_GO_TOP */
 	size_t frame_cap;
 	char **name_str;
 	uint64_t *name_weight;
@@ -342,6 +346,21 @@ static int note_frame(struct seq *q, uint32_t iid, uint32_t name_iid,
 	return 0;
 }
 
+/* The name of a user frame that has no symbol: where it is,
+ * BINARY+0xOFFSET (the mapping file's name and the file offset; [anon]
+ * and the address outside any file), so that it can be symbolized
+ * later and the summary counts it as the flame graph shows it. */
+static const char *unnamed_frame(const struct ftfb_frame_sym *fs, char *buf,
+				 size_t len)
+{
+	const char *file = fs->path ? fs->path : "[anon]";
+	const char *base = strrchr(file, '/');
+
+	snprintf(buf, len, "%s+%#llx", base ? base + 1 : file,
+		 (unsigned long long)fs->rel_pc);
+	return buf;
+}
+
 /* The frame of ip in process tgid (KERNEL_TGID: a kernel address). */
 static int intern_frame(struct ftfb_stackprof *sp, struct seq *q, uint32_t tgid,
 			uint64_t ip, bool leaf, uint32_t *iid)
@@ -352,6 +371,7 @@ static int intern_frame(struct ftfb_stackprof *sp, struct seq *q, uint32_t tgid,
 		ip ^ ftfb_mix64(((uint64_t)tgid << 1) | leaf | gen << 33));
 	struct ftfb_frame_sym fs = {0};
 	uint32_t map_iid, name_iid = 0;
+	char where[MAX_NAME + 1];
 	int err;
 
 	*iid = ftfb_idtab_get(&q->frames, key);
@@ -361,6 +381,8 @@ static int intern_frame(struct ftfb_stackprof *sp, struct seq *q, uint32_t tgid,
 			leaf, &fs);
 	if (!fs.path)
 		fs.rel_pc = ip;
+	if (!fs.function && tgid != KERNEL_TGID)
+		fs.function = unnamed_frame(&fs, where, sizeof(where));
 	if ((err = intern_mapping(sp, q, &fs, &map_iid)))
 		return err;
 	if (fs.function &&
@@ -372,9 +394,29 @@ static int intern_frame(struct ftfb_stackprof *sp, struct seq *q, uint32_t tgid,
 	emit_frame(sp, *iid, name_iid, map_iid, fs.rel_pc,
 		   tgid == KERNEL_TGID ? 2 : 1);
 	if ((err = note_frame(q, *iid, name_iid,
-			      ftfb_py_native_kind(fs.function))))
+			      ftfb_py_native_kind(fs.function) |
+				      (ftfb_go_top_frame(fs.function)
+					       ? FRAME_GO_TOP
+					       : 0))))
 		return err;
 	return ftfb_idtab_put(&q->frames, key, *iid);
+}
+
+/* Drops the frames of native[0 .. *k) (root first) outside the innermost
+ * Go top frame (go/go_topframe.h): another thread's, past runtime.mstart. */
+static void cut_at_go_top(const struct seq *q, uint32_t *native, uint8_t *kinds,
+			  uint32_t *k)
+{
+	uint32_t j = *k;
+
+	while (j-- > 0)
+		if (q->frame_pykind[native[j]] & FRAME_GO_TOP)
+			break;
+	if (j == UINT32_MAX || !j)
+		return;
+	*k -= j;
+	memmove(native, native + j, *k * sizeof(*native));
+	memmove(kinds, kinds + j, *k * sizeof(*kinds));
 }
 
 /* The frame of a Python code object, named "qualname (file:line)" (the
@@ -443,8 +485,9 @@ static int user_frames(struct ftfb_stackprof *sp, struct seq *q,
 		if ((err = intern_frame(sp, q, s->tgid, uips[i], i == 0 && leaf,
 					&native[k])))
 			return err;
-		kinds[k] = q->frame_pykind[native[k]];
+		kinds[k] = q->frame_pykind[native[k]] & ~FRAME_GO_TOP;
 	}
+	cut_at_go_top(q, native, kinds, &k);
 	if (!np) {
 		memcpy(frames + *n, native, k * sizeof(*native));
 		*n += k;

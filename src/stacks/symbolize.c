@@ -8,15 +8,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "files_cancel.h"
 #include "buildid.h"
 #include "elfsym.h"
-#include "mapping_path.h"
+#include "proc_file.h"
 #include "perfmap.h"
+#include "perfmap_open.h"
 #include "symbolize.h"
 #include "unwind_table.h"
 
 #define MAX_REREADS 8 /* of one process's maps, for addresses outside them */
+/* Looks at a process's perf map for an address it did not name: a JIT
+ * keeps adding code while traced, so a fixed few looks would be spent on
+ * its first stubs; the map is read again only when it changed, and
+ * JIT_BUDGET bounds the bytes read in all. */
+#define JIT_REREADS 1000
+/* bytes of perf maps read for one pid in all (a map is read again only
+ * when its size or mtime changed) */
+#define JIT_BUDGET (4 * FTFB_PERFMAP_MAX)
 
 struct ksym {
 	uint64_t addr;
@@ -46,6 +58,10 @@ struct process {
 	int rereads;
 	struct ftfb_perfmap jit; /* /tmp/perf-PID.map, when it has one */
 	int jit_reads;
+	bool jit_loaded, jit_told;
+	off_t jit_size; /* of the map last read, and its mtime */
+	struct timespec jit_mtime;
+	uint64_t jit_bytes; /* read in all, for this pid */
 };
 
 struct ftfb_symbolizer {
@@ -67,8 +83,6 @@ int ftfb_symbolizer_new(struct ftfb_symbolizer **out)
 
 static void free_maps(struct process *p)
 {
-	ftfb_perfmap_free(&p->jit);
-	p->jit_reads = 0;
 	for (size_t i = 0; i < p->nmaps; i++)
 		free(p->maps[i].path);
 	free(p->maps);
@@ -80,8 +94,10 @@ void ftfb_symbolizer_free(struct ftfb_symbolizer *sy)
 {
 	if (!sy)
 		return;
-	for (size_t i = 0; i < sy->nprocs; i++)
+	for (size_t i = 0; i < sy->nprocs; i++) {
 		free_maps(&sy->procs[i]);
+		ftfb_perfmap_free(&sy->procs[i].jit);
+	}
 	free(sy->procs);
 	for (size_t i = 0; i < sy->nfiles; i++) {
 		ftfb_symlist_free(&sy->files[i]->syms);
@@ -191,24 +207,13 @@ static int read_maps(struct process *p)
 		return -errno;
 	free_maps(p);
 	while (fgets(line, sizeof(line), f)) {
-		uint64_t start, end, pgoff;
-		unsigned maj, min;
-		unsigned long long ino;
-		char perms[8];
-		int name_at = 0;
+		struct ftfb_maps_line l;
 		struct mapping *m;
 
-		if (sscanf(line,
-			   "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64
-			   " %x:%x %llu %n",
-			   &start, &end, perms, &pgoff, &maj, &min, &ino,
-			   &name_at) < 7 ||
-		    perms[2] != 'x' ||
-		    (line[name_at] != '/' &&
-		     strncmp(line + name_at, "[vdso]", 6) &&
-		     strncmp(line + name_at, "[uprobes]", 9)))
+		if (!ftfb_maps_line_parse(line, &l) || l.perms[2] != 'x' ||
+		    (l.name[0] != '/' && strcmp(l.name, "[vdso]") &&
+		     strcmp(l.name, "[uprobes]")))
 			continue;
-		line[strcspn(line, "\n")] = '\0';
 		if (p->nmaps == cap) {
 			void *n = realloc(p->maps, (cap = cap ? 2 * cap : 32) *
 							   sizeof(*p->maps));
@@ -218,12 +223,12 @@ static int read_maps(struct process *p)
 		}
 		m = &p->maps[p->nmaps];
 		memset(m, 0, sizeof(*m));
-		m->start = start;
-		m->end = end;
-		m->pgoff = pgoff;
-		m->dev = ((uint64_t)maj << 32) | min;
-		m->ino = ino;
-		if (!(m->path = strdup(line + name_at)))
+		m->start = l.start;
+		m->end = l.end;
+		m->pgoff = l.pgoff;
+		m->dev = l.dev;
+		m->ino = l.ino;
+		if (!(m->path = strdup(l.name)))
 			break;
 		p->nmaps++;
 	}
@@ -273,12 +278,31 @@ static struct mapping *mapping_of(struct process *p, uint64_t ip)
 	return NULL;
 }
 
+/* True once the stop's bound on reading processes' files has passed
+ * (files_cancel.h): the read is not begun, and counted. */
+static bool past_the_stop(void)
+{
+	if (!ftfb_files_cancelled())
+		return false;
+	ftfb_files_note_skipped();
+	return true;
+}
+
 /* The functions of m's file, read once per device and inode. */
 static struct elffile *file_of(struct ftfb_symbolizer *sy, uint32_t tgid,
 			       struct mapping *m)
 {
-	char path[4200], err[256];
+	struct ftfb_maps_line l = {
+		.start = m->start,
+		.end = m->end,
+		.pgoff = m->pgoff,
+		.dev = m->dev,
+		.ino = m->ino,
+		.name = m->path,
+	};
 	struct elffile *f, **nf;
+	char err[256];
+	int fd;
 
 	if (m->file_tried)
 		return m->file;
@@ -286,17 +310,22 @@ static struct elffile *file_of(struct ftfb_symbolizer *sy, uint32_t tgid,
 	for (size_t i = 0; i < sy->nfiles; i++)
 		if (sy->files[i]->dev == m->dev && sy->files[i]->ino == m->ino)
 			return m->file = sy->files[i];
+	if (past_the_stop())
+		return NULL;
 	if (!(f = calloc(1, sizeof(*f))))
 		return NULL;
 	f->dev = m->dev;
 	f->ino = m->ino;
-	/* (a deleted file or a memfd through map_files: still readable) */
-	if (ftfb_mapping_path(path, sizeof(path), tgid, m->start, m->end,
-			      m->path) ||
-	    ftfb_elf_functions(path, &f->syms, err, sizeof(err)))
-		f->syms.n = 0; /* unreadable: frames keep mapping + offset */
-	f->build_id_len =
-		ftfb_elf_build_id(path, f->build_id, sizeof(f->build_id));
+	/* the file the process maps, or none: never what its path names
+	 * now (proc_file.h); unreadable, frames keep mapping + offset */
+	fd = ftfb_proc_file_open(tgid, &l);
+	if (fd >= 0) /* (names made safe there: elfsym.h) */
+		ftfb_elf_functions_fd(fd, m->path, &f->syms, err, sizeof(err));
+	f->build_id_len = fd < 0 ? -ENOENT
+				 : ftfb_elf_build_id_fd(fd, f->build_id,
+							sizeof(f->build_id));
+	if (fd >= 0)
+		close(fd);
 	nf = realloc(sy->files, (sy->nfiles + 1) * sizeof(*nf));
 	if (!nf) {
 		ftfb_symlist_free(&f->syms);
@@ -333,19 +362,74 @@ static const struct ftfb_sym *function_at(const struct ftfb_symlist *l,
 	return NULL;
 }
 
+/* Once per process: why its perf map is not read. */
+static void jit_refused(struct process *p, int err, const struct stat *st)
+{
+	if (p->jit_told)
+		return;
+	p->jit_told = true;
+	fprintf(stderr, "ftf-bpf: process %u's perf map (/tmp/perf-PID.map): ",
+		p->tgid);
+	if (err == -EFBIG)
+		fprintf(stderr, "%.1f MiB, over the %llu MiB cap",
+			(double)st->st_size / (1 << 20),
+			FTFB_PERFMAP_MAX >> 20);
+	else if (err == -EPERM)
+		fprintf(stderr, "owned by uid %u, not the process's user",
+			(unsigned)st->st_uid);
+	else if (err == -ENOSPC)
+		fprintf(stderr, "%llu MiB read already",
+			(unsigned long long)JIT_BUDGET >> 20);
+	else
+		fprintf(stderr, "%s", err == -ELOOP ? "a symbolic link"
+				      : err == -ENOEXEC ? "not a regular file"
+							: strerror(-err));
+	fprintf(stderr, "; not read, its JIT frames are not named\n");
+}
+
+/* Reads p's perf map again if it changed since, within p's budget. */
+static void jit_load(struct process *p)
+{
+	struct stat st;
+	int fd = ftfb_perfmap_open(p->tgid, &st);
+
+	if (fd < 0) {
+		if (fd != -ENOENT)
+			jit_refused(p, fd, &st);
+		p->jit_reads = JIT_REREADS; /* none (we may read) */
+		return;
+	}
+	if (p->jit_loaded && st.st_size == p->jit_size &&
+	    st.st_mtim.tv_sec == p->jit_mtime.tv_sec &&
+	    st.st_mtim.tv_nsec == p->jit_mtime.tv_nsec) {
+		close(fd); /* the same names */
+		return;
+	}
+	if (p->jit_bytes + (uint64_t)st.st_size > JIT_BUDGET) {
+		jit_refused(p, -ENOSPC, &st);
+		p->jit_reads = JIT_REREADS;
+		close(fd);
+		return;
+	}
+	p->jit_bytes += (uint64_t)st.st_size;
+	p->jit_loaded = true;
+	p->jit_size = st.st_size;
+	p->jit_mtime = st.st_mtim;
+	/* (what is appended after the fstat waits for the next read) */
+	ftfb_perfmap_load_fd(&p->jit, fd, (uint64_t)st.st_size);
+	close(fd);
+}
+
 /* An address in no file: JIT code, named by the process's perf map
  * (read again, a few times, for code compiled since). */
-static void jit_frame(struct process *p, uint64_t ip, struct ftfb_frame_sym *out)
+static void jit_frame(struct process *p, uint64_t ip,
+		      struct ftfb_frame_sym *out)
 {
-	char path[96];
-
 	out->function = ftfb_perfmap_find(&p->jit, ip);
-	while (!out->function && p->jit_reads < MAX_REREADS) {
+	if (!out->function && p->jit_reads < JIT_REREADS &&
+	    !past_the_stop()) {
 		p->jit_reads++;
-		snprintf(path, sizeof(path), "/proc/%u/root/tmp/perf-%u.map",
-			 p->tgid, p->tgid);
-		if (ftfb_perfmap_load(&p->jit, path) == -ENOENT)
-			p->jit_reads = MAX_REREADS; /* none: no JIT names */
+		jit_load(p);
 		out->function = ftfb_perfmap_find(&p->jit, ip);
 	}
 	if (out->function)
@@ -358,7 +442,11 @@ void ftfb_symbolizer_forget(void *ctx, uint32_t tgid)
 
 	for (size_t i = 0; i < sy->nprocs; i++)
 		if (sy->procs[i].tgid == tgid) {
+			/* (exec'd or gone: another map, same budget) */
 			free_maps(&sy->procs[i]);
+			ftfb_perfmap_free(&sy->procs[i].jit);
+			sy->procs[i].jit_reads = 0;
+			sy->procs[i].jit_loaded = false;
 			sy->procs[i].loaded = false;
 		}
 }

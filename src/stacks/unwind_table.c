@@ -3,8 +3,6 @@
  * unwind_table.c - a binary's .eh_frame as rows for the BPF stack walker
  * (see unwind_table.h).
  */
-#include <dwarf.h>
-#include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -14,324 +12,60 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include "cfi_table.h"
 #include "elfsym.h"
-#include "grow_array.h"
 #include "unwind_table.h"
 
-/* DWARF registers of x86-64 (System V ABI, figure 3.36) */
-#define DW_RBP 6
-#define DW_RSP 7
-#define DW_RA 16
-
-/* One row's rules before they are packed into a struct ftfb_uw_row. */
-struct rule {
-	int cfa_type, rbp_type;
-	int64_t cfa_off, rbp_off;
-};
-
-struct builder {
-	struct ftfb_uw_table_built *t;
-	size_t cap;
-	uint64_t *fdes; /* FDE start addresses, sorted */
-	size_t nfdes;
-};
-
-/* ---- .eh_frame_hdr: where the FDEs start ----------------------------- */
-
-/* One pointer of encoding enc at *p (DW_EH_PE_*: absptr, udata/sdata 2,
- * 4, 8; pcrel or datarel to the header at hdr_vaddr). false: another
- * encoding, or past end. */
-static bool read_encoded(const uint8_t **p, const uint8_t *end, uint8_t enc,
-			 uint64_t hdr_vaddr, const uint8_t *hdr, uint64_t *out)
+/* The bytes of the file at [vaddr, vaddr + size) as loaded, or up to the
+ * end of the PT_LOAD segment that holds vaddr when size is 0 (a size
+ * .eh_frame_hdr does not give for .eh_frame). false: in no segment. */
+static bool loaded_bytes(Elf *elf, uint64_t vaddr, uint64_t size,
+			 struct ftfb_ehf_buf *out)
 {
-	uint64_t here = hdr_vaddr + (uint64_t)(*p - hdr), v;
-	size_t len;
-
-	switch (enc & 0x0f) {
-	case DW_EH_PE_absptr:
-	case DW_EH_PE_udata8:
-	case DW_EH_PE_sdata8:
-		len = 8;
-		break;
-	case DW_EH_PE_udata4:
-	case DW_EH_PE_sdata4:
-		len = 4;
-		break;
-	case DW_EH_PE_udata2:
-	case DW_EH_PE_sdata2:
-		len = 2;
-		break;
-	default:
-		return false;
-	}
-	if ((size_t)(end - *p) < len)
-		return false;
-	if (len == 8) {
-		memcpy(&v, *p, 8);
-	} else if (len == 4) {
-		uint32_t u;
-
-		memcpy(&u, *p, 4);
-		v = (enc & 0x0f) == DW_EH_PE_sdata4
-			    ? (uint64_t)(int64_t)(int32_t)u
-			    : u;
-	} else {
-		uint16_t u;
-
-		memcpy(&u, *p, 2);
-		v = (enc & 0x0f) == DW_EH_PE_sdata2
-			    ? (uint64_t)(int64_t)(int16_t)u
-			    : u;
-	}
-	*p += len;
-	switch (enc & 0x70) {
-	case 0:
-		break;
-	case DW_EH_PE_pcrel:
-		v += here;
-		break;
-	case DW_EH_PE_datarel:
-		v += hdr_vaddr;
-		break;
-	default:
-		return false;
-	}
-	*out = v;
-	return true;
-}
-
-/* The FDE start addresses of the binary's search table. */
-static int read_fde_starts(Elf *elf, struct builder *b)
-{
-	size_t nph, cap = 0;
+	size_t nph;
 	GElf_Phdr ph;
-	Elf_Data *d = NULL;
-	const uint8_t *p, *end, *hdr;
-	uint64_t count, ptr, loc, fde;
+	Elf_Data *d;
 
 	if (elf_getphdrnum(elf, &nph))
-		return -ENOEXEC;
-	for (size_t i = 0; i < nph && !d; i++)
-		if (gelf_getphdr(elf, (int)i, &ph) &&
-		    ph.p_type == PT_GNU_EH_FRAME)
-			d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset,
-						 ph.p_filesz, ELF_T_BYTE);
-	if (!d || d->d_size < 4)
-		return -ENODATA;
-	hdr = d->d_buf;
-	end = hdr + d->d_size;
-	p = hdr + 4;
-	if (hdr[0] != 1 || hdr[2] == DW_EH_PE_omit || hdr[3] == DW_EH_PE_omit ||
-	    !read_encoded(&p, end, hdr[1], ph.p_vaddr, hdr, &ptr) ||
-	    !read_encoded(&p, end, hdr[2], ph.p_vaddr, hdr, &count))
-		return -ENODATA;
-	for (uint64_t i = 0; i < count; i++) {
-		if (!read_encoded(&p, end, hdr[3], ph.p_vaddr, hdr, &loc) ||
-		    !read_encoded(&p, end, hdr[3], ph.p_vaddr, hdr, &fde))
-			return -ENODATA;
-		if (ftfb_grow_array((void **)&b->fdes, &cap, b->nfdes + 1,
-				    sizeof(*b->fdes)))
-			return -ENOMEM;
-		b->fdes[b->nfdes++] = loc;
-	}
-	return b->nfdes ? 0 : -ENODATA;
-}
-
-/* ---- CFI rules to rows ------------------------------------------------- */
-
-/* ops is "CFA + off" (libdw's form of a register saved at an offset) */
-static bool at_cfa(const Dwarf_Op *ops, size_t nops, int64_t *off)
-{
-	if (nops == 1 && ops[0].atom == DW_OP_call_frame_cfa) {
-		*off = 0;
-		return true;
-	}
-	if (nops == 2 && ops[0].atom == DW_OP_call_frame_cfa &&
-	    ops[1].atom == DW_OP_plus_uconst) {
-		*off = (int64_t)ops[1].number;
+		return false;
+	for (size_t i = 0; i < nph; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
+		    vaddr < ph.p_vaddr || vaddr - ph.p_vaddr >= ph.p_filesz)
+			continue;
+		if (!size || size > ph.p_filesz - (vaddr - ph.p_vaddr))
+			size = ph.p_filesz - (vaddr - ph.p_vaddr);
+		d = elf_getdata_rawchunk(
+			elf, (int64_t)(ph.p_offset + (vaddr - ph.p_vaddr)),
+			size, ELF_T_BYTE);
+		if (!d || !d->d_buf)
+			return false;
+		out->p = d->d_buf;
+		out->size = d->d_size;
+		out->vaddr = vaddr;
 		return true;
 	}
 	return false;
 }
 
-/* The expression of glibc/binutils PLT entries: rsp + 8, + 8 when
- * (rip & 15) >= N: breg7 8; breg16 0; lit15; and; litN; ge; lit3; shl;
- * plus. *n: N. */
-static bool plt_rule(const Dwarf_Op *o, size_t nops, int64_t *n)
+/* .eh_frame_hdr (PT_GNU_EH_FRAME) and the .eh_frame it points at. */
+static int find_cfi(Elf *elf, struct ftfb_ehf_buf *hdr,
+		    struct ftfb_ehf_buf *ehf)
 {
-	if (nops != 9 || o[0].atom != DW_OP_breg7 || o[0].number != 8 ||
-	    o[1].atom != DW_OP_breg16 || o[1].number != 0 ||
-	    o[2].atom != DW_OP_lit15 || o[3].atom != DW_OP_and ||
-	    o[4].atom < DW_OP_lit0 || o[4].atom > DW_OP_lit31 ||
-	    o[5].atom != DW_OP_ge || o[6].atom != DW_OP_lit3 ||
-	    o[7].atom != DW_OP_shl || o[8].atom != DW_OP_plus)
-		return false;
-	*n = o[4].atom - DW_OP_lit0;
-	return true;
-}
+	size_t nph;
+	GElf_Phdr ph;
+	uint64_t ehf_vaddr;
+	bool found = false;
 
-/* The CFA rule of frame into r (register + offset, PLT, or unsupported). */
-static void cfa_rule(Dwarf_Frame *fr, struct rule *r)
-{
-	Dwarf_Op *ops;
-	size_t nops;
-	uint64_t reg = ~0ull;
-	int64_t off = 0;
-
-	r->cfa_type = FTFB_UW_CFA_UNSUPP;
-	if (dwarf_frame_cfa(fr, &ops, &nops) || !nops)
-		return;
-	if (nops == 1 && ops[0].atom == DW_OP_bregx) {
-		reg = ops[0].number;
-		off = (int64_t)ops[0].number2;
-	} else if (nops == 1 && ops[0].atom >= DW_OP_breg0 &&
-		   ops[0].atom <= DW_OP_breg31) {
-		reg = ops[0].atom - DW_OP_breg0;
-		off = (int64_t)ops[0].number;
-	} else if (plt_rule(ops, nops, &r->cfa_off)) {
-		r->cfa_type = FTFB_UW_CFA_PLT;
-		return;
-	}
-	if (reg != DW_RSP && reg != DW_RBP)
-		return;
-	r->cfa_type = reg == DW_RSP ? FTFB_UW_CFA_RSP : FTFB_UW_CFA_RBP;
-	r->cfa_off = off;
-}
-
-/* The caller's rbp: same, saved at CFA + off, or lost. */
-static void rbp_rule(Dwarf_Frame *fr, struct rule *r)
-{
-	Dwarf_Op mem[3], *ops;
-	size_t nops;
-	int64_t off;
-
-	r->rbp_type = FTFB_UW_RBP_LOST;
-	if (dwarf_frame_register(fr, DW_RBP, mem, &ops, &nops))
-		return;
-	if (!nops && !ops) {
-		r->rbp_type = FTFB_UW_RBP_SAME;
-	} else if (at_cfa(ops, nops, &off)) {
-		r->rbp_type = FTFB_UW_RBP_AT_CFA;
-		r->rbp_off = off;
-	}
-}
-
-/* The row of frame: END when the return address is undefined, SIGNAL
- * for a signal frame, UNSUPPORTED when it is not at CFA - 8. */
-static void row_of(Dwarf_Frame *fr, bool signal, struct rule *r)
-{
-	Dwarf_Op mem[3], *ops;
-	size_t nops;
-	int64_t off;
-
-	memset(r, 0, sizeof(*r));
-	if (signal) {
-		r->cfa_type = FTFB_UW_CFA_SIGNAL;
-		return;
-	}
-	if (dwarf_frame_register(fr, DW_RA, mem, &ops, &nops)) {
-		r->cfa_type = FTFB_UW_CFA_UNSUPP;
-		return;
-	}
-	if (!nops && ops) {
-		r->cfa_type = FTFB_UW_CFA_END;
-		return;
-	}
-	cfa_rule(fr, r);
-	rbp_rule(fr, r);
-	if (!at_cfa(ops, nops, &off) || off != -8)
-		r->cfa_type = FTFB_UW_CFA_UNSUPP;
-	if (r->cfa_type == FTFB_UW_CFA_UNSUPP)
-		r->cfa_off = r->rbp_off = 0, r->rbp_type = 0;
-}
-
-/* r as a table row: an offset the row cannot hold makes the CFA rule
- * unsupported, the rbp lost. */
-static struct ftfb_uw_row pack(const struct rule *r)
-{
-	struct ftfb_uw_row row = {0};
-	int cfa = r->cfa_type, rbp = r->rbp_type;
-
-	if ((cfa == FTFB_UW_CFA_RSP || cfa == FTFB_UW_CFA_RBP ||
-	     cfa == FTFB_UW_CFA_PLT) &&
-	    (r->cfa_off < INT16_MIN || r->cfa_off > INT16_MAX))
-		cfa = FTFB_UW_CFA_UNSUPP;
-	if (rbp == FTFB_UW_RBP_AT_CFA &&
-	    (r->rbp_off % 8 || r->rbp_off / 8 < INT8_MIN ||
-	     r->rbp_off / 8 > INT8_MAX))
-		rbp = FTFB_UW_RBP_LOST;
-	if (cfa != FTFB_UW_CFA_RSP && cfa != FTFB_UW_CFA_RBP &&
-	    cfa != FTFB_UW_CFA_PLT)
-		rbp = FTFB_UW_RBP_SAME; /* not used */
-	if (cfa == FTFB_UW_CFA_RSP || cfa == FTFB_UW_CFA_RBP ||
-	    cfa == FTFB_UW_CFA_PLT)
-		row.cfa_off = (int16_t)r->cfa_off;
-	if (rbp == FTFB_UW_RBP_AT_CFA)
-		row.rbp_off8 = (int8_t)(r->rbp_off / 8);
-	row.type = (uint8_t)(cfa | rbp << 4);
-	return row;
-}
-
-/* Appends a row at vaddr pc unless it has the rules of the last one. */
-static int add_row(struct builder *b, uint64_t pc, const struct rule *rl)
-{
-	struct ftfb_uw_table_built *t = b->t;
-	struct ftfb_uw_row *last = t->n ? &t->rows[t->n - 1] : NULL;
-	struct ftfb_uw_row r = pack(rl);
-
-	if (last && last->type == r.type && last->cfa_off == r.cfa_off &&
-	    last->rbp_off8 == r.rbp_off8)
-		return 0;
-	if (pc - t->base > UINT32_MAX)
-		return -ERANGE;
-	if (last && last->pc == pc - t->base) { /* an empty range: replace */
-		*last = r;
-		last->pc = (uint32_t)(pc - t->base);
-		return 0;
-	}
-	if (ftfb_grow_array((void **)&t->rows, &b->cap, t->n + 1,
-			    sizeof(*t->rows)))
-		return -ENOMEM;
-	t->rows[t->n] = r;
-	t->rows[t->n++].pc = (uint32_t)(pc - t->base);
+	if (elf_getphdrnum(elf, &nph))
+		return -ENOEXEC;
+	for (size_t i = 0; i < nph && !found; i++)
+		found = gelf_getphdr(elf, (int)i, &ph) &&
+			ph.p_type == PT_GNU_EH_FRAME && ph.p_filesz;
+	if (!found || !loaded_bytes(elf, ph.p_vaddr, ph.p_filesz, hdr) ||
+	    ftfb_cfi_hdr_frame(hdr, &ehf_vaddr) ||
+	    !loaded_bytes(elf, ehf_vaddr, 0, ehf))
+		return -ENODATA;
 	return 0;
-}
-
-/* The rows of the FDE at start, up to limit (the next FDE's start);
- * then a "no CFI" row where it ends, if before limit. */
-static int fde_rows(struct builder *b, Dwarf_CFI *cfi, uint64_t start,
-		    uint64_t limit)
-{
-	static const struct rule none;
-	uint64_t pc = start;
-	int err = 0;
-
-	while (pc < limit && !err) {
-		Dwarf_Frame *fr;
-		Dwarf_Addr s, e;
-		bool signal;
-		struct rule r;
-
-		if (dwarf_cfi_addrframe(cfi, pc, &fr))
-			break;
-		dwarf_frame_info(fr, &s, &e, &signal);
-		row_of(fr, signal, &r);
-		free(fr);
-		if (e <= pc) /* cannot happen; never loop */
-			break;
-		err = add_row(b, pc, &r);
-		pc = e;
-	}
-	if (!err && pc < limit)
-		err = add_row(b, pc, &none);
-	return err;
-}
-
-static int u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 /* The executable PT_LOAD segments, to place mappings. */
@@ -351,71 +85,83 @@ static void read_segments(Elf *elf, struct ftfb_uw_table_built *t)
 		}
 }
 
-static int build(Elf *elf, struct ftfb_uw_table_built *t, char *err,
-		 size_t errlen, const char *what)
+static int build(Elf *elf, const struct ftfb_uw_build_opts *o,
+		 struct ftfb_uw_table_built *t, char *err, size_t errlen,
+		 const char *what)
 {
-	struct builder b = {.t = t};
-	Dwarf_CFI *cfi;
+	struct ftfb_ehf_buf hdr, ehf;
+	GElf_Ehdr eh;
 	int rc;
 
 	memset(t, 0, sizeof(*t));
-	if (elf_kind(elf) != ELF_K_ELF) {
-		ftfb_seterr(err, errlen, "%s: not an ELF file", what);
+	/* (the walker and the rules are x86-64's) */
+	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_machine != EM_X86_64) {
+		ftfb_seterr(err, errlen, "%s: not an x86-64 ELF file", what);
 		return -ENOEXEC;
 	}
 	read_segments(elf, t);
-	rc = read_fde_starts(elf, &b);
-	if (rc || !(cfi = dwarf_getcfi_elf(elf))) {
-		free(b.fdes);
-		ftfb_seterr(err, errlen, "%s: %s", what,
-			    rc == -ENOMEM ? "out of memory"
-					  : "no .eh_frame_hdr/.eh_frame CFI");
-		return rc == -ENOMEM ? rc : -ENODATA;
-	}
-	qsort(b.fdes, b.nfdes, sizeof(*b.fdes), u64_cmp);
-	t->base = b.fdes[0];
-	for (size_t i = 0; i < b.nfdes && !rc; i++)
-		rc = fde_rows(&b, cfi, b.fdes[i],
-			      i + 1 < b.nfdes ? b.fdes[i + 1] : UINT64_MAX);
-	dwarf_cfi_end(cfi);
-	free(b.fdes);
+	rc = find_cfi(elf, &hdr, &ehf);
 	if (rc) {
-		ftfb_uw_table_free(t);
-		ftfb_seterr(err, errlen, "%s: %s", what,
-			    rc == -ENOMEM ? "out of memory"
-					  : "code larger than 4 GiB");
+		ftfb_seterr(err, errlen, "%s: no .eh_frame_hdr/.eh_frame CFI",
+			    what);
+		return -ENODATA;
 	}
+	return ftfb_cfi_table(&hdr, &ehf, o, t, err, errlen, what);
+}
+
+int ftfb_uw_table_from_fd(int fd, const char *path,
+			  const struct ftfb_uw_build_opts *o,
+			  struct ftfb_uw_table_built *t, char *err,
+			  size_t errlen)
+{
+	Elf *elf;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	elf_version(EV_CURRENT);
+	/* ELF_C_READ, not _MMAP: the file's user may truncate it while it
+	 * is read, which must not SIGBUS the tracer */
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf) {
+		ftfb_seterr(err, errlen, "%s: not an ELF file", path);
+		return -ENOEXEC;
+	}
+	rc = build(elf, o, t, err, errlen, path);
+	elf_end(elf);
+	return rc;
+}
+
+int ftfb_uw_table_from_file_opts(const char *path,
+				 const struct ftfb_uw_build_opts *o,
+				 struct ftfb_uw_table_built *t, char *err,
+				 size_t errlen)
+{
+	int fd = ftfb_open_regular(path), rc;
+
+	memset(t, 0, sizeof(*t));
+	if (fd < 0) {
+		ftfb_seterr(err, errlen, "%s: %s", path,
+			    fd == -ENOEXEC ? "not a regular file"
+					   : strerror(-fd));
+		return fd;
+	}
+	rc = ftfb_uw_table_from_fd(fd, path, o, t, err, errlen);
+	close(fd);
 	return rc;
 }
 
 int ftfb_uw_table_from_file(const char *path, struct ftfb_uw_table_built *t,
 			    char *err, size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
-	Elf *elf;
-
-	memset(t, 0, sizeof(*t));
-	if (fd < 0) {
-		rc = -errno;
-		ftfb_seterr(err, errlen, "%s: %s", path, strerror(-rc));
-		return rc;
-	}
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf) {
-		close(fd);
-		ftfb_seterr(err, errlen, "%s: not an ELF file", path);
-		return -ENOEXEC;
-	}
-	rc = build(elf, t, err, errlen, path);
-	elf_end(elf);
-	close(fd);
-	return rc;
+	return ftfb_uw_table_from_file_opts(path, NULL, t, err, errlen);
 }
 
-int ftfb_uw_table_from_memory(const void *image, size_t size,
-			      struct ftfb_uw_table_built *t, char *err,
-			      size_t errlen)
+int ftfb_uw_table_from_memory_opts(const void *image, size_t size,
+				   const struct ftfb_uw_build_opts *o,
+				   struct ftfb_uw_table_built *t, char *err,
+				   size_t errlen)
 {
 	Elf *elf;
 	int rc;
@@ -428,9 +174,17 @@ int ftfb_uw_table_from_memory(const void *image, size_t size,
 			    "ELF image in memory: not an ELF file");
 		return -ENOEXEC;
 	}
-	rc = build(elf, t, err, errlen, "ELF image in memory");
+	rc = build(elf, o, t, err, errlen, "ELF image in memory");
 	elf_end(elf);
 	return rc;
+}
+
+int ftfb_uw_table_from_memory(const void *image, size_t size,
+			      struct ftfb_uw_table_built *t, char *err,
+			      size_t errlen)
+{
+	return ftfb_uw_table_from_memory_opts(image, size, NULL, t, err,
+					      errlen);
 }
 
 void ftfb_uw_table_free(struct ftfb_uw_table_built *t)

@@ -5,11 +5,16 @@
  *
  * Built from the binary's .eh_frame: the FDEs are listed by its
  * .eh_frame_hdr search table (PT_GNU_EH_FRAME, which linkers always
- * write and `strip` keeps), and elfutils libdw interprets each FDE's CFI
- * (dwarf_cfi_addrframe) into rows: the rules that hold from each row's
- * address to the next one's. Addresses no FDE covers get a "no CFI" row,
- * so the walker stops there rather than guess. Consecutive rows with the
- * same rules are merged.
+ * write and `strip` keeps), and each FDE's CFI is run once, from its
+ * start to its end (cfi_run.h), into rows: the rules that hold from each
+ * row's address to the next one's. Addresses no FDE covers get a "no
+ * CFI" row, so the walker stops there rather than guess. Consecutive
+ * rows with the same rules are merged.
+ *
+ * The CFI is whatever the binary's owner wrote, and root reads it: the
+ * time is linear in its size, and each build has a budget of rows and
+ * CPU time (FTFB_UW_MAX_ROWS, FTFB_UW_MAX_BUILD_NS); a binary over budget
+ * gets no table (its stacks stop at it, "no CFI") and an error.
  *
  * Rows are in the binary's ELF virtual addresses minus `base` (its lowest
  * covered address), so they fit 32 bits; the PT_LOAD segments are kept
@@ -18,32 +23,36 @@
 #ifndef FTFB_UNWIND_TABLE_H
 #define FTFB_UNWIND_TABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "unwind.h"
-
-#define FTFB_UW_MAX_SEGS 16
-
-struct ftfb_uw_seg {
-	uint64_t offset, vaddr, filesz;
-};
-
-struct ftfb_uw_table_built {
-	struct ftfb_uw_row *rows; /* sorted by pc */
-	size_t n;
-	uint64_t base; /* the virtual address of row pc 0 */
-	struct ftfb_uw_seg segs[FTFB_UW_MAX_SEGS]; /* PT_LOAD, executable */
-	size_t nsegs;
-};
+#include "uw_built.h"
 
 /* The table of the ELF file at path (0), or a negative errno and one
- * line in err: -ENOENT etc. (cannot open), -ENOEXEC (not an ELF file),
- * -ENODATA (no .eh_frame_hdr / .eh_frame: no CFI to build from),
- * -ENOMEM. */
+ * line in err: -ENOENT etc. (cannot open), -ENOEXEC (not an x86-64 ELF
+ * file), -ENODATA (no .eh_frame_hdr / .eh_frame: no CFI to build from),
+ * -ENOMEM, -ERANGE (code over 4 GiB), -E2BIG (more rows than the
+ * budget), -ETIMEDOUT (more time than the budget), -ECANCELED. */
+int ftfb_uw_table_from_file_opts(const char *path,
+				 const struct ftfb_uw_build_opts *o,
+				 struct ftfb_uw_table_built *t, char *err,
+				 size_t errlen);
+/* The same with the default budget, never cancelled. */
 int ftfb_uw_table_from_file(const char *path, struct ftfb_uw_table_built *t,
 			    char *err, size_t errlen);
+/* The same from fd, a regular file opened to read (not closed), named
+ * path in err; o as for _from_file_opts (NULL: the default budget). */
+int ftfb_uw_table_from_fd(int fd, const char *path,
+			  const struct ftfb_uw_build_opts *o,
+			  struct ftfb_uw_table_built *t, char *err,
+			  size_t errlen);
 /* The same from an ELF image in memory (the vDSO). */
+int ftfb_uw_table_from_memory_opts(const void *image, size_t size,
+				   const struct ftfb_uw_build_opts *o,
+				   struct ftfb_uw_table_built *t, char *err,
+				   size_t errlen);
 int ftfb_uw_table_from_memory(const void *image, size_t size,
 			      struct ftfb_uw_table_built *t, char *err,
 			      size_t errlen);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * arg_words.h - the one-word arguments of the records the translator
- * and the lanes write whole (ftf_reserve_record).
+ * and the shards write whole (ftf_reserve_record).
  */
 #ifndef FTFB_ARG_WORDS_H
 #define FTFB_ARG_WORDS_H

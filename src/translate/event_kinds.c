@@ -3,7 +3,6 @@
  * event_kinds.c - the event-kind table (see event_kinds.h).
  */
 #include "event_kinds.h"
-#include "translate_priv.h"
 
 #define KIND(k, type_size, n, l, h) \
 	[k] = { .size = (type_size), .name = (n), .label = (l), .handler = (h) }

@@ -34,4 +34,30 @@ const struct ftfb_kind_info *ftfb_kind(unsigned kind);
 /* The summary's words for kind ("other" for one without). */
 const char *ftfb_kind_label(unsigned kind);
 
+/* translate_blockio.c, translate_irq.c, translate_mem.c: the --events
+ * handlers, of one raw event (at least its kind's size) each */
+int ftfb_tr_ev_block_io(struct ftfb_translator *t, const void *data,
+			size_t size);
+int ftfb_tr_ev_irq(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_rss(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_fault(struct ftfb_translator *t, const void *data, size_t size);
+
+/* The translator's handler of each event kind (event_kinds.c's table):
+ * data is an event of at least the kind's size. */
+int ftfb_tr_ev_switch(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_wakeup(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_fork(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_exec(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_rename(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_exit(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_taskname(struct ftfb_translator *t, const void *data,
+			size_t size);
+int ftfb_tr_ev_uentry(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_uret(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_senter(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_sexit(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_usdt(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_stack(struct ftfb_translator *t, const void *data, size_t size);
+int ftfb_tr_ev_pycode(struct ftfb_translator *t, const void *data, size_t size);
+
 #endif

@@ -11,7 +11,7 @@
 #include "grow_array.h"
 #include "pbwrite.h"
 #include "proctree.h"
-#include "translate.h"
+#include "tr_types.h" /* FTFB_CMDLINE_MAX */
 
 /* TracePacket */
 #define F_TRACE_PACKET 1

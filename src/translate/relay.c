@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * relay.c - the lanes' queue to the writer's thread (see relay.h).
+ * relay.c - the shards' queue to the writer's thread (see relay.h).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -146,7 +146,7 @@ int ftfb_relay_copy_records(struct ftf_writer *w, const uint8_t *data,
 		int err;
 
 		if (!n || n % 8)
-			return -EBADMSG; /* a lane writes whole records only */
+			return -EBADMSG; /* a shard writes whole records only */
 		err = ftf_reserve_record(w, n / 8, &p);
 		if (err)
 			return err;

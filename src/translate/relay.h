@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * relay.h - what the lanes (lane.h, each on its own thread) hand to the
+ * relay.h - what the shards (ring_shard.h, each on its own thread) hand to the
  * thread that owns the trace's writer: chunks of whole FTF records, the
  * tasks they saw first, and the raw events they leave to the translator.
- * One queue, first in first out, under a mutex; a lane that gets too far
+ * One queue, first in first out, under a mutex; a shard that gets too far
  * ahead of the writer's thread waits for it (bounded memory), and the
- * waits are what the lanes' statistics call "relay waits".
+ * waits are what the shards' statistics call "relay waits".
  */
 #ifndef FTFB_RELAY_H
 #define FTFB_RELAY_H
@@ -20,7 +20,7 @@
 enum ftfb_relay_kind {
 	FTFB_RELAY_RECORDS, /* data: whole FTF records */
 	FTFB_RELAY_EVENT,   /* data: one raw event for the translator */
-	FTFB_RELAY_TASK,    /* tid, tgid: a task the lane saw first */
+	FTFB_RELAY_TASK,    /* tid, tgid: a task the shard saw first */
 };
 
 struct ftfb_relay_item {
@@ -36,7 +36,7 @@ struct ftfb_relay {
 	pthread_cond_t room;
 	struct ftfb_relay_item *head, **tail;
 	size_t held, max_held; /* bytes queued, and the most before a wait */
-	/* record chunks given back, for the lanes to fill again (no page
+	/* record chunks given back, for the shards to fill again (no page
 	 * faults for fresh memory per chunk), at most RELAY_SPARES */
 	struct ftfb_relay_item *spare;
 	unsigned nspare;
@@ -64,7 +64,7 @@ void ftfb_relay_push(struct ftfb_relay *r, struct ftfb_relay_item *it);
  * be given back with ftfb_relay_done); NULL: nothing. */
 struct ftfb_relay_item *ftfb_relay_take(struct ftfb_relay *r);
 /* Frees taken items (keeps record chunks as spares) and makes their
- * room available to the lanes. */
+ * room available to the shards. */
 void ftfb_relay_done(struct ftfb_relay *r, struct ftfb_relay_item *list);
 
 /* Copies len bytes of whole records into w, in pieces of at most one

@@ -2,9 +2,9 @@
 /*
  * sched_records.h - a context switch or a wakeup as FTF records, written
  * whole into a writer: what the translator does with them, and what a
- * lane (lane.h) does on its own thread for the rings it reads. Knows no
+ * shard (ring_shard.h) does on its own thread for the rings it reads. Knows no
  * task table: the caller names the tasks (the translator creates them,
- * a lane tells the translator it saw them). Inline: it is the hot path
+ * a shard tells the translator it saw them). Inline: it is the hot path
  * of a scheduling trace.
  */
 #ifndef FTFB_SCHED_RECORDS_H
@@ -31,7 +31,7 @@ struct ftfb_cpu_on {
 struct ftfb_sched_rec {
 	struct ftf_writer *w;
 	struct ftfb_ticks *tk; /* (its second cache changes) */
-	/* argument names, interned by the translator's writer (a lane's
+	/* argument names, interned by the translator's writer (a shard's
 	 * writer defines no strings: it uses these) */
 	int s_incoming_weight, s_outgoing_weight, s_waker;
 	uint64_t *records;  /* bumped per record written */

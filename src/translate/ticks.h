@@ -2,7 +2,7 @@
 /*
  * ticks.h - CLOCK_MONOTONIC ns -> the trace's ticks, inline: what every
  * record's time goes through. A copy of the writer's clock, so a
- * translator and the lanes writing beside it (lane.h) stamp alike.
+ * translator and the shards writing beside it (ring_shard.h) stamp alike.
  */
 #ifndef FTFB_TICKS_H
 #define FTFB_TICKS_H

@@ -96,8 +96,8 @@ struct ftfb_translator_opts {
 	bool strangers_apart;
 };
 
-/* the lanes of all processes together (pseudo_lanes.c) */
-#define FTFB_MAX_PSEUDO_LANES 1024
+/* the tracks of all processes together (tracks.c) */
+#define FTFB_MAX_TRACKS 1024
 
 struct ftfb_translator_stats {
 	uint64_t by_kind[FTFB_EV_KIND_MAX]; /* events handled, by kind */
@@ -125,15 +125,15 @@ struct ftfb_translator_stats {
 	 * start (started before the trace), starts past FTFB_USLICE_MAX
 	 * open slices (not written) */
 	uint64_t usdt_instants, usdt_slices, usdt_unmatched, usdt_capped;
-	/* of usdt_slices, those that crossed another slice (on lanes) */
+	/* of usdt_slices, those that crossed another slice (on tracks) */
 	uint64_t usdt_crossing;
 	/* switches whose outgoing task was not the one the CPU's previous
 	 * switch put there: that one was ended first (see on_switch) */
 	uint64_t switches_repaired;
-	/* slices for lanes (block requests; crossing USDT pairs then go to
-	 * async events) when all FTFB_MAX_PSEUDO_LANES were taken
-	 * (pseudo_lanes.c) */
-	uint64_t lanes_full;
+	/* crossing USDT pairs that went to async events because all
+	 * FTFB_MAX_TRACKS tracks were taken (tracks.c; block requests are
+	 * on named tracks, named_tracks.h) */
+	uint64_t tracks_full;
 };
 
 /* Per-function call counts and inclusive time (for the summary): a call

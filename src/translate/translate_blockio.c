@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * src/translate_blockio.c - --events=io: block requests (struct
- * ftfb_block_io) as slices, in the process that made them and in a
- * pseudo process per disk ("disk vda", the per-device view).
+ * ftfb_block_io) as slices, in the process that made them and on a
+ * track per disk at the top ("disk vda", the per-device view).
  *
  * Not async events: Perfetto's Fuchsia importer (v49-era
  * fuchsia_trace_parser.cc) interns an async begin/end pair's track by

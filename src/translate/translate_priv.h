@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * translate_priv.h - the translator's helpers shared by its parts
- * (translate*.c, event_kinds.c, pseudo_lanes.c) and its state, which
+ * (translate*.c, event_kinds.c, tracks.c) and its state, which
  * white-box tests may read; not for the tool.
  */
 #ifndef FTFB_TRANSLATE_PRIV_H
@@ -15,6 +15,7 @@
 #include "sched_records.h"
 #include "ticks.h"
 #include "translate.h"
+#include "event_kinds.h"
 
 /* Open USDT slices, all threads together (a pool: no allocation per
  * event); a task's form a stack through `below`. */
@@ -30,22 +31,22 @@ struct ftfb_uslice {
 	/* it crosses another slice of the thread (a pair that ended while
 	 * this one was open above it, a call it started in that returned
 	 * before its END, or a call its END is in that began after its
-	 * START): written on a lane of its process (pseudo_lanes.c), where
+	 * START): written on a track of its process (tracks.c), where
 	 * Perfetto keeps it */
 	bool crossed;
 };
 
-/* Lanes: pseudo threads of a process for slices that overlap (block
- * requests in flight together, USDT pairs that cross), pseudo_lanes.c */
-struct ftfb_pseudo_lane {
-	uint32_t tgid, tid; /* the process (or disk), the lane's pseudo tid */
-	uint64_t kind;	    /* its name's hash: lanes of one name are reused */
+/* Tracks: pseudo threads of a process for slices that overlap (USDT
+ * pairs that cross; block requests: named_tracks.h), tracks.c */
+struct ftfb_track {
+	uint32_t tgid, tid; /* the process (or disk), the track's pseudo tid */
+	uint64_t kind;	    /* its name's hash: tracks of one name are reused */
 	uint64_t last_end;  /* the end of its last slice */
 };
 
-struct ftfb_pseudo_lanes {
-	uint32_t n; /* (slices refused, every lane taken: st.lanes_full) */
-	struct ftfb_pseudo_lane v[FTFB_MAX_PSEUDO_LANES];
+struct ftfb_tracks {
+	uint32_t n; /* (slices refused, every track taken: st.tracks_full) */
+	struct ftfb_track v[FTFB_MAX_TRACKS];
 };
 
 /* --events=io: requests seen (their slices: named_tracks.h) */
@@ -86,7 +87,7 @@ struct ftfb_translator {
 	struct ftfb_uslice *uslices;
 	uint32_t uslice_free;		/* index + 1, 0: none */
 	uint64_t uslice_async_id;	/* the last async id given */
-	struct ftfb_pseudo_lanes lanes; /* pseudo_lanes.c */
+	struct ftfb_tracks tracks; /* tracks.c */
 	struct ftfb_tr_blockio blk;	/* --events: translate_blockio.c, */
 	struct ftfb_tr_mem mem;		/* translate_mem.c */
 	bool drops_written;
@@ -189,26 +190,18 @@ int ftfb_tr_cached_id(struct ftfb_translator *t, int *cache, const char *s);
 #define FTFB_PSEUDO_IRQ_PID 0x7b000000u /* + 1 + cpu: its threads */
 #define FTFB_PSEUDO_MAX_CPUS 4096
 #define FTFB_PSEUDO_DISK_PID 0x7c000000u /* + major:minor in 22 bits */
-#define FTFB_PSEUDO_LANE_TID 0x7d000000u /* + n: lanes (pseudo_lanes.c) */
+#define FTFB_PSEUDO_TRACK_TID 0x7d000000u /* + n: tracks (tracks.c) */
 int ftfb_tr_pseudo_task(struct ftfb_translator *t, uint32_t tid, uint32_t tgid,
 			const char *name, struct ftfb_task **out);
-/* The lane named `name` of process tgid free for a slice from begin to
+/* The track named `name` of process tgid free for a slice from begin to
  * end (the first whose last slice ended by begin, or a new one), its
- * task in *out; *out NULL if every lane is taken (counted in
- * t->st.lanes_full: the caller writes the slice elsewhere or not at all).
+ * task in *out; *out NULL if every track is taken (counted in
+ * t->st.tracks_full: the caller writes the slice elsewhere or not at all).
  * 0 or -errno. */
-int ftfb_tr_lane_for(struct ftfb_translator *t, uint32_t tgid, const char *name,
+int ftfb_tr_track_for(struct ftfb_translator *t, uint32_t tgid, const char *name,
 		     uint64_t begin, uint64_t end, struct ftfb_task **out);
-/* Process tgid exited: its lanes go back to the pool (pseudo_lanes.c). */
-void ftfb_tr_lanes_give_back(struct ftfb_translator *t, uint32_t tgid);
-
-/* translate_blockio.c, translate_irq.c, translate_mem.c: the --events
- * handlers, of one raw event (at least its kind's size) each */
-int ftfb_tr_ev_block_io(struct ftfb_translator *t, const void *data,
-			size_t size);
-int ftfb_tr_ev_irq(struct ftfb_translator *t, const void *data, size_t size);
-int ftfb_tr_ev_rss(struct ftfb_translator *t, const void *data, size_t size);
-int ftfb_tr_ev_fault(struct ftfb_translator *t, const void *data, size_t size);
+/* Process tgid exited: its tracks go back to the pool (tracks.c). */
+void ftfb_tr_tracks_give_back(struct ftfb_translator *t, uint32_t tgid);
 
 /* translate_usdt.c */
 int ftfb_tr_usdt_init(struct ftfb_translator *t);
@@ -235,22 +228,6 @@ int ftfb_tr_usdt_close(struct ftfb_translator *t, struct ftfb_task *k,
 	type e;                                                                \
 	memcpy(&e, data, sizeof(e))
 
-/* The translator's handler of each event kind (event_kinds.c's table):
- * data is an event of at least the kind's size. */
-int ftfb_tr_ev_switch(struct ftfb_translator *t, const void *data, size_t size);
-int ftfb_tr_ev_wakeup(struct ftfb_translator *t, const void *data, size_t size);
-int ftfb_tr_ev_fork(struct ftfb_translator *t, const void *data, size_t size);
-int ftfb_tr_ev_exec(struct ftfb_translator *t, const void *data, size_t size);
-int ftfb_tr_ev_rename(struct ftfb_translator *t, const void *data, size_t size);
-int ftfb_tr_ev_exit(struct ftfb_translator *t, const void *data, size_t size);
-int ftfb_tr_ev_taskname(struct ftfb_translator *t, const void *data,
-			size_t size);
-int ftfb_tr_ev_uentry(struct ftfb_translator *t, const void *data, size_t size);
-int ftfb_tr_ev_uret(struct ftfb_translator *t, const void *data, size_t size);
-int ftfb_tr_ev_senter(struct ftfb_translator *t, const void *data, size_t size);
-int ftfb_tr_ev_sexit(struct ftfb_translator *t, const void *data, size_t size);
-int ftfb_tr_ev_usdt(struct ftfb_translator *t, const void *data, size_t size);
-int ftfb_tr_ev_stack(struct ftfb_translator *t, const void *data, size_t size);
-int ftfb_tr_ev_pycode(struct ftfb_translator *t, const void *data, size_t size);
+/* (the handlers of the event kinds: event_kinds.h) */
 
 #endif

@@ -13,9 +13,9 @@
  * Perfetto drops a thread track's slice that crosses another
  * (slice_drop_overlapping_complete_event), so a pair that crosses one of
  * its thread's slices - another pair, or a uprobe call - is written on a
- * lane of its process named like it (pseudo_lanes.c: a pseudo thread,
+ * track of its process named like it (tracks.c: a pseudo thread,
  * not an async track, which Perfetto's Fuchsia importer makes global;
- * an async begin and end only when every lane is taken); a pair that
+ * an async begin and end only when every track is taken); a pair that
  * nests stays a complete record on its thread, among the calls it
  * belongs to. Whether it crosses
  * is known at its END: a pair started later still open above it, a call
@@ -282,7 +282,7 @@ static int write_slice(struct ftfb_translator *t, struct ftfb_task *k,
 	int ints = 0, strs = 0, room = FTF_MAX_ARGS, name = 0, cat, ref, err;
 	ftf_arg_types types;
 	int bids[FTFB_USDT_MAX_ARGS], eids[FTFB_USDT_MAX_ARGS];
-	struct ftfb_task *lane = NULL;
+	struct ftfb_task *track = NULL;
 	bool async;
 
 	err = hit_args(t, &s->start, &ba);
@@ -303,13 +303,13 @@ static int write_slice(struct ftfb_translator *t, struct ftfb_task *k,
 		return err;
 	if (ns < begin_ns)
 		ns = begin_ns;
-	/* a crossing pair: on a lane of its process, named like it (an
-	 * async pair only if every lane is taken) */
+	/* a crossing pair: on a track of its process, named like it (an
+	 * async pair only if every track is taken) */
 	if (s->crossed &&
-	    (err = ftfb_tr_lane_for(t, k->tgid, bd->name, begin_ns, ns, &lane)))
+	    (err = ftfb_tr_track_for(t, k->tgid, bd->name, begin_ns, ns, &track)))
 		return err;
-	async = s->crossed && !lane;
-	ref = ftfb_tr_thread_ref(t, lane ? lane : k);
+	async = s->crossed && !track;
+	ref = ftfb_tr_thread_ref(t, track ? track : k);
 	if (ref < 0)
 		return ref;
 	if (!ed)

@@ -4,7 +4,8 @@
  * order, whole; a chunk goes when all its events are older than the
  * window, or when a new one would pass the memory cap; every evicted
  * event reaches the eviction callback exactly once, before it is gone;
- * a chunk keeps the drop counters of its start.
+ * a chunk keeps the drop counters of its start; the window is cut on
+ * the events' own clock, so a reader behind keeps the newest events.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -113,6 +114,8 @@ static void an_idle_window_gives_its_chunks_back(void **state)
 		ftfb_fring_init(&r, 500 * MS, 64u << 20, on_evict, &evicted),
 		0);
 	append_n(&r, 0, n, t0, step, drops);
+	/* the run loop's tick as it reads the last of them */
+	ftfb_fring_expire(&r, last);
 	/* 48-byte records, 4.8 MB in 256 KiB chunks: at least 18 */
 	assert_true(ftfb_fring_bytes(&r) >= 18 * (256u << 10));
 	/* a window ending at t0 + 500 ms holds all of it */
@@ -218,6 +221,53 @@ static void chunks_know_since_when_they_hold_everything(void **state)
 	ftfb_fring_free(&r);
 }
 
+/* The reader 10 s behind the kernel (seen: -F 5s -a -g under heavy
+ * churn), its ticks on the reading clock: the window is cut on the
+ * events' own clock, so it keeps the newest 500 ms of events read, not
+ * none (it used to expire every chunk as it was read), and ends at the
+ * newest event. Only once no newer event comes does the window move on
+ * with the reading clock, and an idle ring gives its chunks back. */
+static void a_reader_far_behind_keeps_the_newest_window(void **state)
+{
+	uint64_t drops[FTFB_EV_KIND_MAX] = {0};
+	struct seen evicted = {0}, kept = {0};
+	struct ftfb_fring r;
+	/* 200,000 events 10 us apart (2 s), read in batches of 1,000 (10 ms
+	 * of events) each 10 s after they happened; window 500 ms */
+	const uint64_t n = 200000, step = 10000, t0 = 1000 * MS;
+	const uint64_t batch = 1000, behind = 10000 * MS;
+	const uint64_t last = t0 + (n - 1) * step;
+
+	(void)state;
+	assert_int_equal(
+		ftfb_fring_init(&r, 500 * MS, 64u << 20, on_evict, &evicted),
+		0);
+	for (uint64_t i = 0; i < n; i += batch) {
+		append_n(&r, i, batch, t0 + i * step, step, drops);
+		ftfb_fring_expire(&r, t0 + (i + batch - 1) * step + behind);
+	}
+	assert_int_equal(ftfb_fring_end(&r, last + behind), last);
+	kept.next_id = evicted.n;
+	walk_all(&r, &kept);
+	assert_int_equal(evicted.bad + kept.bad, 0);
+	assert_int_equal(evicted.n + kept.n, n);
+	/* the newest 500 ms, whole: at most a chunk (54.6 ms) more */
+	assert_int_equal(kept.last_ts, last);
+	assert_true(kept.last_ts - kept.first_ts >= 500 * MS);
+	assert_true(kept.last_ts - kept.first_ts <= 500 * MS + 55 * MS);
+	/* then nothing new for 200 ms: the window ends 200 ms later */
+	assert_int_equal(ftfb_fring_end(&r, last + behind + 200 * MS),
+			 last + 200 * MS);
+	ftfb_fring_expire(&r, last + behind + 200 * MS);
+	assert_true(r.oldest &&
+		    r.oldest->last_ts + 500 * MS >= last + 200 * MS);
+	/* and 501 ms after the last event, none of it is in the window */
+	ftfb_fring_expire(&r, last + behind + 501 * MS);
+	assert_null(r.oldest);
+	assert_int_equal(evicted.n, n);
+	ftfb_fring_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +276,7 @@ int main(void)
 		cmocka_unit_test(the_size_cap_decides_when_smaller),
 		cmocka_unit_test(chunks_keep_the_drops_of_their_start),
 		cmocka_unit_test(chunks_know_since_when_they_hold_everything),
+		cmocka_unit_test(a_reader_far_behind_keeps_the_newest_window),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

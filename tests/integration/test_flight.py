@@ -5,7 +5,7 @@ tick() every millisecond; thread "rare" calls rare() once, 80 ms, at a
 known moment; the workload prints the time of every tick() call).
 
 usage: test_flight.py MODE FTF_BPF FTF_DUMP FLIGHTWL OUTDIR
-MODE: trigger | usr1 | stopwrite | errors
+MODE: trigger | usr1 | stopwrite | errors | memory | diskfull
 
 Expectations come from the workload's own timestamps (CLOCK_MONOTONIC,
 which --clock mono makes the trace's time base too), never from ftf-bpf's
@@ -201,6 +201,45 @@ def mode_errors(tool, ftf_dump, wl, outdir):
         check(not os.path.exists(out.replace(".fxt", "-1.fxt")), "no snapshot written")
 
 
+def mode_diskfull(tool, ftf_dump, wl, outdir):
+    """A snapshot that fills the disk (a 256 KiB tmpfs; -a for 3 s is
+    megabytes of events) is kept cut back to its whole records, as the
+    line about it says and as the trace itself is on a full disk (it used
+    to say so, then delete the file); the exit status is 1."""
+    mnt = os.path.join(outdir, "flight-tiny")
+    os.makedirs(mnt, exist_ok=True)
+    subprocess.run(["umount", mnt], capture_output=True)
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", mnt],
+                       capture_output=True, text=True)
+    check(r.returncode == 0, f"a 256 KiB tmpfs is mounted at {mnt} ({r.stderr.strip()})")
+    try:
+        out = os.path.join(mnt, "full.fxt")
+        snap = os.path.join(mnt, "full-1.fxt")
+        tr = Tracer(tool, ["-F", "5s", "-a", "-o", out])
+        time.sleep(3)
+        tr.signal(signal.SIGUSR1)
+        time.sleep(3)  # (the child writes it meanwhile)
+        tr.signal(signal.SIGINT)
+        rc = tr.wait()
+        check(rc == 1, f"a failed snapshot makes the exit status 1 (got {rc})")
+        said = [ln for ln in tr.stderr.splitlines() if "full-1.fxt failed" in ln]
+        check(len(said) == 1 and "No space left" in said[0],
+              f"one line says snapshot 1 failed on the full disk ({said})")
+        check("holds the whole records written before the error" in said[0],
+              "the line says the file keeps the whole records written")
+        check(os.path.exists(snap), f"{os.path.basename(snap)} is there, as the line says")
+        size = os.path.getsize(snap)
+        check(0 < size <= 256 * 1024, f"it holds what fit ({size} bytes)")
+        check(ends_on_record_boundary(snap), "it ends on a record boundary")
+        t = Trace(ftf_dump, snap)
+        check(t.dump_code == 0, f"the reader reads the whole file ({t.dump_err.strip()[:200]})")
+        check(not re.search(r"undefined|before (its )?definition|magic", t.check_out),
+              f"every reference defined, magic first ({t.check_out.strip()[:200]})")
+        check(not [f for f in os.listdir(mnt) if ".part" in f], "no temporary file is left")
+    finally:
+        subprocess.run(["umount", "-l", mnt], capture_output=True)
+
+
 def vm_rss_kb(pid):
     try:
         with open(f"/proc/{pid}/status") as f:
@@ -247,7 +286,7 @@ def main():
     mode, tool, ftf_dump, wl, outdir = sys.argv[1:6]
     os.makedirs(outdir, exist_ok=True)
     fn = {"trigger": mode_trigger, "usr1": mode_usr1, "stopwrite": mode_stopwrite,
-          "errors": mode_errors, "memory": mode_memory}[mode]
+          "errors": mode_errors, "memory": mode_memory, "diskfull": mode_diskfull}[mode]
     run_main(lambda: fn(tool, ftf_dump, wl, outdir))
 
 

@@ -362,7 +362,7 @@ def spans_cross(a, b):
     return a[0] < b[0] < a[1] < b[1] or b[0] < a[0] < b[1] < a[1]
 
 
-LANE_TID = 0x7D000000  # a lane's pseudo tid: FTFB_PSEUDO_LANE_TID + n
+LANE_TID = 0x7D000000  # a track's pseudo tid: FTFB_PSEUDO_TRACK_TID + n
 
 
 def mode_crossing(tool, ftf_dump, wl, outdir):

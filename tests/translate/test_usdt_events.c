@@ -168,19 +168,19 @@ static const struct trec *slice_at(const struct tr *h, size_t i,
 	return r;
 }
 
-/* the pseudo tids of lanes, in the order they are made (FTF thread
- * koids; translate_priv.h: FTFB_PSEUDO_LANE_TID + n) */
-#define LANE(n) (0x7d000000u + (n))
+/* the pseudo tids of tracks, in the order they are made (FTF thread
+ * koids; translate_priv.h: FTFB_PSEUDO_TRACK_TID + n) */
+#define TRACK(n) (0x7d000000u + (n))
 
 /* A transaction begun in one query and committed in the next, as
  * PostgreSQL's probes fire: the query that ends while the transaction is
  * open above it and the transaction that ends inside a later query cross
- * and go to lanes of the process, pseudo threads named like them (a
- * lane's slices never overlap; one free since a slice's start is
+ * and go to tracks of the process, pseudo threads named like them (a
+ * track's slices never overlap; one free since a slice's start is
  * reused); the query between them nests in the transaction and stays on
  * its thread. Not async events: Perfetto puts those on global tracks,
  * outside the process. */
-static void crossing_pairs_go_to_lanes_nesting_ones_stay(void **state)
+static void crossing_pairs_go_to_tracks_nesting_ones_stay(void **state)
 {
 	const struct trec *r;
 	struct tr h;
@@ -200,16 +200,16 @@ static void crossing_pairs_go_to_lanes_nesting_ones_stay(void **state)
 		tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_COMPLETE), 4);
 	assert_int_equal(n_async(&h, FTF_EVENT_ASYNC_BEGIN), 0);
 	/* written at their ENDs: query 1, query 2, the transaction, query 3 */
-	r = slice_at(&h, 0, "req", 1000, 1200, LANE(0));
+	r = slice_at(&h, 0, "req", 1000, 1200, TRACK(0));
 	assert_int_equal(tr_arg(r, "arg0")->i64, 1);
 	assert_int_equal(tr_arg(r, "end_arg0")->i64, 1);
 	slice_at(&h, 1, "req", 1300, 1400, 100);
-	r = slice_at(&h, 2, "txn", 1100, 1600, LANE(1));
+	r = slice_at(&h, 2, "txn", 1100, 1600, TRACK(1));
 	assert_string_equal(r->cat, "db");
-	/* the first "req" lane is free again since 1200 */
-	slice_at(&h, 3, "req", 1500, 1700, LANE(0));
-	assert_string_equal(tr_kobj_name(&h, 2, LANE(0)), "req");
-	assert_string_equal(tr_kobj_name(&h, 2, LANE(1)), "txn");
+	/* the first "req" track is free again since 1200 */
+	slice_at(&h, 3, "req", 1500, 1700, TRACK(0));
+	assert_string_equal(tr_kobj_name(&h, 2, TRACK(0)), "req");
+	assert_string_equal(tr_kobj_name(&h, 2, TRACK(1)), "txn");
 	assert_int_equal(h.t.st.usdt_slices, 4);
 	assert_int_equal(h.t.st.usdt_crossing, 3);
 	tr_free(&h);
@@ -218,7 +218,7 @@ static void crossing_pairs_go_to_lanes_nesting_ones_stay(void **state)
 /* A pair started in one call and ended after it returned, and one started
  * before a call and ended inside it, cross the call's slice; one inside a
  * call nests. */
-static void pairs_crossing_a_call_go_to_lanes(void **state)
+static void pairs_crossing_a_call_go_to_tracks(void **state)
 {
 	static const struct ftfb_func fn[] = {{"work", "app"}};
 	struct ftfb_translator_opts o = {
@@ -243,8 +243,8 @@ static void pairs_crossing_a_call_go_to_lanes(void **state)
 	assert_int_equal(
 		tr_count(&h, FTF_REC_EVENT, FTF_EVENT_DURATION_COMPLETE), 3);
 	assert_int_equal(n_async(&h, FTF_EVENT_ASYNC_BEGIN), 0);
-	slice_at(&h, 0, "req", 1100, 1300, LANE(0));
-	slice_at(&h, 1, "txn", 1400, 1600, LANE(1));
+	slice_at(&h, 0, "req", 1100, 1300, TRACK(0));
+	slice_at(&h, 1, "txn", 1400, 1600, TRACK(1));
 	slice_at(&h, 2, "req", 1610, 1620, 100); /* inside the call */
 	assert_int_equal(h.t.st.usdt_crossing, 2);
 	tr_free(&h);
@@ -469,10 +469,10 @@ static void ev_group_exit(struct tr *h, uint64_t ts, uint32_t tid,
 	assert_int_equal(ftfb_translator_event(&h->t, &e, sizeof(e)), 0);
 }
 
-/* A process's lanes go back when it exits, and the next process that
+/* A process's tracks go back when it exits, and the next process that
  * needs one takes its pseudo tid, declared anew under itself (a server
  * with a process per connection used them all up). */
-static void an_exited_process_gives_its_lanes_back(void **state)
+static void an_exited_process_gives_its_tracks_back(void **state)
 {
 	size_t nthreads = 0;
 	struct tr h;
@@ -480,32 +480,32 @@ static void an_exited_process_gives_its_lanes_back(void **state)
 	(void)state;
 	setup(&h);
 	tr_add(&h, 200, 200, "app2", "app2");
-	/* process 100: a query crossing a transaction, on lanes 0 and 1 */
+	/* process 100: a query crossing a transaction, on tracks 0 and 1 */
 	ev_usdt(&h, 1000, 100, REQ_START, 1, (const int64_t[]){1}, NULL);
 	ev_usdt(&h, 1100, 100, TXN_START, 1, (const int64_t[]){7}, NULL);
 	ev_usdt(&h, 1200, 100, REQ_DONE, 1, (const int64_t[]){1}, NULL);
 	ev_usdt(&h, 1300, 100, TXN_DONE, 1, (const int64_t[]){7}, NULL);
 	ev_exit(&h, 1400, 101, 100);
 	ev_group_exit(&h, 1500, 100, 100);
-	/* process 200, the same: the same two lanes, under it */
+	/* process 200, the same: the same two tracks, under it */
 	ev_usdt_in(&h, 2000, 200, 200, REQ_START, 1, (const int64_t[]){2}, NULL);
 	ev_usdt_in(&h, 2100, 200, 200, TXN_START, 1, (const int64_t[]){8}, NULL);
 	ev_usdt_in(&h, 2200, 200, 200, REQ_DONE, 1, (const int64_t[]){2}, NULL);
 	ev_usdt_in(&h, 2300, 200, 200, TXN_DONE, 1, (const int64_t[]){8}, NULL);
 	tr_finish(&h, 3000);
 	assert_int_equal(slice(&h, 0)->pid, 100);
-	assert_int_equal(slice(&h, 0)->tid, LANE(0));
+	assert_int_equal(slice(&h, 0)->tid, TRACK(0));
 	assert_int_equal(slice(&h, 2)->pid, 200);
-	assert_true(slice(&h, 2)->tid == LANE(0) || slice(&h, 2)->tid == LANE(1));
-	assert_true(slice(&h, 3)->tid == LANE(0) || slice(&h, 3)->tid == LANE(1));
+	assert_true(slice(&h, 2)->tid == TRACK(0) || slice(&h, 2)->tid == TRACK(1));
+	assert_true(slice(&h, 3)->tid == TRACK(0) || slice(&h, 3)->tid == TRACK(1));
 	assert_int_equal(slice(&h, 3)->pid, 200);
-	/* no third lane was made */
+	/* no third track was made */
 	for (size_t i = 0; i < h.nrecs; i++)
 		if (h.recs[i].type == FTF_REC_KERNEL_OBJECT && h.recs[i].sub == 2 &&
-		    h.recs[i].koid == LANE(2))
+		    h.recs[i].koid == TRACK(2))
 			nthreads++;
 	assert_int_equal(nthreads, 0);
-	assert_int_equal(h.t.st.lanes_full, 0);
+	assert_int_equal(h.t.st.tracks_full, 0);
 	tr_free(&h);
 }
 
@@ -514,9 +514,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(instants_carry_int_and_string_args),
 		cmocka_unit_test(nested_pairs_are_nested_complete_slices),
-		cmocka_unit_test(crossing_pairs_go_to_lanes_nesting_ones_stay),
-		cmocka_unit_test(pairs_crossing_a_call_go_to_lanes),
-		cmocka_unit_test(an_exited_process_gives_its_lanes_back),
+		cmocka_unit_test(crossing_pairs_go_to_tracks_nesting_ones_stay),
+		cmocka_unit_test(pairs_crossing_a_call_go_to_tracks),
+		cmocka_unit_test(an_exited_process_gives_its_tracks_back),
 		cmocka_unit_test(open_slices_end_unfinished_at_exit_and_stop),
 		cmocka_unit_test(a_slice_named_by_a_string_argument),
 		cmocka_unit_test(a_prefixed_string_name),

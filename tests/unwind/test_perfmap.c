@@ -4,11 +4,14 @@
  * files written here in the format Node, the JVM agents and Python 3.12
  * write: "START SIZE NAME", hex, one a line.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -86,6 +89,85 @@ static void missing_file(void **state)
 	assert_null(ftfb_perfmap_find(&pm, 0x1000));
 }
 
+/* a line longer than FTFB_PERFMAP_LINE_MAX is skipped whole: its tail,
+ * shaped like an entry, names nothing; the lines around it are kept */
+static void long_line_skipped(void **state)
+{
+	struct ftfb_perfmap pm = {0};
+	FILE *f = fopen(path, "w");
+
+	(void)state;
+	assert_non_null(f);
+	fputs("1000 10 before\n2000 10 ", f);
+	for (int i = 0; i < FTFB_PERFMAP_LINE_MAX; i++)
+		fputc('x', f);
+	fputs(" 3000 10 forged\n4000 10 after\n", f);
+	fclose(f);
+	assert_int_equal(ftfb_perfmap_load(&pm, path), 0);
+	assert_int_equal(pm.n, 2);
+	assert_string_equal(ftfb_perfmap_find(&pm, 0x1000), "before");
+	assert_null(ftfb_perfmap_find(&pm, 0x2000));
+	assert_null(ftfb_perfmap_find(&pm, 0x3000));
+	assert_string_equal(ftfb_perfmap_find(&pm, 0x4000), "after");
+	ftfb_perfmap_free(&pm);
+}
+
+/* a name is cut at FTFB_PERFMAP_NAME_MAX bytes; ESC, CR and a byte
+ * that is not UTF-8 become '?' */
+static void names_cut_and_safe(void **state)
+{
+	struct ftfb_perfmap pm = {0};
+	FILE *f = fopen(path, "w");
+
+	(void)state;
+	assert_non_null(f);
+	fputs("1000 10 a\x1b[2Jb\rc\xff\n2000 10 ", f);
+	for (int i = 0; i < FTFB_PERFMAP_NAME_MAX + 100; i++)
+		fputc('n', f);
+	fputc('\n', f);
+	fclose(f);
+	assert_int_equal(ftfb_perfmap_load(&pm, path), 0);
+	assert_string_equal(ftfb_perfmap_find(&pm, 0x1000), "a?[2Jb?c?");
+	assert_int_equal(strlen(ftfb_perfmap_find(&pm, 0x2000)),
+			 FTFB_PERFMAP_NAME_MAX);
+	ftfb_perfmap_free(&pm);
+}
+
+/* a FIFO is refused at once (no writer: an open without O_NONBLOCK
+ * would wait forever), a directory too */
+static void fifo_refused(void **state)
+{
+	struct ftfb_perfmap pm = {0};
+
+	(void)state;
+	unlink(path);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(ftfb_perfmap_load(&pm, path), -ENOEXEC);
+	unlink(path);
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_int_equal(ftfb_perfmap_load(&pm, path), -EISDIR);
+	rmdir(path);
+}
+
+/* a map one byte over FTFB_PERFMAP_MAX (sparse) is not read at all */
+static void size_cap(void **state)
+{
+	struct ftfb_perfmap pm = {0};
+	FILE *f = fopen(path, "w");
+
+	(void)state;
+	assert_non_null(f);
+	fputs("1000 10 first\n", f);
+	fclose(f);
+	assert_int_equal(truncate(path, (off_t)FTFB_PERFMAP_MAX + 1), 0);
+	assert_int_equal(ftfb_perfmap_load(&pm, path), -EFBIG);
+	assert_int_equal(pm.n, 0);
+	assert_int_equal(truncate(path, (off_t)FTFB_PERFMAP_MAX), 0);
+	assert_int_equal(ftfb_perfmap_load(&pm, path), 0);
+	assert_string_equal(ftfb_perfmap_find(&pm, 0x1000), "first");
+	ftfb_perfmap_free(&pm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -94,6 +176,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(later_line_wins, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(missing_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(long_line_skipped, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(names_cut_and_safe, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(fifo_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(size_cap, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

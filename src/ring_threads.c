@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * lanes.c - the consumer threads of --rings N (see lanes.h).
+ * ring_threads.c - the consumer threads of --rings N (see ring_threads.h).
  */
 #define _GNU_SOURCE /* pthread_setname_np */
 #include <errno.h>
@@ -12,17 +12,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lanes.h"
+#include "ring_threads.h"
 #include "bpf_loader.h"
 #include "monotime.h"
 #include "ring_reader.h"
 
-#define LANE_POLL_MS 100
+#define RING_THREAD_POLL_MS 100
 #define COLLECT_EVERY_US 1000
 
-struct lane_thread {
-	struct ftfb_lanes *set;
-	unsigned idx; /* the sink's lane; ring idx + 1 */
+struct ring_thread {
+	struct ftfb_ring_threads *set;
+	unsigned idx; /* the sink's shard; ring idx + 1 */
 	struct ftfb_ring_reader *reader;
 	pthread_t thread;
 	bool started;
@@ -31,32 +31,32 @@ struct lane_thread {
 	bool done;	 /* atomic: it handed over its last records */
 };
 
-struct ftfb_lanes {
+struct ftfb_ring_threads {
 	struct ftfb_sink *sink;
 	unsigned n;
 	bool stop; /* atomic: the loader drained, read what is left */
 	bool stopped;
-	struct lane_thread t[];
+	struct ring_thread t[];
 };
 
-static int on_lane_event(void *ctx, const void *data, size_t size)
+static int on_ring_event(void *ctx, const void *data, size_t size)
 {
-	struct lane_thread *t = ctx;
+	struct ring_thread *t = ctx;
 	struct ftfb_sink *sink = t->set->sink;
 
 	__atomic_fetch_add(&t->events, 1, __ATOMIC_RELAXED);
-	return sink->ops->lane_event(sink, t->idx, data, size);
+	return sink->ops->shard_event(sink, t->idx, data, size);
 }
 
-static void lane_failed(struct lane_thread *t, int err)
+static void thread_failed(struct ring_thread *t, int err)
 {
 	if (!t->err)
 		t->err = err;
 }
 
-static void *lane_main(void *arg)
+static void *thread_main(void *arg)
 {
-	struct lane_thread *t = arg;
+	struct ring_thread *t = arg;
 	struct ftfb_sink *sink = t->set->sink;
 	char name[16];
 
@@ -65,47 +65,47 @@ static void *lane_main(void *arg)
 	pthread_setname_np(pthread_self(), name);
 
 	while (!t->err && !__atomic_load_n(&t->set->stop, __ATOMIC_ACQUIRE)) {
-		int r = ftfb_ring_reader_poll(t->reader, LANE_POLL_MS,
-					      on_lane_event, t);
+		int r = ftfb_ring_reader_poll(t->reader, RING_THREAD_POLL_MS,
+					      on_ring_event, t);
 
 		if (r < 0 && r != -EINTR)
-			lane_failed(t, r);
-		sink->ops->lane_tick(sink, t->idx, ftfb_mono_ns());
+			thread_failed(t, r);
+		sink->ops->shard_tick(sink, t->idx, ftfb_mono_ns());
 	}
 	/* recording has stopped: what the ring holds belongs to the trace */
 	if (!t->err) {
-		int r = ftfb_ring_reader_drain(t->reader, on_lane_event, t);
+		int r = ftfb_ring_reader_drain(t->reader, on_ring_event, t);
 
 		if (r < 0)
-			lane_failed(t, r);
+			thread_failed(t, r);
 	}
-	sink->ops->lane_done(sink, t->idx);
+	sink->ops->shard_done(sink, t->idx);
 	__atomic_store_n(&t->done, true, __ATOMIC_RELEASE);
 	return NULL;
 }
 
-/* Signals go to the loop's thread (its stop conditions), never a lane's:
+/* Signals go to the loop's thread (its stop conditions), never a ring thread's:
  * the threads start with every signal blocked. */
-static int spawn(struct lane_thread *t)
+static int spawn(struct ring_thread *t)
 {
 	sigset_t all, old;
 	int err;
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&t->thread, NULL, lane_main, t);
+	err = pthread_create(&t->thread, NULL, thread_main, t);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	t->started = err == 0;
 	return -err;
 }
 
-static int open_lanes(struct ftfb_lanes *ls, const int *fds, char *err,
+static int open_threads(struct ftfb_ring_threads *ls, const int *fds, char *err,
 		      size_t errlen)
 {
 	struct ftfb_sink *sink = ls->sink;
 	int r;
 
-	if (sink->ops->lanes_open(sink, ls->n, err, errlen))
+	if (sink->ops->shards_open(sink, ls->n, err, errlen))
 		return -1;
 	for (unsigned i = 0; i < ls->n; i++) {
 		ls->t[i].set = ls;
@@ -129,15 +129,15 @@ static int open_lanes(struct ftfb_lanes *ls, const int *fds, char *err,
 	return 0;
 }
 
-int ftfb_lanes_start(struct ftfb_lanes **out, struct ftfb_loader *l,
+int ftfb_ring_threads_start(struct ftfb_ring_threads **out, struct ftfb_loader *l,
 		     struct ftfb_sink *sink, char *err, size_t errlen)
 {
 	int fds[FTFB_MAX_RINGS];
-	struct ftfb_lanes *ls;
+	struct ftfb_ring_threads *ls;
 	int n;
 
 	*out = NULL;
-	if (!sink->ops->lanes_open)
+	if (!sink->ops->shards_open)
 		return 0; /* the loop's thread reads every ring */
 	n = ftfb_loader_split_rings(l, fds);
 	if (n < 0) {
@@ -155,10 +155,10 @@ int ftfb_lanes_start(struct ftfb_lanes **out, struct ftfb_loader *l,
 	ls->sink = sink;
 	ls->n = (unsigned)n;
 	*out = ls;
-	return open_lanes(ls, fds, err, errlen);
+	return open_threads(ls, fds, err, errlen);
 }
 
-uint64_t ftfb_lanes_events(const struct ftfb_lanes *ls)
+uint64_t ftfb_ring_threads_events(const struct ftfb_ring_threads *ls)
 {
 	uint64_t sum = 0;
 
@@ -167,7 +167,7 @@ uint64_t ftfb_lanes_events(const struct ftfb_lanes *ls)
 	return sum;
 }
 
-static bool all_done(const struct ftfb_lanes *ls)
+static bool all_done(const struct ftfb_ring_threads *ls)
 {
 	for (unsigned i = 0; i < ls->n; i++)
 		if (ls->t[i].started &&
@@ -176,7 +176,7 @@ static bool all_done(const struct ftfb_lanes *ls)
 	return true;
 }
 
-int ftfb_lanes_stop(struct ftfb_lanes *ls, char *err, size_t errlen)
+int ftfb_ring_threads_stop(struct ftfb_ring_threads *ls, char *err, size_t errlen)
 {
 	struct ftfb_sink *sink;
 
@@ -185,16 +185,16 @@ int ftfb_lanes_stop(struct ftfb_lanes *ls, char *err, size_t errlen)
 	sink = ls->sink;
 	ls->stopped = true;
 	__atomic_store_n(&ls->stop, true, __ATOMIC_RELEASE);
-	/* A lane may wait for room in the relay: collect while they end.
+	/* A ring thread may wait for room in the relay: collect while they end.
 	 * Each ends within its ring's drain (at most about a second). */
 	while (!all_done(ls)) {
-		sink->ops->lanes_collect(sink);
+		sink->ops->shards_collect(sink);
 		usleep(COLLECT_EVERY_US);
 	}
 	for (unsigned i = 0; i < ls->n; i++)
 		if (ls->t[i].started)
 			pthread_join(ls->t[i].thread, NULL);
-	sink->ops->lanes_collect(sink);
+	sink->ops->shards_collect(sink);
 	for (unsigned i = 0; i < ls->n; i++) {
 		if (ls->t[i].err) {
 			snprintf(err, errlen,
@@ -206,13 +206,13 @@ int ftfb_lanes_stop(struct ftfb_lanes *ls, char *err, size_t errlen)
 	return 0;
 }
 
-void ftfb_lanes_free(struct ftfb_lanes *ls)
+void ftfb_ring_threads_free(struct ftfb_ring_threads *ls)
 {
 	char err[256];
 
 	if (!ls)
 		return;
-	ftfb_lanes_stop(ls, err, sizeof(err));
+	ftfb_ring_threads_stop(ls, err, sizeof(err));
 	for (unsigned i = 0; i < ls->n; i++)
 		ftfb_ring_reader_free(ls->t[i].reader);
 	free(ls);

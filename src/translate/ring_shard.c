@@ -1,37 +1,37 @@
 // SPDX-License-Identifier: MIT
 /*
- * lane.c - a ring's switches and wakeups written on their own thread
- * (see lane.h).
+ * ring_shard.c - a ring's switches and wakeups written on their own thread
+ * (see ring_shard.h).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lane.h"
+#include "ring_shard.h"
 #include "translate_priv.h"
 
 /* A chunk holds about 1,400 switches: few enough hand-overs to keep the
- * relay's lock cold, small enough to stay in the caches between the lane
+ * relay's lock cold, small enough to stay in the caches between the shard
  * that writes it and the thread that copies it (bench-replay --rings 2:
- * 64 KiB chunks cost a lane 30 ns per switch, collecting 3.7; 256 KiB
+ * 64 KiB chunks cost a shard 30 ns per switch, collecting 3.7; 256 KiB
  * ones 30 to 35 and 3.7 to 4.9) and to reach the file soon. */
 #define CHUNK_BYTES (64u << 10)
 #define SEEN_MIN 1024
 
 /* ---- the writer's destination: chunks handed to the relay ---- */
 
-static void hand_over(struct ftfb_lane_dest *d, size_t used)
+static void hand_over(struct ftfb_shard_dest *d, size_t used)
 {
 	d->chunk->len = used;
-	ftfb_relay_push(d->lane->relay, d->chunk);
+	ftfb_relay_push(d->shard->relay, d->chunk);
 	d->chunk = NULL;
-	d->lane->st.chunks++;
+	d->shard->st.chunks++;
 }
 
-static int lane_next_buf(struct ftf_destination *base, size_t used,
+static int shard_next_buf(struct ftf_destination *base, size_t used,
 			 size_t need, uint8_t **buf, size_t *len)
 {
-	struct ftfb_lane_dest *d = (struct ftfb_lane_dest *)base;
+	struct ftfb_shard_dest *d = (struct ftfb_shard_dest *)base;
 
 	if (d->chunk && used)
 		hand_over(d, used);
@@ -40,7 +40,7 @@ static int lane_next_buf(struct ftf_destination *base, size_t used,
 		d->chunk = NULL;
 	}
 	if (!d->chunk) {
-		d->chunk = ftfb_relay_chunk(d->lane->relay,
+		d->chunk = ftfb_relay_chunk(d->shard->relay,
 					    need > CHUNK_BYTES ? need
 							       : CHUNK_BYTES);
 		if (!d->chunk)
@@ -51,9 +51,9 @@ static int lane_next_buf(struct ftf_destination *base, size_t used,
 	return 0;
 }
 
-static int lane_close(struct ftf_destination *base, size_t used)
+static int shard_close(struct ftf_destination *base, size_t used)
 {
-	struct ftfb_lane_dest *d = (struct ftfb_lane_dest *)base;
+	struct ftfb_shard_dest *d = (struct ftfb_shard_dest *)base;
 
 	if (d->chunk && used && !d->discard)
 		hand_over(d, used);
@@ -62,13 +62,13 @@ static int lane_close(struct ftf_destination *base, size_t used)
 	return 0;
 }
 
-static const char *lane_errmsg(struct ftf_destination *base)
+static const char *shard_errmsg(struct ftf_destination *base)
 {
 	(void)base;
-	return "out of memory for a lane's records";
+	return "out of memory for a shard's records";
 }
 
-/* ---- the tasks a lane has seen ---- */
+/* ---- the tasks a shard has seen ---- */
 
 static size_t seen_slot(const uint32_t *tab, size_t cap, uint32_t key)
 {
@@ -79,7 +79,7 @@ static size_t seen_slot(const uint32_t *tab, size_t cap, uint32_t key)
 	return i;
 }
 
-static int seen_grow(struct ftfb_lane *l)
+static int seen_grow(struct ftfb_shard *l)
 {
 	size_t cap = l->seen_cap ? l->seen_cap * 2 : SEEN_MIN;
 	uint32_t *tab = calloc(cap, sizeof(*tab));
@@ -95,9 +95,9 @@ static int seen_grow(struct ftfb_lane *l)
 	return 0;
 }
 
-/* The translator is told of a task the first time the lane sees it (it
+/* The translator is told of a task the first time the shard sees it (it
  * names it, from /proc or from the kernel's names, as for its own). */
-static int note_task(struct ftfb_lane *l, uint32_t tid, uint32_t tgid)
+static int note_task(struct ftfb_shard *l, uint32_t tid, uint32_t tgid)
 {
 	struct ftfb_relay_item *it;
 	size_t i;
@@ -118,7 +118,7 @@ static int note_task(struct ftfb_lane *l, uint32_t tid, uint32_t tgid)
 	return 0;
 }
 
-static int forward_event(struct ftfb_lane *l, const void *data, size_t size)
+static int forward_event(struct ftfb_shard *l, const void *data, size_t size)
 {
 	struct ftfb_relay_item *it = ftfb_relay_item_new(FTFB_RELAY_EVENT, size);
 
@@ -132,7 +132,7 @@ static int forward_event(struct ftfb_lane *l, const void *data, size_t size)
 
 /* ---- events ---- */
 
-static int lane_switch(struct ftfb_lane *l, const struct ftfb_switch *e)
+static int shard_switch(struct ftfb_shard *l, const struct ftfb_switch *e)
 {
 	bool repair = ftfb_sched_needs_repair(&l->sched, e);
 	int err = note_task(l, e->hdr.tid, e->hdr.tgid);
@@ -144,7 +144,7 @@ static int lane_switch(struct ftfb_lane *l, const struct ftfb_switch *e)
 	return err ? err : ftfb_sched_switch(&l->sched, e, repair);
 }
 
-static int lane_wakeup(struct ftfb_lane *l, const struct ftfb_wakeup *e)
+static int shard_wakeup(struct ftfb_shard *l, const struct ftfb_wakeup *e)
 {
 	int err = note_task(l, e->hdr.tid, e->hdr.tgid);
 
@@ -153,7 +153,7 @@ static int lane_wakeup(struct ftfb_lane *l, const struct ftfb_wakeup *e)
 	return err ? err : ftfb_sched_wakeup(&l->sched, e);
 }
 
-int ftfb_lane_event(struct ftfb_lane *l, const void *data, size_t size)
+int ftfb_shard_event(struct ftfb_shard *l, const void *data, size_t size)
 {
 	struct ftfb_hdr h;
 	union {
@@ -168,19 +168,19 @@ int ftfb_lane_event(struct ftfb_lane *l, const void *data, size_t size)
 	if (h.kind == FTFB_EV_SWITCH && size >= sizeof(e.sw)) {
 		memcpy(&e.sw, data, sizeof(e.sw));
 		l->st.by_kind[h.kind]++;
-		return lane_switch(l, &e.sw);
+		return shard_switch(l, &e.sw);
 	}
 	if ((h.kind == FTFB_EV_WAKEUP || h.kind == FTFB_EV_WAKEUP_NEW) &&
 	    size >= sizeof(e.wk)) {
 		memcpy(&e.wk, data, sizeof(e.wk));
 		l->st.by_kind[h.kind]++;
-		return lane_wakeup(l, &e.wk);
+		return shard_wakeup(l, &e.wk);
 	}
 	/* task names, and whatever else: the translator's */
 	return forward_event(l, data, size);
 }
 
-int ftfb_lane_flush(struct ftfb_lane *l)
+int ftfb_shard_flush(struct ftfb_shard *l)
 {
 	if (!l->open || l->w.pos == 0)
 		return 0;
@@ -189,7 +189,7 @@ int ftfb_lane_flush(struct ftfb_lane *l)
 
 /* ---- life ---- */
 
-int ftfb_lane_init(struct ftfb_lane *l, struct ftfb_translator *t,
+int ftfb_shard_init(struct ftfb_shard *l, struct ftfb_translator *t,
 		   struct ftfb_relay *relay)
 {
 	struct ftf_writer_options wo = {
@@ -202,10 +202,10 @@ int ftfb_lane_init(struct ftfb_lane *l, struct ftfb_translator *t,
 
 	memset(l, 0, sizeof(*l));
 	l->relay = relay;
-	l->dest.base.next_buf = lane_next_buf;
-	l->dest.base.close = lane_close;
-	l->dest.base.errmsg = lane_errmsg;
-	l->dest.lane = l;
+	l->dest.base.next_buf = shard_next_buf;
+	l->dest.base.close = shard_close;
+	l->dest.base.errmsg = shard_errmsg;
+	l->dest.shard = l;
 	l->tk = t->tk;
 	l->sched.w = &l->w;
 	l->sched.tk = &l->tk;
@@ -227,7 +227,7 @@ int ftfb_lane_init(struct ftfb_lane *l, struct ftfb_translator *t,
 	return 0;
 }
 
-void ftfb_lane_free(struct ftfb_lane *l)
+void ftfb_shard_free(struct ftfb_shard *l)
 {
 	l->dest.discard = true;
 	if (l->open)
@@ -237,8 +237,8 @@ void ftfb_lane_free(struct ftfb_lane *l)
 	l->seen = NULL;
 }
 
-void ftfb_lane_stats_add(struct ftfb_lane_stats *sum,
-			 const struct ftfb_lane_stats *add)
+void ftfb_shard_stats_add(struct ftfb_shard_stats *sum,
+			 const struct ftfb_shard_stats *add)
 {
 	for (int k = 0; k < FTFB_EV_KIND_MAX; k++)
 		sum->by_kind[k] += add->by_kind[k];
@@ -266,7 +266,7 @@ static int collect_one(struct ftfb_translator *t,
 	return 0;
 }
 
-int ftfb_lane_collect(struct ftfb_relay *relay, struct ftfb_translator *t)
+int ftfb_shard_collect(struct ftfb_relay *relay, struct ftfb_translator *t)
 {
 	struct ftfb_relay_item *list = ftfb_relay_take(relay);
 	int err = 0;

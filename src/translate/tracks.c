@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
- * src/translate/pseudo_lanes.c - lanes: pseudo threads of a process that
+ * src/translate/tracks.c - tracks: pseudo threads of a process that
  * hold slices which overlap one another or their thread's own slices
- * (block requests in flight together, USDT pairs that cross), where
+ * (USDT pairs that cross; block requests are on named tracks,
+ * named_tracks.h), where
  * Perfetto keeps them under the process. (FTF async events would do it,
  * but Perfetto's Fuchsia importer puts every async begin/end pair on a
  * global track, outside any process.)
  *
- * A slice goes to the first lane of its process and kind (the lane's
+ * A slice goes to the first track of its process and kind (the track's
  * name) whose last slice ended by its start, as Perfetto lays out
  * overlapping async slices, or to a new one. Slices are written at their
- * end, in the order their ends arrive, so a lane's slices never overlap.
- * A process's lanes are given back when it exits (a server that forks a
+ * end, in the order their ends arrive, so a track's slices never overlap.
+ * A process's tracks are given back when it exits (a server that forks a
  * process per connection, as PostgreSQL does, would use them all up);
  * another process takes one over with its pseudo tid, declared anew.
  */
@@ -19,7 +20,7 @@
 
 #include "translate_priv.h"
 
-/* FNV-1a: a lane's kind is its name */
+/* FNV-1a: a track's kind is its name */
 static uint64_t kind_of(const char *name)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
@@ -29,17 +30,17 @@ static uint64_t kind_of(const char *name)
 	return h;
 }
 
-int ftfb_tr_lane_for(struct ftfb_translator *t, uint32_t tgid,
+int ftfb_tr_track_for(struct ftfb_translator *t, uint32_t tgid,
 		     const char *name, uint64_t begin, uint64_t end,
 		     struct ftfb_task **out)
 {
-	struct ftfb_pseudo_lanes *pl = &t->lanes;
+	struct ftfb_tracks *pl = &t->tracks;
 	uint64_t kind = kind_of(name);
-	struct ftfb_pseudo_lane *l = NULL;
+	struct ftfb_track *l = NULL;
 
 	*out = NULL;
 	for (uint32_t i = 0; i < pl->n; i++) {
-		struct ftfb_pseudo_lane *c = &pl->v[i];
+		struct ftfb_track *c = &pl->v[i];
 
 		if (c->tgid == tgid && c->kind == kind && c->last_end <= begin) {
 			c->last_end = end;
@@ -48,13 +49,13 @@ int ftfb_tr_lane_for(struct ftfb_translator *t, uint32_t tgid,
 		if (!c->tgid && !l)
 			l = c; /* one an exited process gave back */
 	}
-	if (!l && pl->n == FTFB_MAX_PSEUDO_LANES) {
-		t->st.lanes_full++;
+	if (!l && pl->n == FTFB_MAX_TRACKS) {
+		t->st.tracks_full++;
 		return 0;
 	}
 	if (!l) {
 		l = &pl->v[pl->n];
-		l->tid = FTFB_PSEUDO_LANE_TID + pl->n++;
+		l->tid = FTFB_PSEUDO_TRACK_TID + pl->n++;
 	}
 	l->tgid = tgid;
 	l->kind = kind;
@@ -62,9 +63,9 @@ int ftfb_tr_lane_for(struct ftfb_translator *t, uint32_t tgid,
 	return ftfb_tr_pseudo_task(t, l->tid, tgid, name, out);
 }
 
-void ftfb_tr_lanes_give_back(struct ftfb_translator *t, uint32_t tgid)
+void ftfb_tr_tracks_give_back(struct ftfb_translator *t, uint32_t tgid)
 {
-	struct ftfb_pseudo_lanes *pl = &t->lanes;
+	struct ftfb_tracks *pl = &t->tracks;
 
 	for (uint32_t i = 0; i < pl->n; i++) {
 		if (pl->v[i].tgid != tgid)

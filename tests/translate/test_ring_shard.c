@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_lanes.c - a lane (src/translate/lane.h, --rings N) writes the
+ * test_ring_shard.c - a shard (src/translate/ring_shard.h, --rings N) writes the
  * switches and wakeups of its ring as the records the translator itself
  * would write, hands over the tasks it sees first (the translator names
  * them) and the events it does not write (task names), through a relay
@@ -8,7 +8,7 @@
  */
 #include "tr_harness.h"
 
-#include "lane.h"
+#include "ring_shard.h"
 
 #define OBJ_THREAD 2
 
@@ -19,13 +19,13 @@ static const struct tr_lookup_ent tasks[] = {
 	{300, 300, "other", "other"},
 };
 
-struct lanes_fx {
+struct shards_fx {
 	struct tr h;
 	struct ftfb_relay relay;
-	struct ftfb_lane lane;
+	struct ftfb_shard shard;
 };
 
-static void fx_setup(struct lanes_fx *f)
+static void fx_setup(struct shards_fx *f)
 {
 	struct ftfb_translator_opts o = {0};
 
@@ -34,21 +34,21 @@ static void fx_setup(struct lanes_fx *f)
 	f->h.lookup = tasks;
 	f->h.nlookup = sizeof(tasks) / sizeof(tasks[0]);
 	assert_int_equal(ftfb_relay_init(&f->relay, 0), 0);
-	assert_int_equal(ftfb_lane_init(&f->lane, &f->h.t, &f->relay), 0);
+	assert_int_equal(ftfb_shard_init(&f->shard, &f->h.t, &f->relay), 0);
 }
 
-/* The lane's last records handed over and collected, then the trace
+/* The shard's last records handed over and collected, then the trace
  * finished and decoded. */
-static void fx_finish(struct lanes_fx *f, uint64_t end)
+static void fx_finish(struct shards_fx *f, uint64_t end)
 {
-	assert_int_equal(ftfb_lane_flush(&f->lane), 0);
-	assert_int_equal(ftfb_lane_collect(&f->relay, &f->h.t), 0);
+	assert_int_equal(ftfb_shard_flush(&f->shard), 0);
+	assert_int_equal(ftfb_shard_collect(&f->relay, &f->h.t), 0);
 	tr_finish(&f->h, end);
 }
 
-static void fx_free(struct lanes_fx *f)
+static void fx_free(struct shards_fx *f)
 {
-	ftfb_lane_free(&f->lane);
+	ftfb_shard_free(&f->shard);
 	ftfb_relay_free(&f->relay);
 	tr_free(&f->h);
 }
@@ -81,11 +81,11 @@ static bool has_thread(const struct tr *h, uint64_t koid, const char *name)
 }
 
 /* 10 switches between 101 and 102 on cpu 1 and 4 wakeups, all through
- * the lane: each is in the trace with its time, cpu, tids and weights,
+ * the shard: each is in the trace with its time, cpu, tids and weights,
  * in order; both threads are named from /proc (the fake lookup). */
-static void lane_records_reach_the_trace(void **state)
+static void shard_records_reach_the_trace(void **state)
 {
-	struct lanes_fx f;
+	struct shards_fx f;
 
 	(void)state;
 	fx_setup(&f);
@@ -94,12 +94,12 @@ static void lane_records_reach_the_trace(void **state)
 						 i % 2 ? 102 : 101, 100, 1,
 						 i % 2 ? 101 : 102, 100);
 
-		assert_int_equal(ftfb_lane_event(&f.lane, &e, sizeof(e)), 0);
+		assert_int_equal(ftfb_shard_event(&f.shard, &e, sizeof(e)), 0);
 	}
 	for (int i = 0; i < 4; i++) {
 		struct ftfb_wakeup e = mk_wakeup(3000 + i, 1, 101, 100, 102, 100);
 
-		assert_int_equal(ftfb_lane_event(&f.lane, &e, sizeof(e)), 0);
+		assert_int_equal(ftfb_shard_event(&f.shard, &e, sizeof(e)), 0);
 	}
 	fx_finish(&f, 5000);
 	assert_int_equal(tr_count(&f.h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH),
@@ -123,25 +123,25 @@ static void lane_records_reach_the_trace(void **state)
 				"waker")->u64, 101);
 	assert_true(has_thread(&f.h, 101, "worker-a"));
 	assert_true(has_thread(&f.h, 102, "worker-b"));
-	assert_int_equal(f.lane.st.records, 14);
-	assert_int_equal(f.lane.st.by_kind[FTFB_EV_SWITCH], 10);
+	assert_int_equal(f.shard.st.records, 14);
+	assert_int_equal(f.shard.st.by_kind[FTFB_EV_SWITCH], 10);
 	fx_free(&f);
 }
 
 /* cpu 3 puts 101 on, then switches from 102: 101's missing switch-out is
  * written first, 1 ns before (to the idle task, 101 preempted), as the
  * translator does; the idle task is named swapper. */
-static void lane_repairs_a_missing_switch_out(void **state)
+static void shard_repairs_a_missing_switch_out(void **state)
 {
 	struct ftfb_switch a = mk_switch(100, 3, 300, 300, 1, 101, 100);
 	struct ftfb_switch b = mk_switch(200, 3, 102, 100, 1, 300, 300);
 	const struct trec *r;
-	struct lanes_fx f;
+	struct shards_fx f;
 
 	(void)state;
 	fx_setup(&f);
-	assert_int_equal(ftfb_lane_event(&f.lane, &a, sizeof(a)), 0);
-	assert_int_equal(ftfb_lane_event(&f.lane, &b, sizeof(b)), 0);
+	assert_int_equal(ftfb_shard_event(&f.shard, &a, sizeof(a)), 0);
+	assert_int_equal(ftfb_shard_event(&f.shard, &b, sizeof(b)), 0);
 	fx_finish(&f, 300);
 	assert_int_equal(tr_count(&f.h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH),
 			 3);
@@ -150,17 +150,17 @@ static void lane_repairs_a_missing_switch_out(void **state)
 	assert_int_equal(r->out_koid, 101);
 	assert_int_equal(r->in_koid, 0);
 	assert_int_equal(r->out_state, FTF_THREAD_RUNNING);
-	assert_int_equal(f.lane.st.repaired, 1);
+	assert_int_equal(f.shard.st.repaired, 1);
 	assert_true(has_thread(&f.h, 0, "swapper"));
 	fx_free(&f);
 }
 
 /* A task name from the kernel (an exiting task /proc no longer has) goes
  * to the translator, which names the task with it. */
-static void lane_forwards_task_names(void **state)
+static void shard_forwards_task_names(void **state)
 {
 	struct ftfb_taskname n;
-	struct lanes_fx f;
+	struct shards_fx f;
 
 	(void)state;
 	fx_setup(&f);
@@ -168,21 +168,21 @@ static void lane_forwards_task_names(void **state)
 	tr_hdr(&n.hdr, FTFB_EV_TASKNAME, 50, 1, 700, 700);
 	memcpy(n.comm, "gone", 4);
 	memcpy(n.pcomm, "gone", 4);
-	assert_int_equal(ftfb_lane_event(&f.lane, &n, sizeof(n)), 0);
+	assert_int_equal(ftfb_shard_event(&f.shard, &n, sizeof(n)), 0);
 	fx_finish(&f, 100);
 	assert_true(has_thread(&f.h, 700, "gone"));
 	assert_int_equal(ftfb_translator_stats(&f.h.t)->by_kind[FTFB_EV_TASKNAME],
 			 1);
-	assert_int_equal(f.lane.st.by_kind[FTFB_EV_TASKNAME], 0);
+	assert_int_equal(f.shard.st.by_kind[FTFB_EV_TASKNAME], 0);
 	fx_free(&f);
 }
 
 /* One stream over 4 cpus: the translator alone, and the translator with
- * cpus 1 and 3 through a lane (as --rings 2 splits them), write the same
+ * cpus 1 and 3 through a shard (as --rings 2 splits them), write the same
  * scheduling records. */
 #define MIX_N 400
 
-static void feed_mix(struct lanes_fx *f, bool split)
+static void feed_mix(struct shards_fx *f, bool split)
 {
 	for (int i = 0; i < MIX_N; i++) {
 		uint16_t cpu = (uint16_t)(i % 4);
@@ -191,19 +191,19 @@ static void feed_mix(struct lanes_fx *f, bool split)
 						 b, 100);
 		struct ftfb_wakeup w = mk_wakeup(1000 + 10 * i + 5, cpu, b, 100,
 						 a, 100);
-		bool lane = split && cpu % 2;
+		bool shard = split && cpu % 2;
 
 		/* (b = 102 or 101: tids of the lookup) */
-		assert_int_equal(lane ? ftfb_lane_event(&f->lane, &s, sizeof(s))
+		assert_int_equal(shard ? ftfb_shard_event(&f->shard, &s, sizeof(s))
 				      : ftfb_translator_event(&f->h.t, &s,
 							      sizeof(s)),
 				 0);
-		assert_int_equal(lane ? ftfb_lane_event(&f->lane, &w, sizeof(w))
+		assert_int_equal(shard ? ftfb_shard_event(&f->shard, &w, sizeof(w))
 				      : ftfb_translator_event(&f->h.t, &w,
 							      sizeof(w)),
 				 0);
 		if (i % 64 == 0) /* a turn of the loop */
-			assert_int_equal(ftfb_lane_collect(&f->relay, &f->h.t),
+			assert_int_equal(ftfb_shard_collect(&f->relay, &f->h.t),
 					 0);
 	}
 	fx_finish(f, 1000 + 10 * MIX_N);
@@ -231,10 +231,10 @@ static size_t sched_only(const struct tr *h, struct trec *out)
 	return n;
 }
 
-static void lane_writes_what_the_translator_writes(void **state)
+static void shard_writes_what_the_translator_writes(void **state)
 {
 	static struct trec one[2 * MIX_N + 8], two[2 * MIX_N + 8];
-	struct lanes_fx a, b;
+	struct shards_fx a, b;
 	size_t na, nb;
 
 	(void)state;
@@ -242,7 +242,7 @@ static void lane_writes_what_the_translator_writes(void **state)
 	fx_setup(&b);
 	feed_mix(&a, false);
 	feed_mix(&b, true);
-	assert_int_equal(b.lane.st.by_kind[FTFB_EV_SWITCH], MIX_N / 2);
+	assert_int_equal(b.shard.st.by_kind[FTFB_EV_SWITCH], MIX_N / 2);
 	na = sched_only(&a.h, one);
 	nb = sched_only(&b.h, two);
 	assert_int_equal(na, 2 * MIX_N);
@@ -271,10 +271,10 @@ static void lane_writes_what_the_translator_writes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(lane_records_reach_the_trace),
-		cmocka_unit_test(lane_repairs_a_missing_switch_out),
-		cmocka_unit_test(lane_forwards_task_names),
-		cmocka_unit_test(lane_writes_what_the_translator_writes),
+		cmocka_unit_test(shard_records_reach_the_trace),
+		cmocka_unit_test(shard_repairs_a_missing_switch_out),
+		cmocka_unit_test(shard_forwards_task_names),
+		cmocka_unit_test(shard_writes_what_the_translator_writes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
