@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "procfs.h"
+#include "safe_name.h"
 
 /* Reads up to cap-1 bytes of a small /proc file; returns the length read
  * (NUL-terminated) or -errno. */
@@ -83,14 +84,11 @@ static void copy_title(const char *cmdline, size_t len, char *out,
 	out[end] = '\0';
 }
 
-void ftfb_procfs_name_from_cmdline(const char *cmdline, size_t len, char *out,
-				   size_t outlen)
+static void name_from_cmdline(const char *cmdline, size_t len, char *out,
+			      size_t outlen)
 {
 	size_t end = 0, start = 0;
 
-	if (!outlen)
-		return;
-	out[0] = '\0';
 	if (is_title(cmdline, len)) {
 		copy_title(cmdline, len, out, outlen);
 		return;
@@ -106,6 +104,18 @@ void ftfb_procfs_name_from_cmdline(const char *cmdline, size_t len, char *out,
 		end = start + outlen - 1;
 	memcpy(out, cmdline + start, end - start);
 	out[end - start] = '\0';
+}
+
+void ftfb_procfs_name_from_cmdline(const char *cmdline, size_t len, char *out,
+				   size_t outlen)
+{
+	if (!outlen)
+		return;
+	out[0] = '\0';
+	name_from_cmdline(cmdline, len, out, outlen);
+	/* the process wrote it (a title is any bytes it likes): no ESC
+	 * sequence or invalid UTF-8 for the trace or the terminal */
+	ftfb_safe_name(out, outlen - 1);
 }
 
 static void read_pname(uint32_t pid, struct ftfb_task_info *ti)

@@ -34,7 +34,8 @@ int ftfb_procfs_lookup(void *ctx, uint32_t tid, struct ftfb_task_info *out);
 
 /* The process name from a raw cmdline (NUL-separated): the whole first
  * argument if it has a space (a title the process set, as ps shows it),
- * else its basename. out gets "" if there is none. */
+ * else its basename, made safe (stacks/safe_name.h: a control byte or
+ * invalid UTF-8 becomes '?'). out gets "" if there is none. */
 void ftfb_procfs_name_from_cmdline(const char *cmdline, size_t len, char *out,
 				   size_t outlen);
 

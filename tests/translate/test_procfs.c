@@ -173,12 +173,28 @@ static void process_name_from_cmdline(void **state)
 	assert_string_equal(out, "postgres: 15/main: checkpointer");
 }
 
+/* A title is whatever the process wrote over its argv: an ESC sequence
+ * in it would reach the trace's process name and the summary's
+ * terminal. Each control byte (and each byte of invalid UTF-8) becomes
+ * '?', one for one; a valid UTF-8 character stays. */
+static void title_with_escape_made_safe(void **state)
+{
+	static const char c[] = "evil: \x1b]0;pwned\x07 \xc3\xa9t\xe9\0\0";
+	char out[64];
+
+	(void)state;
+	ftfb_procfs_name_from_cmdline(c, sizeof(c) - 1, out, sizeof(out));
+	assert_string_equal(out, "evil: ?]0;pwned? \xc3\xa9t?");
+	assert_null(strchr(out, '\x1b'));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(scan_self_finds_named_threads),
 		cmocka_unit_test(lookup_resolves_a_thread),
 		cmocka_unit_test(process_name_from_cmdline),
+		cmocka_unit_test(title_with_escape_made_safe),
 	};
 
 	return cmocka_run_group_tests_name("procfs", tests, NULL, NULL);
