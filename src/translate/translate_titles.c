@@ -90,18 +90,22 @@ int ftfb_translator_titles(struct ftfb_translator *t, size_t budget, bool all)
 	if (!t->o.lookup || !cap)
 		return 0;
 	mark_due(t, all);
-	/* from where the last round stopped, so no process waits for
-	 * ever behind others that run all the time */
-	for (size_t n = 0; n < cap && budget && !err; n++) {
-		size_t i = (t->title_cursor + n) % cap;
-		struct ftfb_task *k = pt->idx[i].task;
+	/* the processes forked while tracing first (never looked at: their
+	 * titles are new, and a server's workers may live briefly), then
+	 * from where the last round stopped, so no process waits for ever
+	 * behind others that run all the time */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t n = 0; n < cap && budget && !err; n++) {
+			size_t i = (t->title_cursor + n) % cap;
+			struct ftfb_task *k = pt->idx[i].task;
 
-		if (!k || !k->title_due)
-			continue;
-		k->title_due = false;
-		budget--;
-		t->title_cursor = i + 1;
-		err = look_at(t, k);
-	}
+			if (!k || !k->title_due || (!pass && k->cmdline_told))
+				continue;
+			k->title_due = false;
+			budget--;
+			if (pass)
+				t->title_cursor = i + 1;
+			err = look_at(t, k);
+		}
 	return err;
 }
