@@ -23,5 +23,7 @@
 #define FTFB_FLIGHT_MAX_SNAPSHOTS 1000
 #define FTFB_MAX_UPROBE_SPECS 64		/* -u */
 #define FTFB_MAX_TRIGGERS 16			/* --trigger */
+/* The ring readers' nice value, their thread only (reader_priority.h) */
+#define FTFB_READER_NICE (-10)
 
 #endif

@@ -19,6 +19,7 @@
 #include "flight.h"
 #include "monotime.h"
 #include "preflight.h"
+#include "reader_priority.h"
 #include "probespec.h"
 #include "procfs.h"
 #include "report.h"
@@ -542,6 +543,9 @@ int session_loop(struct session *s)
 		say_tracing(s);
 	s->status_line = !o->quiet && (o->force_status || isatty(STDERR_FILENO));
 	last_status = s->start_ns;
+	/* this thread only: the threads started already (tables, output)
+	 * keep theirs; kept as it is without CAP_SYS_NICE */
+	ftfb_reader_priority();
 	for (;;) {
 		int r = ftfb_loader_poll(s->loader, POLL_MS, on_event, s);
 		uint64_t now = ftfb_mono_ns();
