@@ -541,6 +541,7 @@ static int parse_output_opt(int c, const char *arg, struct cli_opts *o,
 				    "invalid --buffer-size '%s': use a size from 4K to 1G, e.g. 256K, 8M, 64M",
 				    arg);
 		o->ring_bytes = round_up_pow2(b);
+		o->ring_bytes_given = true;
 		return 0;
 	case OPT_RINGS:
 		if (parse_int(arg, 1, FTFB_MAX_RINGS, &v))

@@ -20,6 +20,7 @@
 #include "monotime.h"
 #include "preflight.h"
 #include "reader_priority.h"
+#include "ring_size.h"
 #include "probespec.h"
 #include "procfs.h"
 #include "report.h"
@@ -264,12 +265,22 @@ int session_prepare(struct session *s, struct cli_opts *o)
 /* attach                                                               */
 /* ------------------------------------------------------------------ */
 
+/* --buffer-size, or what the cpus and the sources on need */
+static uint64_t ring_bytes(const struct cli_opts *o)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (o->ring_bytes_given)
+		return o->ring_bytes;
+	return ftfb_auto_ring_bytes(o, ncpus > 0 ? (unsigned)ncpus : 1);
+}
+
 static int open_loader(struct session *s, char *err, size_t errlen)
 {
 	const struct cli_opts *o = s->o;
 	struct ftfb_loader_opts lo = {
 		.filter_tgids = !o->all,
-		.ring_bytes = o->ring_bytes,
+		.ring_bytes = ring_bytes(o),
 		.nr_rings = o->nr_rings,
 		.sched = !o->no_sched,
 		.uprobe_nargs = o->nargs,
