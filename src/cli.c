@@ -226,7 +226,9 @@ void cli_usage(FILE *f, const char *prog)
 "                         traced process exits; a -- command still running\n"
 "                         at the stop gets SIGTERM (as with perf record)\n"
 "      --buffer-size SIZE BPF ring buffer size per ring: 64K, 8M, 1G (rounded\n"
-"                         up to a power of two; default 8M)\n"
+"                         up to a power of two; default 8M, system-wide\n"
+"                         more: x2 per doubling of CPUs past 2, x2 with\n"
+"                         --syscalls, x2 with -g, at most 256M in all)\n"
 "      --rings N          number of BPF ring buffers (1..64, default 1):\n"
 "                         switches and wakeups by CPU (ring cpu %% N), the\n"
 "                         rest in the first; rings 2..N each read and\n"
@@ -541,6 +543,7 @@ static int parse_output_opt(int c, const char *arg, struct cli_opts *o,
 				    "invalid --buffer-size '%s': use a size from 4K to 1G, e.g. 256K, 8M, 64M",
 				    arg);
 		o->ring_bytes = round_up_pow2(b);
+		o->ring_bytes_given = true;
 		return 0;
 	case OPT_RINGS:
 		if (parse_int(arg, 1, FTFB_MAX_RINGS, &v))

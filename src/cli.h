@@ -42,6 +42,7 @@ struct cli_opts {
 	const char *output;  /* -o FILE */
 	uint64_t duration_ns; /* -d DUR, 0 = until stopped */
 	uint64_t ring_bytes; /* --buffer-size */
+	bool ring_bytes_given; /* --buffer-size given: else ring_size.h */
 	int nr_rings;        /* --rings */
 	bool clock_mono;     /* --clock mono */
 	bool no_sched;       /* --no-sched */

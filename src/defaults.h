@@ -11,7 +11,11 @@
 #include "events.h" /* FTFB_MAX_ARGS: the --args bound */
 
 #define FTFB_DEFAULT_OUTPUT "trace.fxt"		/* -o */
-#define FTFB_DEFAULT_RING_BYTES (8u << 20)	/* --buffer-size */
+#define FTFB_DEFAULT_RING_BYTES (8u << 20)	/* --buffer-size, with -p/-- */
+/* Without --buffer-size: more system-wide (ring_size.h), up to this in
+ * all rings together; no ring below the minimum */
+#define FTFB_AUTO_RING_MAX_BYTES (256ull << 20)
+#define FTFB_MIN_AUTO_RING_BYTES (1ull << 20)
 #define FTFB_MAX_RING_BYTES (1ull << 30)
 #define FTFB_DEFAULT_RINGS 1			/* --rings */
 #define FTFB_MAX_RINGS 64
@@ -23,5 +27,7 @@
 #define FTFB_FLIGHT_MAX_SNAPSHOTS 1000
 #define FTFB_MAX_UPROBE_SPECS 64		/* -u */
 #define FTFB_MAX_TRIGGERS 16			/* --trigger */
+/* The ring readers' nice value, their thread only (reader_priority.h) */
+#define FTFB_READER_NICE (-10)
 
 #endif

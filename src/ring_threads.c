@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "ring_threads.h"
+#include "reader_priority.h"
 #include "bpf_loader.h"
 #include "monotime.h"
 #include "ring_reader.h"
@@ -63,6 +64,7 @@ static void *thread_main(void *arg)
 	/* (top -H, perf and /proc show which ring a thread reads) */
 	snprintf(name, sizeof(name), "ftf-bpf ring %u", t->idx + 1);
 	pthread_setname_np(pthread_self(), name);
+	ftfb_reader_priority(); /* (kept as it is without CAP_SYS_NICE) */
 
 	while (!t->err && !__atomic_load_n(&t->set->stop, __ATOMIC_ACQUIRE)) {
 		int r = ftfb_ring_reader_poll(t->reader, RING_THREAD_POLL_MS,

@@ -19,6 +19,8 @@
 #include "flight.h"
 #include "monotime.h"
 #include "preflight.h"
+#include "reader_priority.h"
+#include "ring_size.h"
 #include "probespec.h"
 #include "procfs.h"
 #include "report.h"
@@ -266,12 +268,22 @@ int session_prepare(struct session *s, struct cli_opts *o)
 /* attach                                                               */
 /* ------------------------------------------------------------------ */
 
+/* --buffer-size, or what the cpus and the sources on need */
+static uint64_t ring_bytes(const struct cli_opts *o)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (o->ring_bytes_given)
+		return o->ring_bytes;
+	return ftfb_auto_ring_bytes(o, ncpus > 0 ? (unsigned)ncpus : 1);
+}
+
 static int open_loader(struct session *s, char *err, size_t errlen)
 {
 	const struct cli_opts *o = s->o;
 	struct ftfb_loader_opts lo = {
 		.filter_tgids = !o->all,
-		.ring_bytes = o->ring_bytes,
+		.ring_bytes = ring_bytes(o),
 		.nr_rings = o->nr_rings,
 		.sched = !o->no_sched,
 		.uprobe_nargs = o->nargs,
@@ -566,6 +578,9 @@ int session_loop(struct session *s)
 		say_tracing(s);
 	s->status_line = !o->quiet && (o->force_status || isatty(STDERR_FILENO));
 	last_status = s->start_ns;
+	/* this thread only: the threads started already (tables, output)
+	 * keep theirs; kept as it is without CAP_SYS_NICE */
+	ftfb_reader_priority();
 	for (;;) {
 		int r = ftfb_loader_poll(s->loader, POLL_MS, on_event, s);
 		uint64_t now = ftfb_mono_ns();

@@ -5,7 +5,7 @@ threads and names, a long run, stops, a full disk, bad input and missing
 privileges. Run as root; each case prints what it ran and found, and a
 FIGURES line (events fired, written, dropped, peak RSS of ftf-bpf).
 
-usage: test_faults.py CASE FTF_BPF FTF_DUMP HAMMER MANYTHREADS PINGPONG OUTDIR [LONGRUN_S [CPUHOG]]
+usage: test_faults.py CASE FTF_BPF FTF_DUMP HAMMER MANYTHREADS PINGPONG OUTDIR [LONGRUN_S [CPUHOG [SYSFLOOD]]]
 
 The expectations come from the workloads' own counts (hammer prints how
 many times each thread called hit(); manythreads calls mark(v) once per
@@ -345,6 +345,59 @@ def case_starved(a):
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+# ---------------------------------------------------------------- starved reader
+
+def getppid_slices(ftf_dump, out, pid):
+    """getppid slices of process pid in the trace, counted from ftf-dump's
+    text streamed (a system-wide trace is millions of records)."""
+    pat = re.compile(r'pt: %d/\d+, category: "syscall", name: "getppid", DurationComplete' % pid)
+    n = 0
+    with subprocess.Popen([ftf_dump, out], stdout=subprocess.PIPE, text=True) as d:
+        for line in d.stdout:
+            if "getppid" in line and pat.search(line):
+                n += 1
+    return n
+
+
+def case_reader(a):
+    """Issue 34: a reader that gets the cpu on a loaded machine. System-wide
+    stacks and system calls (-a -g --syscalls) at the default sizes while 4
+    busy loops per cpu (cpuhog, plain priority, as a build would) and 8
+    threads making exactly 8 x 400000 getppid() calls (sysflood) compete
+    with it: nothing lost, and the trace holds every one of the calls.
+    Before the fix the reader, runnable all along, got a few percent of a
+    cpu and the ring filled (seen here: 8.4 million events lost, 4.1 million
+    of the calls; issue 34: 20-72% at load 11-14)."""
+    threads, calls = 8, 400000
+    out = os.path.join(a.outdir, "reader.fxt")
+    ncpu = os.cpu_count()
+    hogs = [subprocess.Popen([a.cpuhog, str(i % ncpu), "600"], stdout=subprocess.DEVNULL)
+            for i in range(4 * ncpu)]
+    try:
+        t = Tracer(a.tool, ["-a", "-g", "--syscalls", "--no-sched", "-o", out], ready_timeout=120)
+        try:
+            flood = subprocess.run([a.sysflood, str(threads), str(calls)], capture_output=True,
+                                   text=True, timeout=400)
+        finally:
+            t.signal(signal.SIGINT)
+            rc = t.wait(timeout=180)
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
+    check(rc == 0, f"ftf-bpf exited 0 (got {rc})")
+    m = re.search(r"pid=(\d+) calls=(\d+)", flood.stdout)
+    check(m and int(m[2]) == threads * calls, f"sysflood made {threads * calls} calls: {flood.stdout.strip()!r}")
+    p = t
+    got, lost, lost_total = parse_summary(p.stderr)
+    check(lost_total == 0, f"nothing lost under {4 * ncpu} cpu hogs (summary: {lost_total}, {lost})")
+    n = getppid_slices(a.ftf_dump, out, int(m[1]))
+    check(n == threads * calls, f"the trace holds {n} getppid slices of sysflood = the {threads * calls} it made")
+    entries = got.get("system call entries", 0)
+    figures("reader", entries + lost.get("system call entries", 0), entries, lost_total, "-",
+            f"hogs={4 * ncpu}")
 
 
 # ---------------------------------------------------------------- flight recorder
@@ -849,6 +902,7 @@ def main():
     a.tool, a.ftf_dump, a.hammer, a.manythreads, a.pingpong, a.outdir = sys.argv[2:8]
     a.extra = sys.argv[8] if len(sys.argv) > 8 else None
     a.cpuhog = sys.argv[9] if len(sys.argv) > 9 else None
+    a.sysflood = sys.argv[10] if len(sys.argv) > 10 else None
     os.makedirs(a.outdir, exist_ok=True)
     a.kstate = kernel_state()
     cases = {
@@ -860,7 +914,7 @@ def main():
         "target-segv": lambda a: stop_target(a, "segv"),
         "target-killed": lambda a: stop_target(a, "killed"),
         "exec": case_exec, "diskfull": case_diskfull, "badinput": case_badinput,
-        "privileges": case_privileges, "window": case_window, "starved": case_starved,
+        "privileges": case_privileges, "window": case_window, "starved": case_starved, "reader": case_reader,
         "flight": case_flight, "hostile": case_hostile,
     }
 
