@@ -136,9 +136,15 @@ int ftfb_tr_write_process(struct ftfb_translator *t, struct ftfb_task *k)
 static int write_stranger(struct ftfb_translator *t, struct ftfb_task *k)
 {
 	int blob = ftfb_tr_str_id(t, "perfetto", 8, NULL), err;
+	struct ftfb_task *idle;
 
 	if (blob < 0)
 		return blob;
+	/* Perfetto puts it in process 0: named for them first (the idle
+	 * task's entry; entries do not move, k stays valid) */
+	err = ftfb_tr_ensure_task(t, 0, 0, &idle);
+	if (err)
+		return err;
 	err = ftfb_proctree_add_thread(&t->ptree, t->w, blob,
 				       ftfb_tr_perfetto_ns(t, t->last_ts),
 				       k->tid, k->comm,
