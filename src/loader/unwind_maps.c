@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "elfsym.h"
-#include "go/go_topframe.h"
+#include "go_topframe.h"
 #include "grow_array.h"
 #include "idtab.h"
 #include "proc_file.h"
