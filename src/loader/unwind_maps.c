@@ -795,5 +795,5 @@ void ftfb_uw_print_summary(const struct ftfb_uw_stats *st, FILE *f)
 	if (st->left_busy)
 		fprintf(f, "; the stop did not wait for a build under way");
 	fputc('\n', f);
-	ftfb_uw_print_skips(st, f);
+	ftfb_uw_print_skips(st->skipped, st->over_budget, f);
 }

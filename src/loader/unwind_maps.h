@@ -28,6 +28,7 @@
 #include <stdio.h>
 
 #include "unwind.h"
+#include "unwind_skips.h"
 
 struct bpf_map;
 
@@ -75,15 +76,6 @@ void ftfb_uw_stop(struct ftfb_uw_loader *u);
  * reread at most a few times for addresses outside its mappings. */
 void ftfb_uw_service(struct ftfb_uw_loader *u);
 
-/* A binary whose table its build's budget refused: its stacks stop at
- * it ("CFI over budget"); the summary names the first few. */
-#define FTFB_UW_SKIPS_SHOWN 4
-struct ftfb_uw_skip {
-	char path[200];	 /* made safe for a terminal (safe_name.h) */
-	uint64_t limit;	 /* rows (-E2BIG) or ns of CPU (-ETIMEDOUT) */
-	int32_t rc;	 /* -E2BIG, -ETIMEDOUT; 0: no entry */
-	int32_t no_room; /* the rows limit was the room left in uw_rows */
-};
 
 struct ftfb_uw_stats {
 	uint64_t ended[FTFB_UW_NREASONS];  /* user stacks, by how they ended */

@@ -47,15 +47,16 @@ static void print_skip(const struct ftfb_uw_skip *s, FILE *f)
 			(unsigned long long)s->limit);
 }
 
-void ftfb_uw_print_skips(const struct ftfb_uw_stats *st, FILE *f)
+void ftfb_uw_print_skips(const struct ftfb_uw_skip *skipped,
+			 uint64_t over_budget, FILE *f)
 {
 	uint64_t shown = 0;
 
-	for (int i = 0; i < FTFB_UW_SKIPS_SHOWN && st->skipped[i].rc; i++) {
-		print_skip(&st->skipped[i], f);
+	for (int i = 0; i < FTFB_UW_SKIPS_SHOWN && skipped[i].rc; i++) {
+		print_skip(&skipped[i], f);
 		shown++;
 	}
-	if (st->over_budget > shown)
+	if (over_budget > shown)
 		fprintf(f, "  unwind tables: and %llu more binaries skipped\n",
-			(unsigned long long)(st->over_budget - shown));
+			(unsigned long long)(over_budget - shown));
 }

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "unwind_skips.h"
+#include "unwind_maps.h"
 
 /* What print_skips writes for st. */
 static char *printed(const struct ftfb_uw_stats *st)
@@ -26,7 +26,7 @@ static char *printed(const struct ftfb_uw_stats *st)
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	ftfb_uw_print_skips(st, f);
+	ftfb_uw_print_skips(st->skipped, st->over_budget, f);
 	fclose(f);
 	return buf;
 }
