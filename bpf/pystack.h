@@ -7,7 +7,7 @@
  * python3.X binary), userspace puts into `py_procs` the address of the
  * interpreter's _PyRuntime and PyCode_Type, and the structure offsets of
  * its version (struct ftfb_py_offsets, one row per version generated at
- * build time from that version's own headers: src/stacks/gen/pyoffsets.py).
+ * build time from that version's own headers: src/stacks/python/gen/pyoffsets.py).
  * At each sample the BPF side finds the thread's PyThreadState in the
  * interpreters' thread lists (thread_id is the pthread_t, on x86-64 the
  * thread's fs base) and walks its frame chain, leaf first.

@@ -434,6 +434,11 @@ static long uw_frame(__u32 idx, void *ctx)
 		w->reason = uw_step_fp(w, FTFB_UW_BAD_FRAME);
 	} else if (m->table == FTFB_UW_TABLE_UPROBES) {
 		w->reason = uw_step_uprobes(w);
+	} else if (m->table == FTFB_UW_TABLE_OVER_BUDGET) {
+		/* no frame-pointer guess: a binary with CFI is rarely built
+		 * with frame pointers, and a guess that reads a wrong rbp
+		 * would go on through made-up callers and lose the reason */
+		w->reason = FTFB_UW_OVER_BUDGET;
 	} else if (m->table == FTFB_UW_TABLE_NONE) { /* Go: no .eh_frame */
 		w->reason = uw_go_top(w, m) ? FTFB_UW_COMPLETE
 					    : uw_step_fp(w, FTFB_UW_NO_CFI);

@@ -64,6 +64,9 @@ struct ftfb_uw_table {
 /* the [uprobes] page: the out-of-line copies of probed instructions and
  * the uretprobe trampoline, stepped through the thread's uprobe state */
 #define FTFB_UW_TABLE_UPROBES 0xfffffffcu
+/* a table its build's budget refused (crafted or huge CFI, or no room
+ * left in uw_rows): stop there, saying so */
+#define FTFB_UW_TABLE_OVER_BUDGET 0xfffffffbu
 
 /* An executable mapping of a process: an address pc in [start, end) is
  * at row address pc - bias of its table. */
@@ -101,7 +104,8 @@ enum {
 	FTFB_UW_BAD_FRAME = 7,	 /* a frame that cannot be right (the
 				  * stack pointer went down, rbp lost) */
 	FTFB_UW_SIGNAL = 8,	 /* a signal handler's frame */
-	FTFB_UW_NREASONS = 9,
+	FTFB_UW_OVER_BUDGET = 9, /* in a binary whose table was refused */
+	FTFB_UW_NREASONS = 10,
 };
 /* counters after the reasons in uw_stats */
 #define FTFB_UW_STAT_STACKS FTFB_UW_NREASONS /* user stacks walked */

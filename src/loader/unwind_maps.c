@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,11 +20,12 @@
 #include <unistd.h>
 
 #include "elfsym.h"
-#include "go/go_topframe.h"
+#include "go_topframe.h"
 #include "grow_array.h"
 #include "idtab.h"
 #include "proc_file.h"
 #include "unwind_maps.h"
+#include "unwind_skips.h"
 #include "unwind_table.h"
 
 #define MAX_REREADS 16 /* of one image's maps, for addresses outside them */
@@ -31,7 +33,7 @@
 
 /* A binary whose table is loaded (or could not be). */
 struct binary {
-	uint32_t table; /* index in uw_tables, or FTFB_UW_TABLE_NONE */
+	uint32_t table; /* index in uw_tables, or FTFB_UW_TABLE_NONE etc. */
 	uint64_t base;	/* the virtual address of its rows' pc 0 */
 	struct ftfb_uw_seg segs[FTFB_UW_MAX_SEGS];
 	size_t nsegs;
@@ -74,6 +76,11 @@ struct ftfb_uw_loader {
 	bool abandoned;
 	bool settled; /* the thread answered the requests and built all */
 	unsigned slow_build_s; /* FTFB_FAULT_SLOW_UW_BUILD_S (tests) */
+	uint32_t row_budget;   /* a build's rows (unwind_skips.h) */
+	/* the first binaries over budget, each written before nskips
+	 * counts it (released: the stats readers read them meanwhile) */
+	struct ftfb_uw_skip skips[FTFB_UW_SKIPS_SHOWN];
+	uint32_t nskips;
 	/* set by ftfb_uw_stop, read by the thread between steps and by the
 	 * table builder (the flag its cancel argument takes) */
 	volatile bool stop;
@@ -182,19 +189,24 @@ int ftfb_uw_loader_new(struct ftfb_uw_loader **out,
 	u->st.max_rows = u->max_rows;
 	u->pub = u->st;
 	u->slow_build_s = injected_build_s();
+	u->row_budget = ftfb_uw_row_budget();
 	*out = u;
 	return 0;
 }
 
-/* The thread's stats, made readable (every field is a uint64_t). */
+/* ftfb_uw_stats's counters: the uint64_t fields before skipped */
+#define STATS_WORDS (offsetof(struct ftfb_uw_stats, skipped) / sizeof(uint64_t))
+
+/* The thread's stats, made readable (every counter is a uint64_t). */
 static void publish_stats(struct ftfb_uw_loader *u)
 {
 	const uint64_t *from = (const uint64_t *)&u->st;
 	uint64_t *to = (uint64_t *)&u->pub;
 
-	_Static_assert(sizeof(u->st) % sizeof(uint64_t) == 0,
-		       "ftfb_uw_stats holds uint64_t fields only");
-	for (size_t i = 0; i < sizeof(u->st) / sizeof(uint64_t); i++)
+	_Static_assert(STATS_WORDS * sizeof(uint64_t) ==
+			       offsetof(struct ftfb_uw_stats, skipped),
+		       "ftfb_uw_stats holds uint64_t counters only");
+	for (size_t i = 0; i < STATS_WORDS; i++)
 		__atomic_store_n(&to[i], from[i], __ATOMIC_RELAXED);
 }
 
@@ -355,6 +367,24 @@ static uint64_t go_mstart(int fd, const char *path)
 	return ftfb_go_mstart_offset(fd, path, &off) ? 0 : off + 1;
 }
 
+/* A build over its budget of rows or time (o): the binary's stacks stop
+ * at it, saying so, and the summary names it (the first few). */
+static void refused(struct ftfb_uw_loader *u, struct binary *b,
+		    const char *path, int rc,
+		    const struct ftfb_uw_build_opts *o, bool no_room)
+{
+	uint64_t limit = rc == -E2BIG ? o->max_rows : FTFB_UW_MAX_BUILD_NS;
+
+	b->table = FTFB_UW_TABLE_OVER_BUDGET;
+	u->st.over_budget++;
+	if (rc == -E2BIG && no_room)
+		u->st.table_space_full++;
+	if (u->nskips >= FTFB_UW_SKIPS_SHOWN)
+		return;
+	ftfb_uw_skip_fill(&u->skips[u->nskips], path, rc, limit, no_room);
+	__atomic_store_n(&u->nskips, u->nskips + 1, __ATOMIC_RELEASE);
+}
+
 /* Builds the table of the file p names (dev, ino), once: opened as
  * the process that mapped it maps it (proc_file.h), never by a path its
  * user may have replaced. */
@@ -370,14 +400,19 @@ static struct binary *build_binary(struct ftfb_uw_loader *u,
 	};
 	uint64_t dev = p->dev, ino = p->ino;
 	struct binary *b = binary_built(u, dev, ino);
+	/* no more rows than are left: a table that could not be
+	 * installed is not built */
+	uint32_t room = u->max_rows - u->next_row;
 	struct ftfb_uw_build_opts opts = {
 		.cancelled = build_cancelled,
 		.arg = u,
+		.max_rows = room < u->row_budget ? (room ? room : 1)
+						 : u->row_budget,
 	};
 	struct ftfb_uw_table_built t;
 	uint64_t t0 = mono_ns();
 	char err[256];
-	int fd;
+	int fd, rc = -ENOENT;
 
 	if (b)
 		return b;
@@ -391,8 +426,12 @@ static struct binary *build_binary(struct ftfb_uw_loader *u,
 	b->table = FTFB_UW_TABLE_NONE;
 	injected_delay(u);
 	fd = ftfb_proc_file_open(p->tgid, &l);
-	if (fd < 0 ||
-	    ftfb_uw_table_from_fd(fd, p->path, &opts, &t, err, sizeof(err))) {
+	if (fd >= 0)
+		rc = ftfb_uw_table_from_fd(fd, p->path, &opts, &t, err,
+					   sizeof(err));
+	if (rc == -E2BIG || rc == -ETIMEDOUT) {
+		refused(u, b, p->path, rc, &opts, room < u->row_budget);
+	} else if (rc) {
 		u->st.no_cfi_files++;
 		b->go_mstart = go_mstart(fd, p->path);
 	} else {
@@ -514,6 +553,7 @@ static bool map_of_line(struct ftfb_uw_loader *u, uint32_t tgid, char *line,
 	memcpy(segs.segs, b->segs, sizeof(segs.segs));
 	segs.nsegs = b->nsegs;
 	if (b->table != FTFB_UW_TABLE_NONE &&
+	    b->table != FTFB_UW_TABLE_OVER_BUDGET &&
 	    ftfb_uw_table_bias(&segs, start, pgoff, &bias))
 		m->table = FTFB_UW_TABLE_NONE; /* not a code segment */
 	m->bias = bias + b->base;	       /* rows are at vaddr - base */
@@ -689,10 +729,13 @@ void ftfb_uw_get_stats(struct ftfb_uw_loader *u, struct ftfb_uw_stats *st)
 	const uint64_t *from = (const uint64_t *)&u->pub;
 	uint64_t *to = (uint64_t *)st;
 	uint64_t *v = calloc((size_t)u->ncpus, sizeof(*v));
+	uint32_t nskips = __atomic_load_n(&u->nskips, __ATOMIC_ACQUIRE);
 
-	for (size_t i = 0; i < sizeof(*st) / sizeof(uint64_t); i++)
+	for (size_t i = 0; i < STATS_WORDS; i++)
 		to[i] = __atomic_load_n(&from[i], __ATOMIC_RELAXED);
 	st->left_busy = u->abandoned;
+	memset(st->skipped, 0, sizeof(st->skipped));
+	memcpy(st->skipped, u->skips, nskips * sizeof(*u->skips));
 	for (uint32_t k = 0; v && k < FTFB_UW_NSTATS; k++) {
 		uint64_t sum = 0;
 
@@ -720,6 +763,7 @@ void ftfb_uw_print_summary(const struct ftfb_uw_stats *st, FILE *f)
 		"depth limit",
 		"bad frame",
 		"signal frame",
+		"CFI over budget",
 	};
 	bool first = true;
 
@@ -751,4 +795,5 @@ void ftfb_uw_print_summary(const struct ftfb_uw_stats *st, FILE *f)
 	if (st->left_busy)
 		fprintf(f, "; the stop did not wait for a build under way");
 	fputc('\n', f);
+	ftfb_uw_print_skips(st->skipped, st->over_budget, f);
 }

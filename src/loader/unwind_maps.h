@@ -15,9 +15,10 @@
  * process it has no entry for, or an address outside its mappings):
  * ftfb_uw_service answers, from a thread of its own (ftfb_uw_start),
  * every few ms. Rows live in one shared
- * array the loader fills through an mmap; when it is full, binaries
- * loaded later get no table (their frames stop with "no CFI") and the
- * summary says so.
+ * array the loader fills through an mmap; a binary's build is given the
+ * room left as its budget of rows: one over it (or over the builder's
+ * own budget) gets no table, its frames stop with "CFI over budget", and
+ * the summary names it.
  */
 #ifndef FTFB_UNWIND_MAPS_H
 #define FTFB_UNWIND_MAPS_H
@@ -27,6 +28,7 @@
 #include <stdio.h>
 
 #include "unwind.h"
+#include "unwind_skips.h"
 
 struct bpf_map;
 
@@ -74,6 +76,7 @@ void ftfb_uw_stop(struct ftfb_uw_loader *u);
  * reread at most a few times for addresses outside its mappings. */
 void ftfb_uw_service(struct ftfb_uw_loader *u);
 
+
 struct ftfb_uw_stats {
 	uint64_t ended[FTFB_UW_NREASONS];  /* user stacks, by how they ended */
 	uint64_t stacks;		   /* user stacks walked */
@@ -82,7 +85,11 @@ struct ftfb_uw_stats {
 	uint64_t table_space_full;	   /* binaries left without: no room */
 	uint64_t processes;		   /* process entries loaded */
 	uint64_t build_ns;		   /* time spent building tables */
-	uint64_t left_busy; /* 1: the stop did not wait for the thread */
+	uint64_t left_busy;   /* 1: the stop did not wait for the thread */
+	uint64_t over_budget; /* binaries whose table was refused */
+	/* the first of them (not copied with the counters above: each is
+	 * written once, before it is counted) */
+	struct ftfb_uw_skip skipped[FTFB_UW_SKIPS_SHOWN];
 };
 void ftfb_uw_get_stats(struct ftfb_uw_loader *u, struct ftfb_uw_stats *st);
 /* The summary's lines about them (how the user stacks ended, the tables

@@ -17,7 +17,7 @@
 #include "stackprof.h"
 #include "grow_array.h"
 #include "pystack_merge.h"
-#include "go/go_topframe.h"
+#include "go_topframe.h"
 #include "unwind.h" /* FTFB_UW_STOP_BASE */
 
 /* Trace.packet */

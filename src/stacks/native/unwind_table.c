@@ -272,6 +272,7 @@ const char *ftfb_uw_stop_name(uint64_t ip)
 		[FTFB_UW_DEPTH] = "[unwind stopped: depth limit]",
 		[FTFB_UW_BAD_FRAME] = "[unwind stopped: bad frame]",
 		[FTFB_UW_SIGNAL] = "[unwind stopped: signal frame]",
+		[FTFB_UW_OVER_BUDGET] = "[unwind stopped: CFI over budget]",
 	};
 
 	if (ip < FTFB_UW_STOP_BASE ||

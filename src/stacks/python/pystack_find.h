@@ -9,7 +9,7 @@
  * Debian's). The addresses of _PyRuntime and PyCode_Type come from the
  * file's symbols (.dynsym, .symtab) and its load address in the maps;
  * the offsets from the table generated at build time from each
- * version's headers (src/stacks/gen/pyoffsets.py).
+ * version's headers (src/stacks/python/gen/pyoffsets.py).
  */
 #ifndef FTFB_PYSTACK_FIND_H
 #define FTFB_PYSTACK_FIND_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pyoffsets_probe.c - compiled once per CPython header set at build time
- * (by src/stacks/gen/pyoffsets.py, with -DPy_BUILD_CORE and that version's
+ * (by src/stacks/python/gen/pyoffsets.py, with -DPy_BUILD_CORE and that version's
  * include/ and include/internal/ folders) and run: it prints the
  * structure offsets the BPF Python frame reader needs as one C
  * initializer of struct ftfb_py_offsets (bpf/pystack.h), taken by the

@@ -14,7 +14,7 @@
  * The CFI is whatever the binary's owner wrote, and root reads it: the
  * time is linear in its size, and each build has a budget of rows and
  * CPU time (FTFB_UW_MAX_ROWS, FTFB_UW_MAX_BUILD_NS); a binary over budget
- * gets no table (its stacks stop at it, "no CFI") and an error.
+ * gets no table (its stacks stop at it, "CFI over budget") and an error.
  *
  * Rows are in the binary's ELF virtual addresses minus `base` (its lowest
  * covered address), so they fit 32 bits; the PT_LOAD segments are kept
