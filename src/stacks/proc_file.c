@@ -59,13 +59,11 @@ int ftfb_reopen_regular(int path_fd, const struct stat *st, uint64_t max)
 	return fd < 0 ? -errno : fd;
 }
 
-/* O_PATH fd of name resolved inside tgid's root (symlinks too, as the
- * process would see them), or -errno. */
-static int path_in_root(uint32_t tgid, const char *name)
+int ftfb_proc_path_at(uint32_t tgid, const char *name, uint64_t resolve)
 {
 	struct open_how how = {
 		.flags = O_PATH | O_CLOEXEC,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | resolve,
 	};
 	char root[64];
 	int dir, fd;
@@ -96,7 +94,7 @@ static int path_fd_of(uint32_t tgid, const struct ftfb_maps_line *l,
 		 l->start, l->end);
 	fd = open(mf, O_PATH | O_CLOEXEC);
 	if (fd < 0)
-		fd = l->name[0] == '/' ? path_in_root(tgid, l->name) : -errno;
+		fd = l->name[0] == '/' ? ftfb_proc_path_at(tgid, l->name, 0) : -errno;
 	if (fd < 0)
 		return fd;
 	if (fstat(fd, st)) {

@@ -45,6 +45,11 @@ bool ftfb_maps_line_parse(char *line, struct ftfb_maps_line *out);
  * ino. */
 bool ftfb_same_file(const struct stat *st, uint64_t dev, uint64_t ino);
 
+/* An O_PATH fd of name resolved inside tgid's root, as the process
+ * would see it (its symlinks followed, unless resolve adds openat2's
+ * RESOLVE_NO_SYMLINKS; never a magic link), or -errno. */
+int ftfb_proc_path_at(uint32_t tgid, const char *name, uint64_t resolve);
+
 /* The mapped file of line l of /proc/TGID/maps, opened to read: an fd,
  * or -errno: -ENOENT (gone), -ESTALE (the path names another file than
  * the one mapped),

@@ -50,23 +50,10 @@ static int status_of(uint32_t tgid, uint32_t *nspid, uint32_t *ruid,
 /* O_PATH fd of name inside tgid's root, no symlink followed. */
 static int path_no_links(uint32_t tgid, const char *name)
 {
-	struct open_how how = {
-		.flags = O_PATH | O_CLOEXEC,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS |
-			   RESOLVE_NO_MAGICLINKS,
-	};
-	char root[64];
-	int dir, fd;
+	int fd = ftfb_proc_path_at(tgid, name, RESOLVE_NO_SYMLINKS);
 
-	snprintf(root, sizeof(root), "/proc/%" PRIu32 "/root", tgid);
-	dir = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dir < 0)
-		return -errno;
-	fd = (int)syscall(SYS_openat2, dir, name, &how, sizeof(how));
-	if (fd < 0) /* (-EPERM is the owner's refusal below) */
-		fd = errno == EPERM ? -EACCES : -errno;
-	close(dir);
-	return fd;
+	/* (-EPERM is the owner's refusal, see owner_ok) */
+	return fd == -EPERM ? -EACCES : fd;
 }
 
 static bool owner_ok(const struct stat *st, uint32_t ruid, uint32_t euid)
