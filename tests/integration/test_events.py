@@ -303,7 +303,8 @@ def mode_vectors(tool, ftf_dump, wl, outdir):
     """With -a --events=irq: the local timer's interrupts (x86's
     irq_vectors, no irq handler) are in the trace, as many as
     /proc/interrupts' LOC counted while tracing (less one a cpu at each
-    edge), at most as many as it counted around the whole run."""
+    edge, and those on the tracer's own threads), at most as many as it
+    counted around the whole run."""
     out = os.path.join(outdir, "events-vectors.fxt")
     ncpu = os.cpu_count()
     outer0 = proc_vector("LOC")
@@ -325,9 +326,13 @@ def mode_vectors(tool, ftf_dump, wl, outdir):
     names = {s[4] for s in irqs if s[5].get("category") == "irq"}
     print(f"  LOC: {inner1 - inner0} while tracing, {outer1 - outer0} around the run; "
           f"the trace: {len(timer)} local_timer; hard interrupt names {sorted(names)[:10]}")
-    check(inner1 - inner0 - 2 * ncpu <= len(timer) <= outer1 - outer0,
-          f"local_timer slices {len(timer)}: LOC's {inner1 - inner0} while tracing (less {2 * ncpu}) "
-          f"to its {outer1 - outer0} around the run")
+    # (interrupts that land on the tracer's own threads are not recorded,
+    # bpf/irq.bpf.c's self_tgid: on a loaded machine up to 1% of LOC's
+    # were, so 5% of them, beside one a cpu at each edge, are allowed)
+    low = int((inner1 - inner0) * 0.95) - 2 * ncpu
+    check(low <= len(timer) <= outer1 - outer0,
+          f"local_timer slices {len(timer)}: LOC's {inner1 - inner0} while tracing (less 5% and {2 * ncpu},"
+          f" {low}) to its {outer1 - outer0} around the run")
 
 
 def mode_waker(tool, ftf_dump, wl, outdir):
