@@ -65,10 +65,21 @@ def samples_with_pcs(path):
 
 
 def functions(path, dynamic=False):
-    """[(vaddr, size, name)] of nm -S's defined functions."""
-    txt = sh("nm", "-S", *(["-D"] if dynamic else []), path)
-    return [(int(m[1], 16), int(m[2], 16), m[4].split("@")[0]) for m in
-            re.finditer(r"^([0-9a-f]+) ([0-9a-f]+) ([tTwWiI]) (\S+)$", txt, re.M)]
+    """[(vaddr, size, name)] of nm -S's defined functions; one without a
+    size reaches the next one's start (as perf and the symbolizer take
+    it: a return address after a call that does not return may be
+    there)."""
+    txt = sh("nm", "-S", "-n", *(["-D"] if dynamic else []), path)
+    syms = [(int(m[1], 16), int(m[2], 16) if m[2] else None, m[3], m[4].split("@")[0]) for m in
+            re.finditer(r"^([0-9a-f]+) (?:([0-9a-f]+) )?([tTwWiI]) (\S+)$", txt, re.M)]
+    starts = sorted({a for a, _, _, _ in syms})
+    out = []
+    for a, size, _, name in syms:
+        if size is None:
+            nxt = [x for x in starts if x > a]
+            size = nxt[0] - a if nxt else 0
+        out.append((a, size, name))
+    return out
 
 
 def loads(path):
