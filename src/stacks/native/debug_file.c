@@ -15,6 +15,7 @@
 #include "buildid.h"
 #include "debug_file.h"
 #include "elfsym.h"
+#include "files_cancel.h"
 
 #define DEBUGLINK_MAX 256 /* longest debuglink name looked up */
 
@@ -38,19 +39,21 @@ static uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n)
 }
 
 /* The CRC-32 of all of fd (at most FTFB_DEBUG_FILE_MAX bytes: checked by
- * the caller), or false if it cannot be read. */
+ * the caller), or false if it cannot be read or the stop's bound on
+ * reading files passed meanwhile (files_cancel.h). */
 static bool file_crc(int fd, uint32_t *crc)
 {
-	static unsigned char buf[1 << 16];
+	unsigned char buf[1 << 14];
 	off_t off = 0;
-	ssize_t r;
+	ssize_t r = -1;
 
 	*crc = 0;
-	while ((r = pread(fd, buf, sizeof(buf), off)) > 0) {
+	while (!ftfb_files_cancelled() &&
+	       (r = pread(fd, buf, sizeof(buf), off)) > 0) {
 		*crc = crc32_update(*crc, buf, (size_t)r);
 		off += r;
 	}
-	return r == 0;
+	return !ftfb_files_cancelled() && r == 0;
 }
 
 /* Whether candidate fd may be read as the debug file: root's, readable
