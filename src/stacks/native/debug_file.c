@@ -113,10 +113,11 @@ static bool debuglink(int fd, char *name, uint32_t *crc)
 		    !(d = elf_getdata(scn, NULL)) || !d->d_buf)
 			continue;
 		len = strnlen(d->d_buf, d->d_size);
-		/* the name, its NUL, padding to 4, then the CRC */
-		if (!len || len > DEBUGLINK_MAX || strchr(d->d_buf, '/') ||
-		    !strcmp(d->d_buf, "..") ||
-		    ((len + 4) & ~(size_t)3) + 4 > d->d_size)
+		/* the name, its NUL, padding to 4, then the CRC (the name
+		 * may lack its NUL: nothing is read past d_size) */
+		if (!len || len > DEBUGLINK_MAX || len >= d->d_size ||
+		    ((len + 4) & ~(size_t)3) + 4 > d->d_size ||
+		    memchr(d->d_buf, '/', len) || !strcmp(d->d_buf, ".."))
 			break;
 		memcpy(name, d->d_buf, len + 1);
 		memcpy(crc, (const char *)d->d_buf + ((len + 4) & ~(size_t)3),
