@@ -202,6 +202,26 @@ def test_hostile(tool, ftf_dump, wl, outdir):
     print(f"  debuglink's file with a wrong CRC: {hit} of {n} samples in the copy name cmp")
     check(n >= 20 and hit == 0, "a debug file whose CRC is not the debuglink's is not read")
 
+    # crafted debuglinks (a copy without one, the section added by hand):
+    # a name with '/' reaching a good debug file one directory up, and a
+    # name without its NUL; neither is read
+    import zlib
+    good = os.path.dirname(os.path.dirname(link)) + "/libcwl.debug"
+    sh("objcopy", "--only-keep-debug", wl, good)
+    os.chmod(good, 0o644)
+    with open(good, "rb") as f:
+        crc = zlib.crc32(f.read())
+    for what, blob in (("a name with '/'", b"../libcwl.debug\0" + crc.to_bytes(4, "little")),
+                       ("a name without its NUL", b"libcwl.debug")):
+        sh("strip", "-o", exe, wl)
+        sec = os.path.join(outdir, "debuglink.bin")
+        with open(sec, "wb") as f:
+            f.write(blob)
+        sh("objcopy", f"--add-section=.gnu_debuglink={sec}", exe)
+        _, hit, n = named("dbg_crafted.fxt")
+        print(f"  debuglink with {what}: {hit} of {n} samples in the copy name cmp")
+        check(n >= 20 and hit == 0, f"a debuglink with {what} is not followed")
+
 
 def main():
     skip_unless_root()
