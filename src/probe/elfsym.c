@@ -459,12 +459,11 @@ static int open_elf(const char *path, Elf **elf, char *errmsg, size_t errlen)
 	return err;
 }
 
-/* The functions of every symbol table, sorted by offset. */
+/* Appends the functions of every symbol table of elf to raw (unsorted),
+ * placed through ph: the program headers of the file they describe. */
 static int collect_all(Elf *elf, const struct phdrs *ph, struct raw_sym **raw,
-		       size_t *nraw)
+		       size_t *nraw, size_t *cap)
 {
-	size_t cap = 0;
-
 	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn;
 	     scn = elf_nextscn(elf, scn)) {
 		GElf_Shdr sh;
@@ -474,22 +473,37 @@ static int collect_all(Elf *elf, const struct phdrs *ph, struct raw_sym **raw,
 			continue;
 		if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)
 			continue;
-		err = collect(elf, scn, &sh, ph, raw, nraw, &cap);
+		err = collect(elf, scn, &sh, ph, raw, nraw, cap);
 		if (err)
 			return err;
 	}
-	if (*nraw)
-		qsort(*raw, *nraw, sizeof(**raw), raw_cmp);
 	return 0;
 }
 
-int ftfb_elf_functions_fd(int fd, const char *path, struct ftfb_symlist *out,
-			  char *errmsg, size_t errlen)
+/* Adds the symbols of the debug file dbg_fd to raw. Its own program
+ * headers are not used: a debug file's sections are NOBITS, its file
+ * offsets are not the mapped file's, but its symbols' addresses are
+ * (ph: the mapped file's). A debug file that cannot be read adds
+ * nothing. *dbg: libelf's handle, which the names point into. */
+static int collect_debug(int dbg_fd, const char *path, const struct phdrs *ph,
+			 Elf **dbg, struct raw_sym **raw, size_t *nraw,
+			 size_t *cap)
+{
+	char err[256];
+
+	if (dbg_fd < 0 || elf_of_fd(dbg_fd, path, dbg, err, sizeof(err)))
+		return 0;
+	return collect_all(*dbg, ph, raw, nraw, cap);
+}
+
+int ftfb_elf_functions_debug_fd(int fd, int dbg_fd, const char *path,
+				struct ftfb_symlist *out, char *errmsg,
+				size_t errlen)
 {
 	struct raw_sym *raw = NULL;
-	size_t nraw = 0;
+	size_t nraw = 0, cap = 0;
 	struct phdrs ph = { 0 };
-	Elf *elf;
+	Elf *elf, *dbg = NULL;
 	int err;
 
 	out->v = NULL;
@@ -506,7 +520,11 @@ int ftfb_elf_functions_fd(int fd, const char *path, struct ftfb_symlist *out,
 		ftfb_seterr(errmsg, errlen,
 			    "%s: corrupt ELF file (bad program headers)", path);
 	if (!err)
-		err = collect_all(elf, &ph, &raw, &nraw);
+		err = collect_all(elf, &ph, &raw, &nraw, &cap);
+	if (!err)
+		err = collect_debug(dbg_fd, path, &ph, &dbg, &raw, &nraw, &cap);
+	if (!err && nraw)
+		qsort(raw, nraw, sizeof(*raw), raw_cmp);
 	if (!err)
 		err = build_list(raw, nraw, path, out);
 	if (err && err != -ENOEXEC) {
@@ -515,8 +533,16 @@ int ftfb_elf_functions_fd(int fd, const char *path, struct ftfb_symlist *out,
 	}
 	free(raw);
 	free(ph.v);
+	if (dbg)
+		elf_end(dbg);
 	elf_end(elf);
 	return err;
+}
+
+int ftfb_elf_functions_fd(int fd, const char *path, struct ftfb_symlist *out,
+			  char *errmsg, size_t errlen)
+{
+	return ftfb_elf_functions_debug_fd(fd, -1, path, out, errmsg, errlen);
 }
 
 int ftfb_elf_functions(const char *path, struct ftfb_symlist *out,

@@ -72,6 +72,14 @@ int ftfb_elf_functions(const char *path, struct ftfb_symlist *out,
 int ftfb_elf_functions_fd(int fd, const char *path, struct ftfb_symlist *out,
 			  char *errmsg, size_t errlen);
 
+/* The same, with the .symtab functions of dbg_fd, @fd's separate debug
+ * file (-1: none; one that cannot be read adds nothing), merged in:
+ * placed by their addresses through @fd's program headers (a debug
+ * file's own sections hold no code). */
+int ftfb_elf_functions_debug_fd(int fd, int dbg_fd, const char *path,
+				struct ftfb_symlist *out, char *errmsg,
+				size_t errlen);
+
 /* Frees every entry and leaves @l empty; NULL and empty lists are fine. */
 void ftfb_symlist_free(struct ftfb_symlist *l);
 /* Frees the entries from n on and keeps the first n. */

@@ -533,7 +533,12 @@ static int intern_callstack(struct ftfb_stackprof *sp, struct seq *q,
 	size_t m;
 	int err;
 
-	if ((err = user_frames(sp, q, s, uips, nu, !nk, pips, np, frames, &n)))
+	/* the innermost user ip is where the user code stopped (the
+	 * sample, an interrupt, a fault, a syscall's next instruction),
+	 * never a return address, kernel frames above it or not: a fault
+	 * on a function's first instruction is inside that function */
+	if ((err = user_frames(sp, q, s, uips, nu, true, pips, np, frames,
+			       &n)))
 		return err;
 	nuser = n;
 	for (uint32_t i = nk; i-- > 0 && n < MAX_FRAMES; n++)

@@ -13,12 +13,14 @@
 
 #include "files_cancel.h"
 #include "buildid.h"
+#include "debug_file.h"
 #include "elfsym.h"
 #include "proc_file.h"
 #include "perfmap.h"
 #include "perfmap_open.h"
 #include "symbolize.h"
 #include "unwind_table.h"
+#include "vdso_file.h"
 
 #define MAX_REREADS 8 /* of one process's maps, for addresses outside them */
 /* Looks at a process's perf map for an address it did not name: a JIT
@@ -288,6 +290,22 @@ static bool past_the_stop(void)
 	return true;
 }
 
+/* The functions of fd (named path in the process) and of its debug
+ * file, if it has one (debug_file.h), and its build id, into f. */
+static void read_functions(struct elffile *f, int fd, const char *path)
+{
+	char err[256];
+	int dbg;
+
+	f->build_id_len =
+		ftfb_elf_build_id_fd(fd, f->build_id, sizeof(f->build_id));
+	dbg = ftfb_debug_file_open(fd, path, f->build_id, f->build_id_len);
+	/* (names made safe there: elfsym.h) */
+	ftfb_elf_functions_debug_fd(fd, dbg, path, &f->syms, err, sizeof(err));
+	if (dbg >= 0)
+		close(dbg);
+}
+
 /* The functions of m's file, read once per device and inode. */
 static struct elffile *file_of(struct ftfb_symbolizer *sy, uint32_t tgid,
 			       struct mapping *m)
@@ -301,7 +319,6 @@ static struct elffile *file_of(struct ftfb_symbolizer *sy, uint32_t tgid,
 		.name = m->path,
 	};
 	struct elffile *f, **nf;
-	char err[256];
 	int fd;
 
 	if (m->file_tried)
@@ -318,14 +335,14 @@ static struct elffile *file_of(struct ftfb_symbolizer *sy, uint32_t tgid,
 	f->ino = m->ino;
 	/* the file the process maps, or none: never what its path names
 	 * now (proc_file.h); unreadable, frames keep mapping + offset */
-	fd = ftfb_proc_file_open(tgid, &l);
-	if (fd >= 0) /* (names made safe there: elfsym.h) */
-		ftfb_elf_functions_fd(fd, m->path, &f->syms, err, sizeof(err));
-	f->build_id_len = fd < 0 ? -ENOENT
-				 : ftfb_elf_build_id_fd(fd, f->build_id,
-							sizeof(f->build_id));
-	if (fd >= 0)
+	fd = strcmp(m->path, "[vdso]") ? ftfb_proc_file_open(tgid, &l)
+				       : ftfb_vdso_file_open(m->end - m->start);
+	if (fd >= 0) {
+		read_functions(f, fd, m->path);
 		close(fd);
+	} else {
+		f->build_id_len = -ENOENT;
+	}
 	nf = realloc(sy->files, (sy->nfiles + 1) * sizeof(*nf));
 	if (!nf) {
 		ftfb_symlist_free(&f->syms);
