@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "bpf_loader.h"
+#include "early_reader.h"
 #include "ring_threads.h"
 #include "flight.h"
 #include "monotime.h"
@@ -417,6 +418,25 @@ static int attach_sources(struct session *s, char *err, size_t errlen)
 	return ftfb_sources_attach(&c, err, errlen);
 }
 
+static int on_event(void *ctx, const void *data, size_t size);
+
+/* What the early reader (early_reader.h) read while starting, to the
+ * sink: after the live tasks are named, before anything newer. A sink
+ * error is the sink's (reported at close, as in the loop). */
+static void hand_over_early(struct session *s)
+{
+	uint64_t lost;
+
+	ftfb_early_reader_stop(s->early, on_event, s);
+	lost = ftfb_early_reader_lost(s->early);
+	if (lost)
+		fprintf(stderr,
+			"ftf-bpf: %llu events read while starting lost: out of memory\n",
+			(unsigned long long)lost);
+	ftfb_early_reader_free(s->early);
+	s->early = NULL;
+}
+
 int session_attach(struct session *s)
 {
 	char err[1024];
@@ -428,6 +448,11 @@ int session_attach(struct session *s)
 	}
 	if (open_loader(s, err, sizeof(err)))
 		return start_failed(s, err);
+	/* the sched programs write from here: read from here */
+	if (ftfb_early_reader_start(&s->early, s->loader)) {
+		snprintf(err, sizeof(err), "starting the ring reader failed");
+		return start_failed(s, err);
+	}
 	if (stopped_while_starting(s))
 		return 1;
 	if (attach_sources(s, err, sizeof(err)))
@@ -435,8 +460,11 @@ int session_attach(struct session *s)
 	if (stopped_while_starting(s))
 		return 1;
 	if (start_sink(s, err, sizeof(err)) ||
-	    name_alive_tasks(s, err, sizeof(err)) ||
-	    ftfb_ring_threads_start(&s->ring_threads, s->loader, s->sink, err, sizeof(err)))
+	    name_alive_tasks(s, err, sizeof(err)))
+		return start_failed(s, err);
+	hand_over_early(s);
+	if (ftfb_ring_threads_start(&s->ring_threads, s->loader, s->sink, err,
+				    sizeof(err)))
 		return start_failed(s, err);
 	return stopped_while_starting(s);
 }
@@ -703,6 +731,9 @@ int session_close(struct session *s)
 	 * stopped at the drain, and the kernel's release of a link can take
 	 * minutes on a busy machine, which neither the trace nor the
 	 * summary waits for. */
+	/* (a start that failed: its reader, before the loader goes) */
+	ftfb_early_reader_free(s->early);
+	s->early = NULL;
 	if (s->loader)
 		ftfb_loader_stop_recording(s->loader);
 	/* their records go before the close; their count stays */
