@@ -32,6 +32,8 @@ struct ftfb_loader_opts {
 			       * kernel has uprobe_multi (tests, debugging) */
 	bool exclude_self;       /* never record this process's uprobe hits */
 	bool waker_stacks;       /* with the stacks: the wakers' (--events=waker) */
+	bool tables_nice_set;    /* the unwind table thread is born with */
+	int tables_nice;         /* this nice value, not its creator's */
 	bool background_detach;  /* close: the links' last copies are closed
 				  * by a helper process (detach.h), so the
 				  * caller never waits for the kernel */
