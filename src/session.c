@@ -11,10 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "bpf_loader.h"
+#include "early_reader.h"
 #include "ring_threads.h"
 #include "flight.h"
 #include "monotime.h"
@@ -281,6 +283,7 @@ static uint64_t ring_bytes(const struct cli_opts *o)
 static int open_loader(struct session *s, char *err, size_t errlen)
 {
 	const struct cli_opts *o = s->o;
+	int nice0;
 	struct ftfb_loader_opts lo = {
 		.filter_tgids = !o->all,
 		.ring_bytes = ring_bytes(o),
@@ -296,6 +299,17 @@ static int open_loader(struct session *s, char *err, size_t errlen)
 	int pids[2] = { o->pid, s->have_child ? s->child.pid : 0 };
 	int r;
 
+	/* Start-up (loading, the names of every process) is what stands
+	 * between ftf-bpf and tracing: with a reader's priority it takes
+	 * well under a second on a busy machine, where at the default one
+	 * it took seconds. The threads born now that can wait keep the
+	 * default: the table builder here, the output's were born before. */
+	errno = 0;
+	nice0 = getpriority(PRIO_PROCESS, (id_t)gettid());
+	if (!errno && !ftfb_reader_priority()) {
+		lo.tables_nice_set = true;
+		lo.tables_nice = nice0;
+	}
 	if (o->verbose)
 		fprintf(stderr, "ftf-bpf: loading BPF programs\n");
 	if (ftfb_loader_open(&s->loader, &lo, err, errlen))
@@ -418,6 +432,26 @@ static int attach_sources(struct session *s, char *err, size_t errlen)
 	return ftfb_sources_attach(&c, err, errlen);
 }
 
+static int on_event(void *ctx, const void *data, size_t size);
+
+/* What the early reader (early_reader.h) read while starting, to the
+ * sink: after the live tasks are named, before anything newer (the
+ * loop's, the --rings threads'). A sink
+ * error is the sink's (reported at close, as in the loop). */
+static void hand_over_early(struct session *s)
+{
+	uint64_t lost;
+
+	ftfb_early_reader_stop(s->early, on_event, s);
+	lost = ftfb_early_reader_lost(s->early);
+	if (lost)
+		fprintf(stderr,
+			"ftf-bpf: %llu events read while starting lost: out of memory\n",
+			(unsigned long long)lost);
+	ftfb_early_reader_free(s->early);
+	s->early = NULL;
+}
+
 int session_attach(struct session *s)
 {
 	char err[1024];
@@ -429,6 +463,11 @@ int session_attach(struct session *s)
 	}
 	if (open_loader(s, err, sizeof(err)))
 		return start_failed(s, err);
+	/* the sched programs write from here: read from here */
+	if (ftfb_early_reader_start(&s->early, s->loader)) {
+		snprintf(err, sizeof(err), "starting the ring reader failed");
+		return start_failed(s, err);
+	}
 	if (stopped_while_starting(s))
 		return 1;
 	if (attach_sources(s, err, sizeof(err)))
@@ -436,8 +475,7 @@ int session_attach(struct session *s)
 	if (stopped_while_starting(s))
 		return 1;
 	if (start_sink(s, err, sizeof(err)) ||
-	    name_alive_tasks(s, err, sizeof(err)) ||
-	    ftfb_ring_threads_start(&s->ring_threads, s->loader, s->sink, err, sizeof(err)))
+	    name_alive_tasks(s, err, sizeof(err)))
 		return start_failed(s, err);
 	return stopped_while_starting(s);
 }
@@ -576,6 +614,16 @@ int session_loop(struct session *s)
 		return fail(s, err);
 	if (!o->quiet)
 		say_tracing(s);
+	/* (traced since the first attach: what start-up read is the
+	 * trace's first part, handed over while the programs go on
+	 * writing, read by the early reader until it is caught up) */
+	hand_over_early(s);
+	if (ftfb_ring_threads_start(&s->ring_threads, s->loader, s->sink, err,
+				    sizeof(err))) {
+		fail(s, err);
+		s->stop_reason = "ring threads not started";
+		return 0;
+	}
 	s->status_line = !o->quiet && (o->force_status || isatty(STDERR_FILENO));
 	last_status = s->start_ns;
 	/* this thread only: the threads started already (tables, output)
@@ -704,6 +752,9 @@ int session_close(struct session *s)
 	 * stopped at the drain, and the kernel's release of a link can take
 	 * minutes on a busy machine, which neither the trace nor the
 	 * summary waits for. */
+	/* (a start that failed: its reader, before the loader goes) */
+	ftfb_early_reader_free(s->early);
+	s->early = NULL;
 	if (s->loader)
 		ftfb_loader_stop_recording(s->loader);
 	/* their records go before the close; their count stays */

@@ -36,6 +36,7 @@
 #include "uprobe_set.h"
 #include "usdt_set.h"
 
+struct ftfb_early_reader;
 struct ftfb_ring_threads;
 struct ftfb_loader;
 struct ftfb_symbolizer;
@@ -54,6 +55,7 @@ struct session {
 	struct ftfb_stackprof_opts stack_opts;
 	struct ftfb_sink *sink;	       /* the file or the flight recorder */
 	struct ftfb_loader *loader;
+	struct ftfb_early_reader *early; /* the rings read while starting */
 	struct ftfb_ring_threads *ring_threads; /* --rings N: rings 1..N-1's threads */
 	struct target_child child;
 	bool have_child;

@@ -296,6 +296,20 @@ int ftfb_loader_poll(struct ftfb_loader *l, int timeout_ms, ftfb_event_fn fn,
 	return n < 0 ? n : l->delivered;
 }
 
+int ftfb_loader_poll_raw(struct ftfb_loader *l, int timeout_ms,
+			 ftfb_event_fn fn, void *ctx)
+{
+	return ftfb_ring_reader_poll(l->reader, timeout_ms, fn, ctx);
+}
+
+int ftfb_loader_deliver(struct ftfb_loader *l, const void *data, size_t size,
+			ftfb_event_fn fn, void *ctx)
+{
+	begin_reading(l, fn, ctx);
+	ftfb_ld_on_record(l, data, size);
+	return l->stop;
+}
+
 int ftfb_loader_split_rings(struct ftfb_loader *l, int fds[FTFB_MAX_RINGS])
 {
 	struct ftfb_ring_reader *r;

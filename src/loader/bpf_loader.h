@@ -32,6 +32,8 @@ struct ftfb_loader_opts {
 			       * kernel has uprobe_multi (tests, debugging) */
 	bool exclude_self;       /* never record this process's uprobe hits */
 	bool waker_stacks;       /* with the stacks: the wakers' (--events=waker) */
+	bool tables_nice_set;    /* the unwind table thread is born with */
+	int tables_nice;         /* this nice value, not its creator's */
 	bool background_detach;  /* close: the links' last copies are closed
 				  * by a helper process (detach.h), so the
 				  * caller never waits for the kernel */
@@ -112,6 +114,19 @@ bool ftfb_loader_uprobe_multi(const struct ftfb_loader *l);
  * (-EINTR: interrupted by a signal, not an error to report). */
 int ftfb_loader_poll(struct ftfb_loader *l, int timeout_ms, ftfb_event_fn fn,
 		     void *ctx);
+
+/* As ftfb_loader_poll, but fn gets the ring records as they are (a
+ * batch of buffered events is one), to be handed over later with
+ * ftfb_loader_deliver: what start-up reads (session's early reader)
+ * kept compact. Not while another thread polls l. */
+int ftfb_loader_poll_raw(struct ftfb_loader *l, int timeout_ms,
+			 ftfb_event_fn fn, void *ctx);
+
+/* One record of ftfb_loader_poll_raw to fn, as ftfb_loader_poll would
+ * have given it (a batch split into its events). 0 or fn's non-zero
+ * return (-EBADMSG: a malformed batch). */
+int ftfb_loader_deliver(struct ftfb_loader *l, const void *data, size_t size,
+			ftfb_event_fn fn, void *ctx);
 
 /* --rings N: ring 0 alone is polled and drained from now on, and rings
  * 1..N-1 (switches, wakeups and task names only) are the caller's to read

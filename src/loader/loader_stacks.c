@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <linux/perf_event.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -89,6 +90,25 @@ static bool runs_this_program(__u32 tgid)
 	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+/* The table thread started with opts.tables_nice: its creator (the
+ * session's thread) may start at a reader's priority, which a build
+ * would take from the readers (reader_priority.h). */
+static int start_table_thread(struct ftfb_loader *l)
+{
+	pid_t self = (pid_t)syscall(SYS_gettid);
+	int was, err;
+
+	if (!l->opts.tables_nice_set)
+		return ftfb_uw_start(l->uw);
+	errno = 0;
+	was = getpriority(PRIO_PROCESS, (id_t)self);
+	if (errno || setpriority(PRIO_PROCESS, (id_t)self, l->opts.tables_nice))
+		return ftfb_uw_start(l->uw); /* (no CAP_SYS_NICE: as it was) */
+	err = ftfb_uw_start(l->uw);
+	setpriority(PRIO_PROCESS, (id_t)self, was);
+	return err;
+}
+
 /* The tables of the user stack walker: the loader of them, the
  * processes traced so far loaded at once, their tables built before the
  * first sample (the others' when the walker first asks), and the
@@ -127,7 +147,7 @@ static int start_unwinder(struct ftfb_loader *l, char *errmsg, size_t errlen)
 			ftfb_uw_want_process(l->uw, key);
 		prev = &key;
 	}
-	if (!err && (err = ftfb_uw_start(l->uw)))
+	if (!err && (err = start_table_thread(l)))
 		ftfb_ld_set_err(errmsg, errlen,
 				"starting the unwind table thread failed: %s",
 				ftfb_ld_errstr(err));
