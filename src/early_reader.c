@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -20,12 +21,18 @@
  * and the rings fill and count what they lose as every overflow is. */
 #define MAX_KEPT_BYTES (256ull << 20)
 #define POLL_MS 20
+#define REC_HDR 8
 
 struct chunk {
 	struct chunk *next;
 	size_t used, cap;
-	unsigned char data[]; /* records: a uint32_t size, the bytes, padding */
+	/* records: a header of REC_HDR bytes (a uint32_t size), the bytes,
+	 * padding to 8: a record's bytes start 8-aligned, as in the ring
+	 * (a stack's addresses are read as uint64_t where they lie) */
+	unsigned char data[];
 };
+_Static_assert(offsetof(struct chunk, data) % 8 == 0,
+	       "a chunk's records start 8-aligned");
 
 struct ftfb_early_reader {
 	struct ftfb_loader *l;
@@ -43,7 +50,7 @@ struct ftfb_early_reader {
 
 static size_t record_bytes(size_t size)
 {
-	return (sizeof(uint32_t) + size + 7) & ~(size_t)7;
+	return (REC_HDR + size + 7) & ~(size_t)7;
 }
 
 static struct chunk *new_chunk(struct ftfb_early_reader *r, size_t need)
@@ -81,7 +88,7 @@ static int keep(void *ctx, const void *data, size_t size)
 		return 0;
 	}
 	memcpy(c->data + c->used, &sz, sizeof(sz));
-	memcpy(c->data + c->used + sizeof(sz), data, size);
+	memcpy(c->data + c->used + REC_HDR, data, size);
 	__atomic_store_n(&c->used, c->used + need, __ATOMIC_RELEASE);
 	r->kept++;
 	return 0;
@@ -167,7 +174,7 @@ static int hand_over(struct ftfb_early_reader *r, ftfb_event_fn fn, void *ctx)
 
 			memcpy(&sz, c->data + r->pos, sizeof(sz));
 			err = ftfb_loader_deliver(r->l,
-						  c->data + r->pos + sizeof(sz),
+						  c->data + r->pos + REC_HDR,
 						  sz, fn, ctx);
 			r->pos += record_bytes(sz);
 			if (err)
