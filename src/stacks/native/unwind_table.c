@@ -111,26 +111,34 @@ static int build(Elf *elf, const struct ftfb_uw_build_opts *o,
 	return ftfb_cfi_table(&hdr, &ehf, o, t, err, errlen, what);
 }
 
+/* The table of elf (NULL: what was opened is not an ELF file), named
+ * what in err; elf is ended. */
+static int build_ended(Elf *elf, const struct ftfb_uw_build_opts *o,
+		       struct ftfb_uw_table_built *t, char *err, size_t errlen,
+		       const char *what)
+{
+	int rc;
+
+	if (!elf) {
+		ftfb_seterr(err, errlen, "%s: not an ELF file", what);
+		return -ENOEXEC;
+	}
+	rc = build(elf, o, t, err, errlen, what);
+	elf_end(elf);
+	return rc;
+}
+
 int ftfb_uw_table_from_fd(int fd, const char *path,
 			  const struct ftfb_uw_build_opts *o,
 			  struct ftfb_uw_table_built *t, char *err,
 			  size_t errlen)
 {
-	Elf *elf;
-	int rc;
-
 	memset(t, 0, sizeof(*t));
 	elf_version(EV_CURRENT);
 	/* ELF_C_READ, not _MMAP: the file's user may truncate it while it
 	 * is read, which must not SIGBUS the tracer */
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf) {
-		ftfb_seterr(err, errlen, "%s: not an ELF file", path);
-		return -ENOEXEC;
-	}
-	rc = build(elf, o, t, err, errlen, path);
-	elf_end(elf);
-	return rc;
+	return build_ended(elf_begin(fd, ELF_C_READ, NULL), o, t, err, errlen,
+			   path);
 }
 
 int ftfb_uw_table_from_file_opts(const char *path,
@@ -163,20 +171,10 @@ int ftfb_uw_table_from_memory_opts(const void *image, size_t size,
 				   struct ftfb_uw_table_built *t, char *err,
 				   size_t errlen)
 {
-	Elf *elf;
-	int rc;
-
 	memset(t, 0, sizeof(*t));
 	elf_version(EV_CURRENT);
-	elf = elf_memory((char *)image, size);
-	if (!elf) {
-		ftfb_seterr(err, errlen,
-			    "ELF image in memory: not an ELF file");
-		return -ENOEXEC;
-	}
-	rc = build(elf, o, t, err, errlen, "ELF image in memory");
-	elf_end(elf);
-	return rc;
+	return build_ended(elf_memory((char *)image, size), o, t, err, errlen,
+			   "ELF image in memory");
 }
 
 int ftfb_uw_table_from_memory(const void *image, size_t size,
