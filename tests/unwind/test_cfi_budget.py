@@ -31,6 +31,7 @@ FREQ = 99
 SECONDS = 2
 STOP = "[unwind stopped: CFI over budget]"
 NOT_LOADED = "[unwind stopped: tables not loaded yet]"
+NO_MAPPING = "[unwind stopped: address in no mapping]"
 
 
 def rows_of(uw_dump, path):
@@ -69,15 +70,19 @@ def test(tool, ftf_dump, caller, lib, uw_dump, outdir):
           for s in samples if s["kind"] == "on-CPU samples" and s["tid"] == tid]
     inlib = [f for f in on if f and f[-1][0] == "cfi_many" and "libcfi_many" in f[-1][1]]
     stopped = [f for f in inlib if len(f) == 2 and f[0][0] == STOP]
-    waiting = [f for f in inlib if f[0][0] == NOT_LOADED]
+    # (before the loader has the process's mappings, the walker knows
+    # neither the library's table nor its mapping: "not loaded yet" or
+    # "address in no mapping", 1 sample in 196 at most seen; the 90%
+    # check below bounds them)
+    waiting = [f for f in inlib if f[0][0] in (NOT_LOADED, NO_MAPPING)]
     expect = cpu_s * FREQ
     print(f"  caller: {len(on)} on-CPU samples, {len(inlib)} in cfi_many: {len(stopped)} end with "
-          f"{STOP!r}, {len(waiting)} 'not loaded yet' ({cpu_s:.3f} s of CPU: about {expect:.0f} expected)")
+          f"{STOP!r}, {len(waiting)} before the mapping or table was known ({cpu_s:.3f} s of CPU: about {expect:.0f} expected)")
     for f in [f for f in inlib if f not in stopped + waiting][:5]:
         print("    not:", " <- ".join(fn for fn, _ in reversed(f)))
     check(len(inlib) >= 0.5 * expect, "the caller's samples are in cfi_many")
     check(len(stopped) + len(waiting) == len(inlib),
-          f"each stack in cfi_many ends right after it with {STOP!r} (or tables not loaded yet)")
+          f"each stack in cfi_many ends right after it with {STOP!r} (or before its mapping or table was known)")
     check(len(stopped) >= 0.9 * len(inlib), "at least 90% with the over-budget frame")
 
 
