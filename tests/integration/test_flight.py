@@ -202,11 +202,12 @@ def mode_errors(tool, ftf_dump, wl, outdir):
 
 
 def mode_diskfull(tool, ftf_dump, wl, outdir):
-    """A snapshot that fills the disk (a 16 KiB tmpfs; -a for 3 s is
-    70 KB or more even on an idle machine: 4,900 events and every process's
-    name) is kept cut back to its whole records, as the
-    line about it says and as the trace itself is on a full disk (it used
-    to say so, then delete the file); the exit status is 1."""
+    """A snapshot that fills the disk (a 16 KiB tmpfs) is kept cut back to
+    its whole records, as the line about it says and as the trace itself is
+    on a full disk (it used to say so, then delete the file); the exit
+    status is 1. A sleeper waking every millisecond makes the 3 s window
+    over 100 KB whatever else the machine does (an idle CI machine gave
+    268 events in 3 s, 15 KB, which fit)."""
     mnt = os.path.join(outdir, "flight-tiny")
     os.makedirs(mnt, exist_ok=True)
     subprocess.run(["umount", mnt], capture_output=True)
@@ -216,12 +217,16 @@ def mode_diskfull(tool, ftf_dump, wl, outdir):
     try:
         out = os.path.join(mnt, "full.fxt")
         snap = os.path.join(mnt, "full-1.fxt")
+        sleeper = subprocess.Popen([sys.executable, "-c",
+                                    "import time\nfor _ in range(6000): time.sleep(0.001)"])
         tr = Tracer(tool, ["-F", "5s", "-a", "-o", out])
         time.sleep(3)
         tr.signal(signal.SIGUSR1)
         time.sleep(3)  # (the child writes it meanwhile)
         tr.signal(signal.SIGINT)
         rc = tr.wait()
+        sleeper.kill()
+        sleeper.wait()
         check(rc == 1, f"a failed snapshot makes the exit status 1 (got {rc})")
         said = [ln for ln in tr.stderr.splitlines() if "full-1.fxt failed" in ln]
         check(len(said) == 1 and "No space left" in said[0],
