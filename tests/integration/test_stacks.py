@@ -187,14 +187,16 @@ def run_cmd(tool, wl, out, via_exec=False, extra=()):
 
 
 def run_pid(tool, wl, out, unlink=False):
-    """stackwl started first (waiting 2 s), then ftf-bpf -g -p PID until it
-    exits; returns what stackwl printed. unlink: its file is removed once
-    it runs (as an upgrade replaces a program's file)."""
-    w = subprocess.Popen([wl, "2"], stdout=subprocess.PIPE, text=True)
+    """stackwl started first (waiting for a line on stdin), then ftf-bpf -g
+    -p PID, then the line, until it exits (so its naps all fall in the
+    trace, however long attaching takes); returns what stackwl printed.
+    unlink: its file is removed once it runs (as an upgrade replaces a
+    program's file)."""
+    w = subprocess.Popen([wl, "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     if unlink:
         os.unlink(wl)  # (Popen returned: the exec is done)
     tr = Tracer(tool, ["-g", "--freq", str(FREQ), "-o", out, "-p", str(w.pid)])
-    stdout, _ = w.communicate(timeout=60)
+    stdout, _ = w.communicate(input="go\n", timeout=60)
     code = tr.wait()
     check(code == 0, f"exit 0 (got {code})")
     check("traced process exited" in tr.stderr, "stopped when the process exited")
