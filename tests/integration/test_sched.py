@@ -328,15 +328,21 @@ def mode_title(tool, ftf_dump, titlewl, outdir):
     check(t.check_code == 0, f"ftf-dump --check accepts the trace ({t.check_out.strip()})")
     check(shown in t.process_names(pid), f"the FTF process is named as ps shows it: {t.process_names(pid)}")
     check(comm in t.thread_names(pid), f"its thread keeps its comm: {t.thread_names(pid)}")
-    rows = tp_query(out, f"select p.name, p.cmdline, t.name as thread from process p "
-                         f"join thread t on t.upid = p.upid and t.tid = p.pid where p.pid = {pid}")
-    if rows is not None:
-        check(len(rows) == 1, f"Perfetto has process {pid} once: {rows}")
-        r = rows[0]
-        check(r["name"] == shown, f"Perfetto names it as ps shows it: {r['name']!r}")
-        check(r["cmdline"].strip() == shown, f"Perfetto's process details have its command line: {r['cmdline']!r}")
-        check(r["thread"] == comm, f"Perfetto names its thread by comm: {r['thread']!r}")
-        bad = tp_query(out, "select name, value from stats where value > 0 and severity in ('error', 'data_loss')")
+    tab = perfetto_view.Tables(t)
+    proc, main = tab.processes.get(pid), tab.threads.get(pid)
+    rows = perfetto_rows(out, f"process {pid} with its main thread",
+                         [(proc["name"], proc["cmdline"], main["name"])] if proc and main and main["pid"] == pid
+                         else [],
+                         f"select p.name, p.cmdline, t.name as thread from process p "
+                         f"join thread t on t.upid = p.upid and t.tid = p.pid where p.pid = {pid}",
+                         lambda r: (sql_null(r["name"]), sql_null(r["cmdline"]), sql_null(r["thread"])))
+    check(len(rows) == 1, f"Perfetto has process {pid} once: {rows}")
+    name, cmdline, thread = rows[0]
+    check(name == shown, f"Perfetto names it as ps shows it: {name!r}")
+    check((cmdline or "").strip() == shown, f"Perfetto's process details have its command line: {cmdline!r}")
+    check(thread == comm, f"Perfetto names its thread by comm: {thread!r}")
+    bad = tp_query(out, "select name, value from stats where value > 0 and severity in ('error', 'data_loss')")
+    if bad is not None:
         check(not bad, f"trace_processor reports no error stats: {bad}")
 
 
@@ -449,10 +455,13 @@ def mode_short_cmd(tool, ftf_dump, pingpong, outdir):
         print(f"  -- {' '.join(cmd)}: pid {pid}, command lines in the trace: {got}")
         check(got and all(c == " ".join(cmd) for c in got),
               f"every command line written for pid {pid} is {' '.join(cmd)!r} (got {got})")
-        rows = tp_query(out, f"select name, cmdline from process where pid = {pid}")
-        if rows is not None:
-            # (by its first argument, as given: ps -o args shows the same)
-            check(rows and rows[0]["name"] == cmd[0], f"Perfetto names it {cmd[0]!r}: {rows}")
+        procs = perfetto_view.Tables(Trace(ftf_dump, out)).processes
+        rows = perfetto_rows(out, f"process {pid}",
+                             [(procs[pid]["name"], procs[pid]["cmdline"])] if pid in procs else [],
+                             f"select name, cmdline from process where pid = {pid}",
+                             lambda r: (sql_null(r["name"]), sql_null(r["cmdline"])))
+        # (by its first argument, as given: ps -o args shows the same)
+        check(rows and rows[0][0] == cmd[0], f"Perfetto names it {cmd[0]!r}: {rows}")
 
 
 def mode_rings(tool, ftf_dump, pingpong, outdir):
