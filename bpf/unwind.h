@@ -31,6 +31,10 @@ enum {
 				 * frame (_start, clone's child) */
 	FTFB_UW_CFA_UNSUPP = 5, /* a rule the walker does not follow */
 	FTFB_UW_CFA_SIGNAL = 6, /* a signal trampoline's frame */
+	FTFB_UW_CFA_CLONE = 7,	/* between clone's syscall and the child's
+				 * code (no CFI: glibc ends the FDE there);
+				 * the child (rax 0): the outermost frame;
+				 * the parent: CFA = rsp + cfa_off */
 };
 
 /* ftfb_uw_row.rbp_type */
