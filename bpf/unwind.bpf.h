@@ -356,6 +356,14 @@ static __always_inline __u32 uw_step_nocfi(struct uw_walk *w, __u32 fail)
 	return uw_step_fp(w, fail);
 }
 
+static __always_inline bool uw_after_syscall(__u64 pc)
+{
+	__u8 op[2] = {0, 0};
+
+	return !bpf_probe_read_user(op, 2, (const void *)(pc - 2)) &&
+	       op[0] == 0x0f && op[1] == 0x05;
+}
+
 /* The caller's CFA by row r, or 0 when it cannot be known. */
 static __always_inline __u64 uw_cfa(const struct uw_walk *w,
 				    const struct ftfb_uw_row *r, __u32 *why)
@@ -370,6 +378,15 @@ static __always_inline __u64 uw_cfa(const struct uw_walk *w,
 		return 0;
 	case FTFB_UW_CFA_PLT:
 		return w->sp + 8 + ((w->pc & 15) >= (__u64)r->cfa_off ? 8 : 0);
+	case FTFB_UW_CFA_RSP_RET:
+		/* a leaf may be in the epilogue, but not one just past a
+		 * syscall instruction (0f 05): a thread blocked in the
+		 * kernel, whose syscall compiled code never puts among the
+		 * epilogue's pops */
+		if (w->n > 1 || uw_after_syscall(w->pc))
+			return w->sp + r->cfa_off;
+		*why = FTFB_UW_NO_CFI;
+		return 0;
 	case FTFB_UW_CFA_CLONE:
 		if (w->n == 1 && !w->ax) { /* clone returned 0: the child */
 			*why = FTFB_UW_COMPLETE;
@@ -428,7 +445,11 @@ static __always_inline __u32 uw_step_cfi(struct uw_buf *b,
 	}
 	w->sp = cfa;
 	w->pc = ra;
-	return ra ? UW_GO_ON : FTFB_UW_COMPLETE;
+	if (!ra) /* (a row from a prologue is a guess: it ends nothing) */
+		return FTFB_UW_CFA_TYPE(r) == FTFB_UW_CFA_RSP_RET
+			       ? FTFB_UW_BAD_FRAME
+			       : FTFB_UW_COMPLETE;
+	return UW_GO_ON;
 }
 
 /* One ip into a stack's hash: FNV-1a's step and a shift, the same as

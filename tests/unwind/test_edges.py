@@ -24,20 +24,24 @@ from _start through main -> make_threads -> pthread_create; at least 20
 of them. Every stack of the new threads (clone3 their root) must be
 whole as well, ending at clone3.
 
-static: staticwl.c linked statically (gcc -static: glibc; no
-.eh_frame_hdr) spins in main -> outer -> spin: at least 95% of its
-on-CPU samples must be whole from _start and hold that chain.
+static: staticwl.c linked statically (no .eh_frame_hdr), with glibc
+(gcc -static) and with musl (musl-gcc -static: musl's C library has no
+CFI at all, so the frame under main, libc_start_main_stage2, is walked
+by its prologue, and _start is the ELF entry point's label), spins in
+main -> outer -> spin: at least 95% of each one's on-CPU samples must be
+whole from _start and hold that chain.
 
 usage: test_edges.py signal|threads|static FTF_BPF FTF_DUMP WORKLOAD OUTDIR
 """
 import os
 import re
+import shutil
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-from ftfcheck import Trace, check, run_main, skip_unless_root  # noqa: E402
+from ftfcheck import Fail, Trace, check, run_main, skip_unless_root  # noqa: E402
 from test_stacks import decode_samples, read_ftf  # noqa: E402
 from test_runtimes import holds, show, stopped, user_frames  # noqa: E402
 
@@ -117,15 +121,19 @@ def build_static(cc, src, exe):
 
 
 def test_static(tool, ftf_dump, src, outdir):
-    exe = os.path.join(outdir, "staticwl-glibc")
-    build_static("cc", src, exe)
-    _, samples = trace(tool, ftf_dump, os.path.join(outdir, "edges-static.fxt"), [exe, "1500000000"])
-    on = [user_frames(s) for s in samples if s["kind"] == "on-CPU samples" and "spin" in user_frames(s)]
-    good = [f for f in on if whole_from(f, "_start") and holds(f, ["main", "outer", "spin"])]
-    print(f"  {len(on)} on-CPU samples in spin, {len(good)} whole from _start through main -> outer -> spin")
-    show("not", [f for f in on if f not in good])
-    check(len(on) >= 30, "spin was sampled (at least 30 samples)")
-    check(len(good) >= 0.95 * len(on), "at least 95% of them whole")
+    for libc, cc in (("glibc", "cc"), ("musl", "musl-gcc")):
+        if not shutil.which(cc):
+            raise Fail(f"{cc} not found: install Debian's musl-tools (scripts/setup.sh does)")
+        exe = os.path.join(outdir, "staticwl-" + libc)
+        build_static(cc, src, exe)
+        _, samples = trace(tool, ftf_dump, os.path.join(outdir, f"edges-static-{libc}.fxt"), [exe, "1500000000"])
+        on = [user_frames(s) for s in samples if s["kind"] == "on-CPU samples" and "spin" in user_frames(s)]
+        good = [f for f in on if whole_from(f, "_start") and holds(f, ["main", "outer", "spin"])]
+        print(f"  {libc}: {len(on)} on-CPU samples in spin, {len(good)} whole from _start through "
+              f"main -> outer -> spin")
+        show("not", [f for f in on if f not in good])
+        check(len(on) >= 30, f"{libc}: spin was sampled (at least 30 samples)")
+        check(len(good) >= 0.95 * len(on), f"{libc}: at least 95% of them whole")
 
 
 def main():

@@ -14,6 +14,7 @@
 
 #include "cfi_table.h"
 #include "elfsym.h"
+#include "prologue_rows.h"
 #include "unwind_table.h"
 
 /* The bytes of the file at [vaddr, vaddr + size) as loaded, or up to the
@@ -170,9 +171,13 @@ static int build(Elf *elf, const struct ftfb_uw_build_opts *o,
 		return -ENODATA;
 	}
 	rc = ftfb_cfi_table(&hdr, &ehf, o, t, err, errlen, what);
-	if (!rc)
-		mark_clone_gaps(elf, t);
-	return rc;
+	if (rc)
+		return rc;
+	mark_clone_gaps(elf, t);
+	/* (on failure the table is the CFI's alone) */
+	ftfb_prologue_rows(elf, loaded_bytes, t,
+			   o && o->max_rows ? o->max_rows : FTFB_UW_MAX_ROWS);
+	return 0;
 }
 
 /* The table of elf (NULL: what was opened is not an ELF file), named
