@@ -174,6 +174,69 @@ static int lane_for(struct ftfb_named_tracks *nt, struct ftfb_pb *pb,
 		       parent, track, begin, uuid);
 }
 
+/*
+ * The threads' tracks by (tid, key), for a START to find its track in a
+ * few probes however many threads there are: lane index + 1 in an
+ * open-addressing table (0: empty) of at least twice their number. Lanes
+ * are appended, so an index stays valid until a forget moves them; the
+ * table is then built again in place (it never shrinks: no allocation).
+ */
+static size_t slot_of(uint64_t key, uint32_t tid, size_t cap)
+{
+	return (size_t)(((key ^ tid) * 0x9e3779b97f4a7c15ull) >> 32) &
+	       (cap - 1);
+}
+
+static void index_put(struct ftfb_named_tracks *nt, size_t lane)
+{
+	const struct ftfb_nt_lane *l = &nt->lanes[lane];
+	size_t i = slot_of(l->key, l->tid, nt->idx_cap);
+
+	while (nt->idx[i])
+		i = (i + 1) & (nt->idx_cap - 1);
+	nt->idx[i] = (uint32_t)lane + 1;
+	nt->nidx++;
+}
+
+/* The index built anew, with room for `want` threads' tracks. */
+static int index_build(struct ftfb_named_tracks *nt, size_t want)
+{
+	size_t cap = nt->idx_cap ? nt->idx_cap : 64;
+
+	while (cap < 2 * want)
+		cap *= 2;
+	if (cap != nt->idx_cap) {
+		uint32_t *p = realloc(nt->idx, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		nt->idx = p;
+		nt->idx_cap = cap;
+	}
+	memset(nt->idx, 0, cap * sizeof(*nt->idx));
+	nt->nidx = 0;
+	for (size_t i = 0; i < nt->n; i++)
+		if (nt->lanes[i].tid)
+			index_put(nt, i);
+	return 0;
+}
+
+static const struct ftfb_nt_lane *index_find(struct ftfb_named_tracks *nt,
+					     uint32_t pid, uint32_t tid,
+					     uint64_t key)
+{
+	if (!nt->idx_cap)
+		return NULL;
+	for (size_t i = slot_of(key, tid, nt->idx_cap); nt->idx[i];
+	     i = (i + 1) & (nt->idx_cap - 1)) {
+		const struct ftfb_nt_lane *l = &nt->lanes[nt->idx[i] - 1];
+
+		if (l->tid == tid && l->key == key && l->pid == pid)
+			return l;
+	}
+	return NULL;
+}
+
 /* Thread tid's track named `track`, or a new one declared under the
  * thread's. */
 static int thread_track(struct ftfb_named_tracks *nt, struct ftfb_pb *pb,
@@ -181,21 +244,25 @@ static int thread_track(struct ftfb_named_tracks *nt, struct ftfb_pb *pb,
 			uint64_t ts, uint64_t *uuid)
 {
 	uint64_t key = key_of(tid, track), parent;
+	const struct ftfb_nt_lane *l = index_find(nt, pid, tid, key);
 	int err;
 
-	for (size_t i = 0; i < nt->n; i++)
-		if (nt->lanes[i].tid == tid && nt->lanes[i].key == key &&
-		    nt->lanes[i].pid == pid) {
-			*uuid = nt->lanes[i].uuid;
-			return 0;
-		}
-	err = owner_track(nt, pb, pid, tid, ts, &parent);
-	if (err)
+	if (l) {
+		*uuid = l->uuid;
+		return 0;
+	}
+	if (2 * (nt->nidx + 1) > nt->idx_cap &&
+	    (err = index_build(nt, nt->nidx + 1)))
 		return err;
-	return declare(
-		nt, pb,
-		(struct ftfb_nt_lane){.key = key, .pid = pid, .tid = tid},
-		parent, track, ts, uuid);
+	err = owner_track(nt, pb, pid, tid, ts, &parent);
+	if (!err)
+		err = declare(nt, pb,
+			      (struct ftfb_nt_lane){
+				      .key = key, .pid = pid, .tid = tid},
+			      parent, track, ts, uuid);
+	if (!err)
+		index_put(nt, nt->n - 1);
+	return err;
 }
 
 static void annotation(struct ftfb_pb *pb, const struct ftfb_nt_arg *a)
@@ -308,36 +375,43 @@ int ftfb_nt_end(struct ftfb_named_tracks *nt, struct ftf_writer *w,
 	return blob_write(nt, w, blob_name, &pb);
 }
 
-void ftfb_nt_forget(struct ftfb_named_tracks *nt, uint32_t pid)
+/* Drops the lanes and owner tracks of pid (tid 0) or of thread tid,
+ * and builds the threads' index again if a thread's track went. */
+static void forget(struct ftfb_named_tracks *nt, uint32_t pid, uint32_t tid)
 {
-	size_t j = 0;
+	size_t j = 0, threads = 0;
 
-	for (size_t i = 0; i < nt->n; i++)
-		if (nt->lanes[i].pid != pid)
-			nt->lanes[j++] = nt->lanes[i];
+	for (size_t i = 0; i < nt->n; i++) {
+		const struct ftfb_nt_lane *l = &nt->lanes[i];
+
+		if (tid ? l->tid != tid : l->pid != pid)
+			nt->lanes[j++] = *l;
+		else
+			threads += l->tid != 0;
+	}
 	nt->n = j;
 	j = 0;
-	for (size_t i = 0; i < nt->nprocs; i++)
-		if (nt->procs[i].pid != pid)
-			nt->procs[j++] = nt->procs[i];
+	for (size_t i = 0; i < nt->nprocs; i++) {
+		const struct ftfb_nt_proc *o = &nt->procs[i];
+
+		if (tid ? o->tid != tid : o->pid != pid)
+			nt->procs[j++] = *o;
+	}
 	nt->nprocs = j;
+	if (threads)
+		index_build(nt, 0); /* (in place: cannot fail) */
+}
+
+void ftfb_nt_forget(struct ftfb_named_tracks *nt, uint32_t pid)
+{
+	forget(nt, pid, 0);
 }
 
 void ftfb_nt_forget_thread(struct ftfb_named_tracks *nt, uint32_t tid)
 {
-	size_t j = 0;
-
-	if (!tid)
-		return; /* (0 is the owner of every process's own track) */
-	for (size_t i = 0; i < nt->n; i++)
-		if (nt->lanes[i].tid != tid)
-			nt->lanes[j++] = nt->lanes[i];
-	nt->n = j;
-	j = 0;
-	for (size_t i = 0; i < nt->nprocs; i++)
-		if (nt->procs[i].tid != tid)
-			nt->procs[j++] = nt->procs[i];
-	nt->nprocs = j;
+	/* (tid 0 owns every process's own track; no index: no thread's) */
+	if (tid && nt->nidx)
+		forget(nt, 0, tid);
 }
 
 void ftfb_nt_free(struct ftfb_named_tracks *nt)
@@ -345,5 +419,6 @@ void ftfb_nt_free(struct ftfb_named_tracks *nt)
 	free(nt->lanes);
 	free(nt->procs);
 	free(nt->buf);
+	free(nt->idx);
 	memset(nt, 0, sizeof(*nt));
 }

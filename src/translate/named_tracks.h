@@ -60,6 +60,8 @@ struct ftfb_named_tracks {
 	struct ftfb_nt_proc *procs; /* processes whose track was declared */
 	size_t nprocs, procs_cap;
 	uint64_t next_uuid;
+	uint32_t *idx; /* the threads' tracks: lane index + 1, 0: empty */
+	size_t idx_cap, nidx;
 	uint8_t *buf; /* one blob's packets */
 	size_t buf_cap;
 	bool seq_started; /* the first packet cleared the sequence's state */

@@ -19,7 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define NT_MAX 64
+#define NT_MAX 512
 
 struct nt_track {
 	uint64_t uuid, parent;

@@ -516,6 +516,73 @@ static void an_exited_threads_tracks_are_not_reused(void **state)
 	tr_free(&h);
 }
 
+/* Many threads, some exiting and their tids taken again: each pair's
+ * slice on its own thread's track of the pair (found through the
+ * threads' index, built again as threads go), a reused tid's on new
+ * tracks. */
+static void many_threads_each_on_their_own_tracks(void **state)
+{
+	enum { NT = 120 };
+	uint64_t req_track[NT] = {0};
+	struct nt_view *v;
+	struct tr h;
+
+	(void)state;
+	setup(&h);
+	for (uint32_t i = 0; i < NT; i++) {
+		uint64_t ts = 10000 + 100 * i;
+
+		tr_add(&h, 1000 + i, 100, "worker", NULL);
+		ev_usdt(&h, ts, 1000 + i, REQ_START, 1,
+			(const int64_t[]){(int64_t)i}, NULL);
+		ev_usdt(&h, ts + 10, 1000 + i, TXN_START, 1,
+			(const int64_t[]){(int64_t)i}, NULL);
+		ev_usdt(&h, ts + 20, 1000 + i, REQ_DONE, 1,
+			(const int64_t[]){(int64_t)i}, NULL);
+	}
+	for (uint32_t i = 0; i < NT; i += 2)
+		ev_exit(&h, 30000 + i, 1000 + i, 100); /* txn unfinished */
+	for (uint32_t i = 0; i < NT; i++) {
+		uint64_t ts = 40000 + 100 * i;
+
+		if (i % 2 == 0)
+			tr_add(&h, 1000 + i, 100, "again", NULL);
+		ev_usdt(&h, ts, 1000 + i, REQ_START, 1,
+			(const int64_t[]){(int64_t)(NT + i)}, NULL);
+		ev_usdt(&h, ts + 20, 1000 + i, REQ_DONE, 1,
+			(const int64_t[]){(int64_t)(NT + i)}, NULL);
+	}
+	tr_finish(&h, 90000);
+	v = pairs(&h);
+	assert_int_equal(v->nslices, 3 * NT);
+	for (int k = 0; k < v->nslices; k++) {
+		const struct nt_slice *s = &v->slices[k];
+		uint32_t i = (uint32_t)(nt_arg(s, "arg0") % NT);
+
+		assert_int_equal(s->tid, 1000 + i);
+		assert_int_equal(s->pid, 100);
+		assert_string_equal(s->track_name, s->name);
+		assert_int_equal(s->depth, 0);
+		if (strcmp(s->name, "req"))
+			continue;
+		if (nt_arg(s, "arg0") < NT) {
+			req_track[i] = s->track;
+			continue;
+		}
+		/* the second query: the first's track, unless the tid is
+		 * another thread's now */
+		if (i % 2)
+			assert_int_equal(s->track, req_track[i]);
+		else
+			assert_true(s->track != req_track[i]);
+	}
+	/* a thread track and its req and txn tracks per thread, then a new
+	 * thread track and req track per reused tid */
+	assert_int_equal(v->ntracks, 3 * NT + 2 * (NT / 2));
+	assert_int_equal(h.t.st.usdt_slices, 3 * NT);
+	tr_free(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -524,6 +591,7 @@ int main(void)
 		cmocka_unit_test(crossing_pairs_each_on_their_threads_track),
 		cmocka_unit_test(pairs_crossing_a_call_stay_on_their_tracks),
 		cmocka_unit_test(an_exited_threads_tracks_are_not_reused),
+		cmocka_unit_test(many_threads_each_on_their_own_tracks),
 		cmocka_unit_test(open_slices_end_unfinished_at_exit_and_stop),
 		cmocka_unit_test(a_slice_named_by_a_string_argument),
 		cmocka_unit_test(a_prefixed_string_name),
