@@ -113,9 +113,9 @@ static int owner_track(struct ftfb_named_tracks *nt, struct ftfb_pb *pb,
 	ftfb_pb_varint(pb, tid ? F_THD_PID : F_PD_PID, pid);
 	if (tid)
 		ftfb_pb_varint(pb, F_THD_TID, tid);
-	ftfb_pb_end(pb, d);
-	ftfb_pb_end(pb, td);
-	ftfb_pb_end(pb, pk);
+	ftfb_pb_end_short(pb, d);
+	ftfb_pb_end_short(pb, td);
+	ftfb_pb_end_short(pb, pk);
 	return 0;
 }
 
@@ -139,8 +139,8 @@ static int declare(struct ftfb_named_tracks *nt, struct ftfb_pb *pb,
 	if (parent)
 		ftfb_pb_varint(pb, F_TD_PARENT, parent);
 	put_str(pb, F_TD_NAME, track);
-	ftfb_pb_end(pb, td);
-	ftfb_pb_end(pb, pk);
+	ftfb_pb_end_short(pb, td);
+	ftfb_pb_end_short(pb, pk);
 	return 0;
 }
 
@@ -278,7 +278,7 @@ static void annotation(struct ftfb_pb *pb, const struct ftfb_nt_arg *a)
 		ftfb_pb_varint(pb,
 			       a->type == FTFB_NT_INT ? F_DA_INT : F_DA_UINT,
 			       a->u);
-	ftfb_pb_end(pb, m);
+	ftfb_pb_end_short(pb, m);
 }
 
 /* A begin (with the name, category and arguments) or an end packet
@@ -300,8 +300,8 @@ static void slice_packet(struct ftfb_named_tracks *nt, struct ftfb_pb *pb,
 	}
 	for (size_t i = 0; i < nargs && i < NT_MAX_ARGS; i++)
 		annotation(pb, &args[i]);
-	ftfb_pb_end(pb, te);
-	ftfb_pb_end(pb, pk);
+	ftfb_pb_end_short(pb, te);
+	ftfb_pb_end_short(pb, pk);
 }
 
 static int blob_begin(struct ftfb_named_tracks *nt, struct ftfb_pb *pb)
