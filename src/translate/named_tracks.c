@@ -52,6 +52,12 @@
 #define NT_STR_MAX 256
 #define NT_MAX_ARGS 16
 #define BLOB_MAX (4 * 1024 + NT_MAX_ARGS * (2 * NT_STR_MAX + 32))
+/* Packets are kept and written together, up to a blob record's most,
+ * each record's header and padding shared by a few hundred packets (a
+ * USDT pair's two packets were 126 bytes, 26 of them headers and
+ * padding); written out when the next could not fit, and at
+ * ftfb_nt_flush. */
+#define BATCH_MAX FTF_MAX_BLOB_LEN
 
 /* FNV-1a of the name, with the pid (or tid): a lane's key */
 static uint64_t key_of(uint32_t pid, const char *name)
@@ -304,25 +310,44 @@ static void slice_packet(struct ftfb_named_tracks *nt, struct ftfb_pb *pb,
 	ftfb_pb_end_short(pb, pk);
 }
 
-static int blob_begin(struct ftfb_named_tracks *nt, struct ftfb_pb *pb)
+int ftfb_nt_flush(struct ftfb_named_tracks *nt, struct ftf_writer *w,
+		  int blob_name)
 {
+	size_t n = nt->pending;
+
+	nt->pending = 0;
+	return n ? ftf_write_blob(w, blob_name, FTF_BLOB_PERFETTO, nt->buf, n)
+		 : 0;
+}
+
+/* pb over the room after the kept packets (written out first if one
+ * more call's might not fit). */
+static int blob_begin(struct ftfb_named_tracks *nt, struct ftf_writer *w,
+		      int blob_name, struct ftfb_pb *pb)
+{
+	int err;
+
 	if (!nt->buf) {
-		nt->buf = malloc(BLOB_MAX);
+		nt->buf = malloc(BATCH_MAX);
 		if (!nt->buf)
 			return -ENOMEM;
-		nt->buf_cap = BLOB_MAX;
+		nt->buf_cap = BATCH_MAX;
 	}
+	if (nt->buf_cap - nt->pending < BLOB_MAX &&
+	    (err = ftfb_nt_flush(nt, w, blob_name)))
+		return err;
 	ftfb_pb_init(pb, nt->buf, nt->buf_cap);
+	pb->len = nt->pending;
 	return 0;
 }
 
-static int blob_write(struct ftfb_named_tracks *nt, struct ftf_writer *w,
-		      int blob_name, const struct ftfb_pb *pb)
+/* The call's packets kept. */
+static int blob_write(struct ftfb_named_tracks *nt, const struct ftfb_pb *pb)
 {
 	if (pb->overflow) /* cannot happen: strings and arguments bounded */
 		return -EOVERFLOW;
-	return ftf_write_blob(w, blob_name, FTF_BLOB_PERFETTO, nt->buf,
-			      pb->len);
+	nt->pending = pb->len;
+	return 0;
 }
 
 int ftfb_nt_slice(struct ftfb_named_tracks *nt, struct ftf_writer *w,
@@ -332,7 +357,7 @@ int ftfb_nt_slice(struct ftfb_named_tracks *nt, struct ftf_writer *w,
 {
 	struct ftfb_pb pb;
 	uint64_t uuid;
-	int err = blob_begin(nt, &pb);
+	int err = blob_begin(nt, w, blob_name, &pb);
 
 	if (!err)
 		err = lane_for(nt, &pb, pid, track, begin_ns, end_ns, &uuid);
@@ -341,7 +366,7 @@ int ftfb_nt_slice(struct ftfb_named_tracks *nt, struct ftf_writer *w,
 	slice_packet(nt, &pb, begin_ns, uuid, TE_SLICE_BEGIN, cat, name, args,
 		     nargs);
 	slice_packet(nt, &pb, end_ns, uuid, TE_SLICE_END, NULL, NULL, NULL, 0);
-	return blob_write(nt, w, blob_name, &pb);
+	return blob_write(nt, &pb);
 }
 
 int ftfb_nt_thread_begin(struct ftfb_named_tracks *nt, struct ftf_writer *w,
@@ -351,7 +376,7 @@ int ftfb_nt_thread_begin(struct ftfb_named_tracks *nt, struct ftf_writer *w,
 			 size_t nargs, uint64_t *uuid)
 {
 	struct ftfb_pb pb;
-	int err = blob_begin(nt, &pb);
+	int err = blob_begin(nt, w, blob_name, &pb);
 
 	if (!err)
 		err = thread_track(nt, &pb, pid, tid, track, ts, uuid);
@@ -359,7 +384,7 @@ int ftfb_nt_thread_begin(struct ftfb_named_tracks *nt, struct ftf_writer *w,
 		return err;
 	slice_packet(nt, &pb, ts, *uuid, TE_SLICE_BEGIN, cat, name, args,
 		     nargs);
-	return blob_write(nt, w, blob_name, &pb);
+	return blob_write(nt, &pb);
 }
 
 int ftfb_nt_end(struct ftfb_named_tracks *nt, struct ftf_writer *w,
@@ -367,12 +392,12 @@ int ftfb_nt_end(struct ftfb_named_tracks *nt, struct ftf_writer *w,
 		const struct ftfb_nt_arg *args, size_t nargs)
 {
 	struct ftfb_pb pb;
-	int err = blob_begin(nt, &pb);
+	int err = blob_begin(nt, w, blob_name, &pb);
 
 	if (err)
 		return err;
 	slice_packet(nt, &pb, ts, uuid, TE_SLICE_END, NULL, NULL, args, nargs);
-	return blob_write(nt, w, blob_name, &pb);
+	return blob_write(nt, &pb);
 }
 
 /* Drops the lanes and owner tracks of pid (tid 0) or of thread tid,

@@ -14,8 +14,9 @@
  * one "block I/O" track however many requests it has in flight.
  *
  * A slice of ftfb_nt_slice is written at its end, as a begin and an end
- * packet in one blob; Perfetto sorts them by time. A thread's track
- * (ftfb_nt_thread_begin, ftfb_nt_end: USDT pairs of one kind) is one
+ * packet; Perfetto sorts them by time. Packets are kept and written a
+ * blob record of a few hundred at a time (ftfb_nt_flush at the end). A thread's
+ * track (ftfb_nt_thread_begin, ftfb_nt_end: USDT pairs of one kind) is one
  * track, not lanes: its slices nest, each begin written when it happens
  * and each end when it happens, so they reach Perfetto in the order they
  * nest in, even at equal timestamps.
@@ -62,7 +63,8 @@ struct ftfb_named_tracks {
 	uint64_t next_uuid;
 	uint32_t *idx; /* the threads' tracks: lane index + 1, 0: empty */
 	size_t idx_cap, nidx;
-	uint8_t *buf; /* one blob's packets */
+	uint8_t *buf;	/* packets not written yet (ftfb_nt_flush) */
+	size_t pending; /* their bytes */
 	size_t buf_cap;
 	bool seq_started; /* the first packet cleared the sequence's state */
 };
@@ -97,6 +99,11 @@ int ftfb_nt_end(struct ftfb_named_tracks *nt, struct ftf_writer *w,
 /* Thread tid exited: its tracks are forgotten (a tid reused is another
  * thread, its tracks declared anew). */
 void ftfb_nt_forget_thread(struct ftfb_named_tracks *nt, uint32_t tid);
+
+/* Writes the packets kept (as one blob record): before the writer is
+ * flushed or closed. 0 or the writer's error. */
+int ftfb_nt_flush(struct ftfb_named_tracks *nt, struct ftf_writer *w,
+		  int blob_name);
 
 /* Process pid exited: its lanes are forgotten (a pid reused is another
  * process, its tracks declared anew). */
