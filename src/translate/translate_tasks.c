@@ -142,21 +142,6 @@ int ftfb_tr_add_task(struct ftfb_translator *t, uint32_t tid,
 	return new_task(t, &ti, out);
 }
 
-int ftfb_tr_pseudo_task(struct ftfb_translator *t, uint32_t tid, uint32_t tgid,
-			const char *name, struct ftfb_task **out)
-{
-	struct ftfb_task_info ti;
-
-	*out = ftfb_pt_find(&t->pt, tid);
-	if (*out)
-		return 0;
-	memset(&ti, 0, sizeof(ti));
-	ti.tid = tid;
-	ti.tgid = tgid;
-	ftfb_tr_set_comm(ti.comm, name);
-	return new_task(t, &ti, out);
-}
-
 /* The thread ref (1..255) of a task that has no slot: the least recently
  * used one (LRU), announced with a thread record. */
 int ftfb_tr_thread_ref_new(struct ftfb_translator *t, struct ftfb_task *k)
@@ -364,10 +349,9 @@ static int on_task_exit(struct ftfb_translator *t, const struct ftfb_exit *e)
 		return err;
 	ftfb_pt_mark_exited(&t->pt, k);
 	/* (after ftfb_tr_close_all: the slices it ended may have used them) */
-	if (e->group_dead) {
-		ftfb_tr_tracks_give_back(t, e->hdr.tgid);
+	ftfb_nt_forget_thread(&t->ntracks, e->hdr.tid);
+	if (e->group_dead)
 		ftfb_nt_forget(&t->ntracks, e->hdr.tgid);
-	}
 	return 0;
 }
 
