@@ -5,10 +5,12 @@
  * without frame pointers (Debian's libc and packages) unwinds whole.
  *
  * From the user registers of the sampled thread (pc, rsp, rbp), each
- * frame: find the mapping of pc in the process's table (`uw_procs`), the
- * row of pc in that binary's rows (binary search), compute the CFA from
- * rsp or rbp, read the return address at CFA - 8 and the caller's rbp
- * where the row says, and go on with pc = return address, rsp = CFA.
+ * frame: find the mapping of pc in the process's table (`uw_procs`,
+ * looked up once a walk), the row of pc in that binary's rows (from a
+ * cache of searches, `uw_row_cache`, else by binary search), compute
+ * the CFA from rsp or rbp, read the return address at CFA - 8 and the
+ * caller's rbp where the row says, and go on with pc = return address,
+ * rsp = CFA.
  * Frames are walked with bpf_loop (one verified callback, any depth).
  *
  * A walk that cannot go on ends with a stop frame, FTFB_UW_STOP_IP(why),
@@ -95,6 +97,29 @@ struct uw_search {
 	__u32 lo, hi;
 };
 
+/* A cache of binary searches' results, shared by all cpus: slot
+ * hash(table, address) holds the index in uw_rows of the row found
+ * there. Only a hint: a row is taken from it only if it is in that
+ * table and covers the address (its pc at or below, the next row's
+ * above: in sorted rows, the one row the search finds), so a slot
+ * another cpu is writing, another table's or another address's index
+ * gives the search's row or none. A hit costs three reads near each
+ * other; a search, one read per halving (15 for libc's rows), each a
+ * cache and TLB miss on a busy machine. */
+#define UW_CACHE_BITS 14
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1 << UW_CACHE_BITS);
+	__type(key, __u32);
+	__type(value, __u32);
+} uw_row_cache SEC(".maps");
+
+/* What every frame of a walk uses: the process's mappings, looked up
+ * once (NULL: none loaded). */
+struct uw_ctx {
+	const struct ftfb_uw_proc *p;
+};
+
 /* The walk in progress, per cpu. Its state lives here, not on the BPF
  * stack: the verifier follows a bpf_loop callback until the states it
  * sees repeat, and a frame count on the stack would differ at each of
@@ -179,19 +204,52 @@ static long uw_search_step(__u32 idx, void *ctx)
 	return 0;
 }
 
-/* The row of table t that covers address rel, or NULL. */
+/* The row at index i if it covers rel among the rows [first, end):
+ * the last row whose pc is at or below rel. */
 static __always_inline const struct ftfb_uw_row *
-uw_find_row(struct uw_buf *b, const struct ftfb_uw_table *t, __u64 rel)
+uw_row_covers(__u32 i, __u32 first, __u32 end, __u64 rel)
 {
-	__u32 found;
+	const struct ftfb_uw_row *r, *next;
+	__u32 j = i + 1;
 
+	if (i < first || i >= end)
+		return NULL;
+	r = bpf_map_lookup_elem(&uw_rows, &i);
+	if (!r || r->pc > rel)
+		return NULL;
+	if (j == end)
+		return r;
+	next = bpf_map_lookup_elem(&uw_rows, &j);
+	return next && next->pc > rel ? r : NULL;
+}
+
+/* The row of table tid (t) that covers address rel, or NULL: the
+ * cache's, else by binary search. */
+static __always_inline const struct ftfb_uw_row *
+uw_find_row(struct uw_buf *b, const struct ftfb_uw_table *t, __u32 tid,
+	    __u64 rel)
+{
+	__u32 first = t->first, end = t->first + t->n, found, key;
+	const struct ftfb_uw_row *r;
+	__u32 *slot;
+
+	key = (__u32)(((rel ^ ((__u64)tid << 32)) * 0x9e3779b97f4a7c15ull) >>
+		      (64 - UW_CACHE_BITS));
+	slot = bpf_map_lookup_elem(&uw_row_cache, &key);
+	if (slot) {
+		r = uw_row_covers(*slot, first, end, rel);
+		if (r)
+			return r;
+	}
 	b->q.rel = rel;
-	b->q.lo = t->first;
-	b->q.hi = t->first + t->n;
+	b->q.lo = first;
+	b->q.hi = end;
 	bpf_loop(UW_ROW_STEPS, uw_search_step, NULL, 0);
-	if (b->q.lo <= t->first)
+	if (b->q.lo <= first)
 		return NULL;
 	found = b->q.lo - 1;
+	if (slot)
+		*slot = found;
 	return bpf_map_lookup_elem(&uw_rows, &found);
 }
 
@@ -342,7 +400,7 @@ static __always_inline __u32 uw_step_cfi(struct uw_buf *b,
 
 	if (!t)
 		return FTFB_UW_NO_CFI;
-	r = uw_find_row(b, t,
+	r = uw_find_row(b, t, tid,
 			w->pc - (w->n > 1 || w->trapped ? 1 : 0) - m->bias);
 	w->trapped = false;
 	if (!r)
@@ -401,7 +459,7 @@ static __always_inline void uw_frame_cfi(struct uw_buf *b,
 static long uw_frame(__u32 idx, void *ctx)
 {
 	__u32 zero = 0, tgid;
-	const struct ftfb_uw_proc *p;
+	const struct ftfb_uw_proc *p = ((struct uw_ctx *)ctx)->p;
 	const struct ftfb_uw_map *m;
 	struct uw_buf *b = bpf_map_lookup_elem(&uw_bufs, &zero);
 	struct uw_walk *w;
@@ -417,7 +475,6 @@ static long uw_frame(__u32 idx, void *ctx)
 	b->ips[w->n & UW_MASK] = w->pc;
 	w->n++;
 	w->hash = uw_hash_step(w->hash, w->pc);
-	p = bpf_map_lookup_elem(&uw_procs, &tgid);
 	if (!p) {
 		uw_want(tgid, w->pc);
 		w->reason = FTFB_UW_NOT_LOADED;
@@ -461,6 +518,7 @@ static __always_inline long ftfb_uw_user_stack(const struct ftfb_uw_regs *r,
 	__u32 zero = 0, reason;
 	__u64 n;
 	struct uw_buf *b = bpf_map_lookup_elem(&uw_bufs, &zero);
+	struct uw_ctx c;
 
 	if (!b || !r->pc || r->pc >= FTFB_UW_STOP_BASE)
 		return 0;
@@ -474,7 +532,8 @@ static __always_inline long ftfb_uw_user_stack(const struct ftfb_uw_regs *r,
 	b->w.jumps = 0;
 	b->w.reason = FTFB_UW_DEPTH;
 	b->w.hash = 0xcbf29ce484222325ull ^ tgid;
-	bpf_loop(UW_DEPTH, uw_frame, NULL, 0);
+	c.p = bpf_map_lookup_elem(&uw_procs, &tgid);
+	bpf_loop(UW_DEPTH, uw_frame, &c, 0);
 	n = b->w.n;
 	reason = b->w.reason;
 	if (reason != FTFB_UW_COMPLETE && n < UW_DEPTH) {
