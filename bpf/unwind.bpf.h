@@ -97,21 +97,29 @@ struct uw_search {
 	__u32 lo, hi;
 };
 
-/* A cache of binary searches' results, shared by all cpus: slot
- * hash(table, address) holds the index in uw_rows of the row found
- * there. Only a hint: a row is taken from it only if it is in that
- * table and covers the address (its pc at or below, the next row's
- * above: in sorted rows, the one row the search finds), so a slot
- * another cpu is writing, another table's or another address's index
- * gives the search's row or none. A hit costs three reads near each
- * other; a search, one read per halving (15 for libc's rows), each a
- * cache and TLB miss on a busy machine. */
-#define UW_CACHE_BITS 14
+/* The rows the searches found, per cpu: slot hash(table, address)
+ * holds a copy of the row found there and the addresses it covers, so
+ * a frame at an address seen before costs one read of the cache, not
+ * a search (one read of uw_rows per halving, 15 for libc's, each a
+ * cache and TLB miss on a busy machine) and the table's entry. A copy
+ * stays right because a table's rows never change once its uw_tables
+ * entry is written (bpf/unwind.h). tid1 is the table index + 1 (0: an
+ * empty slot, or one being written: see uw_cache_put). */
+#define UW_CACHE_BITS 12
+#define UW_BARRIER() asm volatile("" ::: "memory")
+#define UW_GET(x) (*(volatile __typeof__(x) *)&(x))
+#define UW_SET(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
+struct uw_cached_row {
+	__u32 tid1;
+	__u32 lo, hi; /* the row covers [lo, hi); hi 0: up to any address */
+	struct ftfb_uw_row row;
+};
+
 struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1 << UW_CACHE_BITS);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, struct uw_cached_row);
 } uw_row_cache SEC(".maps");
 
 /* What every frame of a walk uses: the process's mappings, looked up
@@ -204,43 +212,54 @@ static long uw_search_step(__u32 idx, void *ctx)
 	return 0;
 }
 
-/* The row at index i if it covers rel among the rows [first, end):
- * the last row whose pc is at or below rel. */
-static __always_inline const struct ftfb_uw_row *
-uw_row_covers(__u32 i, __u32 first, __u32 end, __u64 rel)
+/* Fills slot c with row r of table tid, which covers [lo, hi). A
+ * program that interrupts this one on its cpu (the on-CPU sampler's
+ * timer) may fill the same slot: tid1 is 0 while the fields are written
+ * and set last, then kept only if the fields are still all these. */
+static __always_inline void uw_cache_put(struct uw_cached_row *c, __u32 tid,
+					 const struct ftfb_uw_row *r, __u32 hi)
 {
-	const struct ftfb_uw_row *r, *next;
-	__u32 j = i + 1;
+	struct uw_cached_row v = {.tid1 = tid + 1, .lo = r->pc, .hi = hi};
 
-	if (i < first || i >= end)
-		return NULL;
-	r = bpf_map_lookup_elem(&uw_rows, &i);
-	if (!r || r->pc > rel)
-		return NULL;
-	if (j == end)
-		return r;
-	next = bpf_map_lookup_elem(&uw_rows, &j);
-	return next && next->pc > rel ? r : NULL;
+	v.row = *r;
+	UW_SET(c->tid1, 0);
+	UW_BARRIER();
+	c->lo = v.lo;
+	c->hi = v.hi;
+	c->row = v.row;
+	UW_BARRIER();
+	UW_SET(c->tid1, v.tid1);
+	UW_BARRIER();
+	if (c->lo != v.lo || c->hi != v.hi ||
+	    *(const __u64 *)&c->row != *(const __u64 *)&v.row)
+		UW_SET(c->tid1, 0);
 }
 
-/* The row of table tid (t) that covers address rel, or NULL: the
- * cache's, else by binary search. */
+/* The row of table tid that covers address rel (the last one whose pc
+ * is at or below rel), or NULL: from the cache, else by binary search,
+ * which then fills the cache. */
 static __always_inline const struct ftfb_uw_row *
-uw_find_row(struct uw_buf *b, const struct ftfb_uw_table *t, __u32 tid,
-	    __u64 rel)
+uw_find_row(struct uw_buf *b, __u32 tid, __u64 rel)
 {
-	__u32 first = t->first, end = t->first + t->n, found, key;
-	const struct ftfb_uw_row *r;
-	__u32 *slot;
+	__u32 first, end, found, key;
+	const struct ftfb_uw_table *t;
+	const struct ftfb_uw_row *r, *next = NULL;
+	struct uw_cached_row *c;
 
 	key = (__u32)(((rel ^ ((__u64)tid << 32)) * 0x9e3779b97f4a7c15ull) >>
 		      (64 - UW_CACHE_BITS));
-	slot = bpf_map_lookup_elem(&uw_row_cache, &key);
-	if (slot) {
-		r = uw_row_covers(*slot, first, end, rel);
-		if (r)
-			return r;
+	c = bpf_map_lookup_elem(&uw_row_cache, &key);
+	if (c && UW_GET(c->tid1) == tid + 1 && c->lo <= rel &&
+	    (!c->hi || rel < c->hi)) {
+		UW_BARRIER();
+		if (UW_GET(c->tid1) == tid + 1)
+			return &c->row;
 	}
+	t = bpf_map_lookup_elem(&uw_tables, &tid);
+	if (!t)
+		return NULL;
+	first = t->first;
+	end = t->first + t->n;
 	b->q.rel = rel;
 	b->q.lo = first;
 	b->q.hi = end;
@@ -248,9 +267,17 @@ uw_find_row(struct uw_buf *b, const struct ftfb_uw_table *t, __u32 tid,
 	if (b->q.lo <= first)
 		return NULL;
 	found = b->q.lo - 1;
-	if (slot)
-		*slot = found;
-	return bpf_map_lookup_elem(&uw_rows, &found);
+	r = bpf_map_lookup_elem(&uw_rows, &found);
+	if (!r || !c)
+		return r;
+	if (b->q.lo < end) {
+		found = b->q.lo;
+		next = bpf_map_lookup_elem(&uw_rows, &found);
+		if (!next || next->pc <= r->pc)
+			return r; /* (sorted rows: cannot happen) */
+	}
+	uw_cache_put(c, tid, r, next ? next->pc : 0);
+	return r;
 }
 
 static __always_inline bool uw_read(__u64 *out, __u64 addr)
@@ -393,14 +420,11 @@ static __always_inline __u32 uw_step_cfi(struct uw_buf *b,
 					 const struct ftfb_uw_map *m)
 {
 	struct uw_walk *w = &b->w;
-	__u32 tid = m->table, why = FTFB_UW_NO_CFI;
-	const struct ftfb_uw_table *t = bpf_map_lookup_elem(&uw_tables, &tid);
+	__u32 why = FTFB_UW_NO_CFI;
 	const struct ftfb_uw_row *r;
 	__u64 cfa, ra, bp;
 
-	if (!t)
-		return FTFB_UW_NO_CFI;
-	r = uw_find_row(b, t, tid,
+	r = uw_find_row(b, m->table,
 			w->pc - (w->n > 1 || w->trapped ? 1 : 0) - m->bias);
 	w->trapped = false;
 	if (!r)
