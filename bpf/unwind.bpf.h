@@ -235,11 +235,30 @@ static __always_inline void uw_cache_put(struct uw_cached_row *c, __u32 tid,
 		UW_SET(c->tid1, 0);
 }
 
-/* The row of table tid that covers address rel (the last one whose pc
- * is at or below rel), or NULL: from the cache, else by binary search,
- * which then fills the cache. */
-static __always_inline const struct ftfb_uw_row *
-uw_find_row(struct uw_buf *b, __u32 tid, __u64 rel)
+/* Copies slot c's row into out if c holds the row of table tid that
+ * covers rel; checked again after the copy, which an interrupting
+ * program may have come in the middle of (it can only have written
+ * the whole slot: the same row, or another with other addresses). */
+static __always_inline bool uw_cache_get(const struct uw_cached_row *c,
+					 __u32 tid, __u64 rel,
+					 struct ftfb_uw_row *out)
+{
+	__u32 lo = UW_GET(c->lo), hi = UW_GET(c->hi);
+
+	if (UW_GET(c->tid1) != tid + 1 || lo > rel || (hi && rel >= hi))
+		return false;
+	UW_BARRIER();
+	*out = c->row;
+	UW_BARRIER();
+	return UW_GET(c->tid1) == tid + 1 && UW_GET(c->lo) == lo &&
+	       UW_GET(c->hi) == hi;
+}
+
+/* Copies into out the row of table tid that covers address rel (the
+ * last one whose pc is at or below rel); false if none: from the
+ * cache, else by binary search, which then fills the cache. */
+static __always_inline bool uw_find_row(struct uw_buf *b, __u32 tid, __u64 rel,
+					struct ftfb_uw_row *out)
 {
 	__u32 first, end, found, key;
 	const struct ftfb_uw_table *t;
@@ -249,15 +268,11 @@ uw_find_row(struct uw_buf *b, __u32 tid, __u64 rel)
 	key = (__u32)(((rel ^ ((__u64)tid << 32)) * 0x9e3779b97f4a7c15ull) >>
 		      (64 - UW_CACHE_BITS));
 	c = bpf_map_lookup_elem(&uw_row_cache, &key);
-	if (c && UW_GET(c->tid1) == tid + 1 && c->lo <= rel &&
-	    (!c->hi || rel < c->hi)) {
-		UW_BARRIER();
-		if (UW_GET(c->tid1) == tid + 1)
-			return &c->row;
-	}
+	if (c && uw_cache_get(c, tid, rel, out))
+		return true;
 	t = bpf_map_lookup_elem(&uw_tables, &tid);
 	if (!t)
-		return NULL;
+		return false;
 	first = t->first;
 	end = t->first + t->n;
 	b->q.rel = rel;
@@ -265,19 +280,22 @@ uw_find_row(struct uw_buf *b, __u32 tid, __u64 rel)
 	b->q.hi = end;
 	bpf_loop(UW_ROW_STEPS, uw_search_step, NULL, 0);
 	if (b->q.lo <= first)
-		return NULL;
+		return false;
 	found = b->q.lo - 1;
 	r = bpf_map_lookup_elem(&uw_rows, &found);
-	if (!r || !c)
-		return r;
+	if (!r)
+		return false;
+	*out = *r;
+	if (!c)
+		return true;
 	if (b->q.lo < end) {
 		found = b->q.lo;
 		next = bpf_map_lookup_elem(&uw_rows, &found);
 		if (!next || next->pc <= r->pc)
-			return r; /* (sorted rows: cannot happen) */
+			return true; /* (sorted rows: cannot happen) */
 	}
 	uw_cache_put(c, tid, r, next ? next->pc : 0);
-	return r;
+	return true;
 }
 
 static __always_inline bool uw_read(__u64 *out, __u64 addr)
@@ -421,22 +439,33 @@ static __always_inline __u32 uw_step_cfi(struct uw_buf *b,
 {
 	struct uw_walk *w = &b->w;
 	__u32 why = FTFB_UW_NO_CFI;
-	const struct ftfb_uw_row *r;
-	__u64 cfa, ra, bp;
+	struct ftfb_uw_row row;
+	const struct ftfb_uw_row *r = &row;
+	__u64 cfa, ra, bp, pair[2];
+	bool found;
 
-	r = uw_find_row(b, m->table,
-			w->pc - (w->n > 1 || w->trapped ? 1 : 0) - m->bias);
+	found = uw_find_row(b, m->table,
+			    w->pc - (w->n > 1 || w->trapped ? 1 : 0) - m->bias,
+			    &row);
 	w->trapped = false;
-	if (!r)
+	if (!found)
 		return FTFB_UW_NO_CFI;
 	cfa = uw_cfa(w, r, &why);
 	if (!cfa)
 		return why;
 	if (cfa <= w->sp)
 		return FTFB_UW_BAD_FRAME; /* the stack grows down */
-	if (!uw_read(&ra, cfa - 8))
+	/* rbp saved next to the return address (push %rbp first, the
+	 * common case): both in one read, which fails where either would */
+	if (FTFB_UW_RBP_TYPE(r) == FTFB_UW_RBP_AT_CFA && r->rbp_off8 == -2) {
+		if (bpf_probe_read_user(pair, sizeof(pair), (void *)(cfa - 16)))
+			return FTFB_UW_UNREADABLE;
+		ra = pair[1];
+		w->bp = pair[0];
+		w->bp_known = true;
+	} else if (!uw_read(&ra, cfa - 8)) {
 		return FTFB_UW_UNREADABLE;
-	if (FTFB_UW_RBP_TYPE(r) == FTFB_UW_RBP_AT_CFA) {
+	} else if (FTFB_UW_RBP_TYPE(r) == FTFB_UW_RBP_AT_CFA) {
 		if (!uw_read(&bp, cfa + r->rbp_off8 * 8))
 			return FTFB_UW_UNREADABLE;
 		w->bp = bp;
