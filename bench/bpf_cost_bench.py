@@ -78,7 +78,11 @@ def prog_ids_of(pid):
     """The ids of the BPF programs process pid holds a descriptor of."""
     ids = set()
     fdinfo = f"/proc/{pid}/fdinfo"
-    for fd in os.listdir(fdinfo):
+    try:
+        fds = os.listdir(fdinfo)
+    except OSError:  # (it has exited)
+        return ids
+    for fd in fds:
         try:
             with open(os.path.join(fdinfo, fd)) as f:
                 m = re.search(r"^prog_id:\s+(\d+)", f.read(), re.M)
@@ -124,9 +128,11 @@ def trace_run(tool, args, secs, out):
     p = subprocess.Popen([tool, *args, "-d", f"{secs}s", "-o", out], stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE, text=True)
     wait_started(p, tool)
-    ids = prog_ids_of(p.pid)
+    ids = set()
     stats = {}
     while p.poll() is None:
+        # (again each time: the stack programs may come after the line)
+        ids |= prog_ids_of(p.pid) if p.poll() is None else set()
         now = prog_stats(ids)
         if sum(c for c, _ in now.values()) >= sum(c for c, _ in stats.values()):
             stats = now
