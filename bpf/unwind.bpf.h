@@ -5,10 +5,12 @@
  * without frame pointers (Debian's libc and packages) unwinds whole.
  *
  * From the user registers of the sampled thread (pc, rsp, rbp), each
- * frame: find the mapping of pc in the process's table (`uw_procs`), the
- * row of pc in that binary's rows (binary search), compute the CFA from
- * rsp or rbp, read the return address at CFA - 8 and the caller's rbp
- * where the row says, and go on with pc = return address, rsp = CFA.
+ * frame: find the mapping of pc in the process's table (`uw_procs`,
+ * looked up once a walk), the row of pc in that binary's rows (from a
+ * cache of searches, `uw_row_cache`, else by binary search), compute
+ * the CFA from rsp or rbp, read the return address at CFA - 8 and the
+ * caller's rbp where the row says, and go on with pc = return address,
+ * rsp = CFA.
  * Frames are walked with bpf_loop (one verified callback, any depth).
  *
  * A walk that cannot go on ends with a stop frame, FTFB_UW_STOP_IP(why),
@@ -97,6 +99,37 @@ struct uw_search {
 	__u32 lo, hi;
 };
 
+/* The rows the searches found, per cpu: slot hash(table, address)
+ * holds a copy of the row found there and the addresses it covers, so
+ * a frame at an address seen before costs one read of the cache, not
+ * a search (one read of uw_rows per halving, 15 for libc's, each a
+ * cache and TLB miss on a busy machine) and the table's entry. A copy
+ * stays right because a table's rows never change once its uw_tables
+ * entry is written (bpf/unwind.h). tid1 is the table index + 1 (0: an
+ * empty slot, or one being written: see uw_cache_put). */
+#define UW_CACHE_BITS 12
+#define UW_BARRIER() asm volatile("" ::: "memory")
+#define UW_GET(x) (*(volatile __typeof__(x) *)&(x))
+#define UW_SET(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
+struct uw_cached_row {
+	__u32 tid1;
+	__u32 lo, hi; /* the row covers [lo, hi); hi 0: up to any address */
+	struct ftfb_uw_row row;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1 << UW_CACHE_BITS);
+	__type(key, __u32);
+	__type(value, struct uw_cached_row);
+} uw_row_cache SEC(".maps");
+
+/* What every frame of a walk uses: the process's mappings, looked up
+ * once (NULL: none loaded). */
+struct uw_ctx {
+	const struct ftfb_uw_proc *p;
+};
+
 /* The walk in progress, per cpu. Its state lives here, not on the BPF
  * stack: the verifier follows a bpf_loop callback until the states it
  * sees repeat, and a frame count on the stack would differ at each of
@@ -181,20 +214,90 @@ static long uw_search_step(__u32 idx, void *ctx)
 	return 0;
 }
 
-/* The row of table t that covers address rel, or NULL. */
-static __always_inline const struct ftfb_uw_row *
-uw_find_row(struct uw_buf *b, const struct ftfb_uw_table *t, __u64 rel)
+/* Fills slot c with row r of table tid, which covers [lo, hi). A
+ * program that interrupts this one on its cpu (the on-CPU sampler's
+ * timer) may fill the same slot: tid1 is 0 while the fields are written
+ * and set last, then kept only if the fields are still all these. */
+static __always_inline void uw_cache_put(struct uw_cached_row *c, __u32 tid,
+					 const struct ftfb_uw_row *r, __u32 hi)
 {
-	__u32 found;
+	struct uw_cached_row v = {.tid1 = tid + 1, .lo = r->pc, .hi = hi};
 
+	v.row = *r;
+	UW_SET(c->tid1, 0);
+	UW_BARRIER();
+	c->lo = v.lo;
+	c->hi = v.hi;
+	c->row = v.row;
+	UW_BARRIER();
+	UW_SET(c->tid1, v.tid1);
+	UW_BARRIER();
+	if (c->lo != v.lo || c->hi != v.hi ||
+	    *(const __u64 *)&c->row != *(const __u64 *)&v.row)
+		UW_SET(c->tid1, 0);
+}
+
+/* Copies slot c's row into out if c holds the row of table tid that
+ * covers rel; checked again after the copy, which an interrupting
+ * program may have come in the middle of (it can only have written
+ * the whole slot: the same row, or another with other addresses). */
+static __always_inline bool uw_cache_get(const struct uw_cached_row *c,
+					 __u32 tid, __u64 rel,
+					 struct ftfb_uw_row *out)
+{
+	__u32 lo = UW_GET(c->lo), hi = UW_GET(c->hi);
+
+	if (UW_GET(c->tid1) != tid + 1 || lo > rel || (hi && rel >= hi))
+		return false;
+	UW_BARRIER();
+	*out = c->row;
+	UW_BARRIER();
+	return UW_GET(c->tid1) == tid + 1 && UW_GET(c->lo) == lo &&
+	       UW_GET(c->hi) == hi;
+}
+
+/* Copies into out the row of table tid that covers address rel (the
+ * last one whose pc is at or below rel); false if none: from the
+ * cache, else by binary search, which then fills the cache. */
+static __always_inline bool uw_find_row(struct uw_buf *b, __u32 tid, __u64 rel,
+					struct ftfb_uw_row *out)
+{
+	__u32 first, end, found, key;
+	const struct ftfb_uw_table *t;
+	const struct ftfb_uw_row *r, *next = NULL;
+	struct uw_cached_row *c;
+
+	key = (__u32)(((rel ^ ((__u64)tid << 32)) * 0x9e3779b97f4a7c15ull) >>
+		      (64 - UW_CACHE_BITS));
+	c = bpf_map_lookup_elem(&uw_row_cache, &key);
+	if (c && uw_cache_get(c, tid, rel, out))
+		return true;
+	t = bpf_map_lookup_elem(&uw_tables, &tid);
+	if (!t)
+		return false;
+	first = t->first;
+	end = t->first + t->n;
 	b->q.rel = rel;
-	b->q.lo = t->first;
-	b->q.hi = t->first + t->n;
+	b->q.lo = first;
+	b->q.hi = end;
 	bpf_loop(UW_ROW_STEPS, uw_search_step, NULL, 0);
-	if (b->q.lo <= t->first)
-		return NULL;
+	if (b->q.lo <= first)
+		return false;
 	found = b->q.lo - 1;
-	return bpf_map_lookup_elem(&uw_rows, &found);
+	r = bpf_map_lookup_elem(&uw_rows, &found);
+	if (!r)
+		return false;
+	*out = *r;
+	if (!c)
+		return true;
+	if (b->q.lo < end) {
+		found = b->q.lo;
+		next = bpf_map_lookup_elem(&uw_rows, &found);
+		if (!next || next->pc <= r->pc)
+			return true; /* (sorted rows: cannot happen) */
+	}
+	uw_cache_put(c, tid, r, next ? next->pc : 0);
+	return true;
 }
 
 static __always_inline bool uw_read(__u64 *out, __u64 addr)
@@ -414,17 +517,17 @@ static __always_inline __u32 uw_step_cfi(struct uw_buf *b,
 					 const struct ftfb_uw_map *m)
 {
 	struct uw_walk *w = &b->w;
-	__u32 tid = m->table, why = FTFB_UW_NO_CFI;
-	const struct ftfb_uw_table *t = bpf_map_lookup_elem(&uw_tables, &tid);
-	const struct ftfb_uw_row *r;
-	__u64 cfa, ra, bp;
+	__u32 why = FTFB_UW_NO_CFI;
+	struct ftfb_uw_row row;
+	const struct ftfb_uw_row *r = &row;
+	__u64 cfa, ra, bp, pair[2];
+	bool found;
 
-	if (!t)
-		return FTFB_UW_NO_CFI;
-	r = uw_find_row(b, t,
-			w->pc - (w->n > 1 || w->trapped ? 1 : 0) - m->bias);
+	found = uw_find_row(b, m->table,
+			    w->pc - (w->n > 1 || w->trapped ? 1 : 0) - m->bias,
+			    &row);
 	w->trapped = false;
-	if (!r)
+	if (!found)
 		return FTFB_UW_NO_CFI;
 	if (FTFB_UW_CFA_TYPE(r) == FTFB_UW_CFA_SIGNAL)
 		return uw_step_signal(w);
@@ -433,9 +536,17 @@ static __always_inline __u32 uw_step_cfi(struct uw_buf *b,
 		return why;
 	if (cfa <= w->sp)
 		return FTFB_UW_BAD_FRAME; /* the stack grows down */
-	if (!uw_read(&ra, cfa - 8))
+	/* rbp saved next to the return address (push %rbp first, the
+	 * common case): both in one read, which fails where either would */
+	if (FTFB_UW_RBP_TYPE(r) == FTFB_UW_RBP_AT_CFA && r->rbp_off8 == -2) {
+		if (bpf_probe_read_user(pair, sizeof(pair), (void *)(cfa - 16)))
+			return FTFB_UW_UNREADABLE;
+		ra = pair[1];
+		w->bp = pair[0];
+		w->bp_known = true;
+	} else if (!uw_read(&ra, cfa - 8)) {
 		return FTFB_UW_UNREADABLE;
-	if (FTFB_UW_RBP_TYPE(r) == FTFB_UW_RBP_AT_CFA) {
+	} else if (FTFB_UW_RBP_TYPE(r) == FTFB_UW_RBP_AT_CFA) {
 		if (!uw_read(&bp, cfa + r->rbp_off8 * 8))
 			return FTFB_UW_UNREADABLE;
 		w->bp = bp;
@@ -486,7 +597,7 @@ static __always_inline void uw_frame_cfi(struct uw_buf *b,
 static long uw_frame(__u32 idx, void *ctx)
 {
 	__u32 zero = 0, tgid;
-	const struct ftfb_uw_proc *p;
+	const struct ftfb_uw_proc *p = ((struct uw_ctx *)ctx)->p;
 	const struct ftfb_uw_map *m;
 	struct uw_buf *b = bpf_map_lookup_elem(&uw_bufs, &zero);
 	struct uw_walk *w;
@@ -502,7 +613,6 @@ static long uw_frame(__u32 idx, void *ctx)
 	b->ips[w->n & UW_MASK] = w->pc;
 	w->n++;
 	w->hash = uw_hash_step(w->hash, w->pc);
-	p = bpf_map_lookup_elem(&uw_procs, &tgid);
 	if (!p) {
 		uw_want(tgid, w->pc);
 		w->reason = FTFB_UW_NOT_LOADED;
@@ -546,6 +656,7 @@ static __always_inline long ftfb_uw_user_stack(const struct ftfb_uw_regs *r,
 	__u32 zero = 0, reason;
 	__u64 n;
 	struct uw_buf *b = bpf_map_lookup_elem(&uw_bufs, &zero);
+	struct uw_ctx c;
 
 	if (!b || !r->pc || r->pc >= FTFB_UW_STOP_BASE)
 		return 0;
@@ -560,7 +671,8 @@ static __always_inline long ftfb_uw_user_stack(const struct ftfb_uw_regs *r,
 	b->w.jumps = 0;
 	b->w.reason = FTFB_UW_DEPTH;
 	b->w.hash = 0xcbf29ce484222325ull ^ tgid;
-	bpf_loop(UW_DEPTH, uw_frame, NULL, 0);
+	c.p = bpf_map_lookup_elem(&uw_procs, &tgid);
+	bpf_loop(UW_DEPTH, uw_frame, &c, 0);
 	n = b->w.n;
 	reason = b->w.reason;
 	if (reason != FTFB_UW_COMPLETE && n < UW_DEPTH) {
