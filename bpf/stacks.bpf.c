@@ -115,6 +115,7 @@ static __always_inline void mark_sent(const struct ftfb_stack *ev)
 }
 
 #include "pystack.bpf.h"
+#include "stackcopy.bpf.h"
 
 /* Fills s with current's stacks: hashes always, ips of the stacks not
  * sent yet (user ones first, then kernel ones, then Python ones). ur:
@@ -203,6 +204,15 @@ int ftfb_cpu_sample(struct bpf_perf_event_data *ctx)
 	s->ev.weight = 1;
 	take_stacks(ctx, s, tgid, 0,
 		    ftfb_uw_perf_regs(ctx, &ur) ? &ur : NULL);
+	/* a walk that stopped "not loaded yet": with a copy of the stack */
+	if (ftfb_sc_send(s, ftfb_ring_of(FTFB_EV_STACK_COPY, cpu))) {
+		ftfb_count(&fired, FTFB_EV_STACK_COPY);
+		/* (the user stack it ends as is not this walk's: userspace
+		 * sends its ips with it, whichever it is) */
+		s->ev.nu = 0;
+		mark_sent(&s->ev);
+		return 0;
+	}
 	send(s, FTFB_EV_STACK_ON, cpu);
 	return 0;
 }

@@ -24,6 +24,7 @@
 #define FTFB_UNWIND_BPF_H
 
 #include "unwind.h"
+#include "uw_rule.h"
 
 #define UW_DEPTH FTFB_STACK_MAX_DEPTH /* 127 */
 #define UW_MASK 127	/* an index into ips[], as the verifier wants it */
@@ -300,33 +301,13 @@ static __always_inline void uw_start(struct uw_walk *w, __u64 pc)
 	w->trapped = op[0] == 0xcc || op[1] == 0xcc;
 }
 
-/* The caller's CFA by row r, or 0 when it cannot be known. */
+/* The caller's CFA by row r, or 0 when it cannot be known (uw_rule.h:
+ * the same reading as the userspace walk over a copied stack). */
 static __always_inline __u64 uw_cfa(const struct uw_walk *w,
 				    const struct ftfb_uw_row *r, __u32 *why)
 {
-	switch (FTFB_UW_CFA_TYPE(r)) {
-	case FTFB_UW_CFA_RSP:
-		return w->sp + r->cfa_off;
-	case FTFB_UW_CFA_RBP:
-		if (w->bp_known)
-			return w->bp + r->cfa_off;
-		*why = FTFB_UW_BAD_FRAME;
-		return 0;
-	case FTFB_UW_CFA_PLT:
-		return w->sp + 8 + ((w->pc & 15) >= (__u64)r->cfa_off ? 8 : 0);
-	case FTFB_UW_CFA_END:
-		*why = FTFB_UW_COMPLETE;
-		return 0;
-	case FTFB_UW_CFA_SIGNAL:
-		*why = FTFB_UW_SIGNAL;
-		return 0;
-	case FTFB_UW_CFA_NONE:
-		*why = FTFB_UW_NO_CFI;
-		return 0;
-	default:
-		*why = FTFB_UW_UNSUPPORTED;
-		return 0;
-	}
+	return ftfb_uw_rule_cfa(r->type, r->cfa_off, w->pc, w->sp, w->bp,
+				w->bp_known, why);
 }
 
 /* One step by the row of pc (pc - 1 for a return address: the call
