@@ -206,11 +206,9 @@ int ftfb_cpu_sample(struct bpf_perf_event_data *ctx)
 		    ftfb_uw_perf_regs(ctx, &ur) ? &ur : NULL);
 	/* a walk that stopped "not loaded yet": with a copy of the stack */
 	if (ftfb_sc_send(s, ftfb_ring_of(FTFB_EV_STACK_COPY, cpu))) {
+		/* (its stacks are not marked sent: it reaches the sink
+		 * later than the samples after it, which send their own) */
 		ftfb_count(&fired, FTFB_EV_STACK_COPY);
-		/* (the user stack it ends as is not this walk's: userspace
-		 * sends its ips with it, whichever it is) */
-		s->ev.nu = 0;
-		mark_sent(&s->ev);
 		return 0;
 	}
 	send(s, FTFB_EV_STACK_ON, cpu);
