@@ -212,11 +212,11 @@ void report_stack_copies(FILE *f, const struct ftfb_sf *sf)
 	if (!st.copies)
 		return;
 	fprintf(f,
-		"  user stacks copied (tables not loaded yet): %llu; finished in userspace once loaded: %llu complete, %llu stopped further on; %llu left as they were (no table in time, exec or exit first%s)",
+		"  user stacks copied (tables not loaded yet): %llu; finished in userspace once loaded: %llu complete, %llu stopped further on; %llu left as they were (%llu: exec or exit first; no table in time%s)",
 		(unsigned long long)st.copies,
 		(unsigned long long)st.finished,
 		(unsigned long long)st.resumed,
-		(unsigned long long)st.as_is,
+		(unsigned long long)st.as_is, (unsigned long long)st.gone,
 		st.no_room ? ", or no room" : "");
 	if (st.bad)
 		fprintf(f, "; %llu malformed", (unsigned long long)st.bad);

@@ -335,6 +335,7 @@ static void test_as_is(void **state)
 	assert_int_equal(ev.nu, 2);
 	ftfb_sf_get_stats(f, &st);
 	assert_int_equal(st.as_is, 2);
+	assert_int_equal(st.gone, 1);
 	assert_int_equal(st.finished, 0);
 	ftfb_sf_free(f);
 }

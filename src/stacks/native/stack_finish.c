@@ -217,6 +217,7 @@ static int settle(struct ftfb_sf *f, uint32_t tgid, uint64_t now, bool force,
 		*at = h->next;
 		if (f->tail == &h->next)
 			f->tail = at;
+		f->st.gone += !look;
 		err = hand_on(f, h, out, n, why, got) ?: err;
 	}
 	return err;
