@@ -44,7 +44,10 @@ enum ftfb_kind {
 	FTFB_EV_RSS = 20,       /* struct ftfb_rss (--events=mem) */
 	FTFB_EV_FAULT = 21,     /* struct ftfb_fault (--events=mem) */
 	FTFB_EV_STACK_WAKER = 22, /* struct ftfb_stack (--events=waker) */
-	FTFB_EV_KIND_MAX = 23,  /* (the drops counter lists the kinds that
+	/* struct ftfb_stack_copy (bpf/stackcopy.h): turned into a
+	 * FTFB_EV_STACK_ON before the sink sees it */
+	FTFB_EV_STACK_COPY = 23,
+	FTFB_EV_KIND_MAX = 24,  /* (the drops counter lists the kinds that
 				 * lost events, at most 14 of them) */
 };
 

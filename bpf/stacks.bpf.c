@@ -115,6 +115,7 @@ static __always_inline void mark_sent(const struct ftfb_stack *ev)
 }
 
 #include "pystack.bpf.h"
+#include "stackcopy.bpf.h"
 
 /* Fills s with current's stacks: hashes always, ips of the stacks not
  * sent yet (user ones first, then kernel ones, then Python ones). ur:
@@ -203,6 +204,13 @@ int ftfb_cpu_sample(struct bpf_perf_event_data *ctx)
 	s->ev.weight = 1;
 	take_stacks(ctx, s, tgid, 0,
 		    ftfb_uw_perf_regs(ctx, &ur) ? &ur : NULL);
+	/* a walk that stopped "not loaded yet": with a copy of the stack */
+	if (ftfb_sc_send(s, ftfb_ring_of(FTFB_EV_STACK_COPY, cpu))) {
+		/* (its stacks are not marked sent: it reaches the sink
+		 * later than the samples after it, which send their own) */
+		ftfb_count(&fired, FTFB_EV_STACK_COPY);
+		return 0;
+	}
 	send(s, FTFB_EV_STACK_ON, cpu);
 	return 0;
 }

@@ -26,6 +26,7 @@
 #define FTFB_UNWIND_BPF_H
 
 #include "unwind.h"
+#include "uw_rule.h"
 
 #define UW_DEPTH FTFB_STACK_MAX_DEPTH /* 127 */
 #define UW_MASK 127	/* an index into ips[], as the verifier wants it */
@@ -467,48 +468,33 @@ static __always_inline bool uw_after_syscall(__u64 pc)
 	       op[0] == 0x0f && op[1] == 0x05;
 }
 
-/* The caller's CFA by row r, or 0 when it cannot be known. */
+/* The caller's CFA by row r, or 0 when it cannot be known: the two row
+ * types whose leaf reading needs the walk's state (its frame count, rax,
+ * the code before pc) here, the rest by uw_rule.h, the same reading as
+ * the userspace walk over a copied stack. */
 static __always_inline __u64 uw_cfa(const struct uw_walk *w,
 				    const struct ftfb_uw_row *r, __u32 *why)
 {
 	switch (FTFB_UW_CFA_TYPE(r)) {
-	case FTFB_UW_CFA_RSP:
-		return w->sp + r->cfa_off;
-	case FTFB_UW_CFA_RBP:
-		if (w->bp_known)
-			return w->bp + r->cfa_off;
-		*why = FTFB_UW_BAD_FRAME;
-		return 0;
-	case FTFB_UW_CFA_PLT:
-		return w->sp + 8 + ((w->pc & 15) >= (__u64)r->cfa_off ? 8 : 0);
 	case FTFB_UW_CFA_RSP_RET:
 		/* a leaf may be in the epilogue, but not one just past a
 		 * syscall instruction (0f 05): a thread blocked in the
 		 * kernel, whose syscall compiled code never puts among the
 		 * epilogue's pops */
-		if (w->n > 1 || uw_after_syscall(w->pc))
-			return w->sp + r->cfa_off;
-		*why = FTFB_UW_NO_CFI;
-		return 0;
+		if (w->n <= 1 && !uw_after_syscall(w->pc)) {
+			*why = FTFB_UW_NO_CFI;
+			return 0;
+		}
+		break;
 	case FTFB_UW_CFA_CLONE:
 		if (w->n == 1 && !w->ax) { /* clone returned 0: the child */
 			*why = FTFB_UW_COMPLETE;
 			return 0;
 		}
-		return w->sp + r->cfa_off;
-	case FTFB_UW_CFA_END:
-		*why = FTFB_UW_COMPLETE;
-		return 0;
-	case FTFB_UW_CFA_SIGNAL:
-		*why = FTFB_UW_SIGNAL;
-		return 0;
-	case FTFB_UW_CFA_NONE:
-		*why = FTFB_UW_NO_CFI;
-		return 0;
-	default:
-		*why = FTFB_UW_UNSUPPORTED;
-		return 0;
+		break;
 	}
+	return ftfb_uw_rule_cfa(r->type, r->cfa_off, w->pc, w->sp, w->bp,
+				w->bp_known, why);
 }
 
 /* One step by the row of pc (pc - 1 for a return address: the call

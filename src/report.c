@@ -8,6 +8,7 @@
 #include "event_kinds.h"
 #include "ring_shard.h"
 #include "report.h"
+#include "stack_finish.h"
 #include "syscall_names.h"
 #include "unwind_maps.h"
 
@@ -196,6 +197,25 @@ static void report_top_stacks(FILE *f, const struct ftfb_stackprof *sp,
 		else
 			fprintf(f, "    %10llu samples  %s\n",
 				(unsigned long long)w[i], names[i]);
+}
+
+void report_stack_copies(FILE *f, const struct ftfb_sf *sf)
+{
+	struct ftfb_sf_stats st;
+
+	ftfb_sf_get_stats(sf, &st);
+	if (!st.copies)
+		return;
+	fprintf(f,
+		"  user stacks copied (tables not loaded yet): %llu; finished in userspace once loaded: %llu complete, %llu stopped further on; %llu left as they were (%llu: exec or exit first; no table in time%s)",
+		(unsigned long long)st.copies,
+		(unsigned long long)st.finished,
+		(unsigned long long)st.resumed,
+		(unsigned long long)st.as_is, (unsigned long long)st.gone,
+		st.no_room ? ", or no room" : "");
+	if (st.bad)
+		fprintf(f, "; %llu malformed", (unsigned long long)st.bad);
+	fputc('\n', f);
 }
 
 void report_stacks(FILE *f, const struct ftfb_stackprof *sp,

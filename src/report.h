@@ -55,6 +55,10 @@ void report_translator(FILE *f, const struct ftfb_translator *t,
 struct ftfb_shard_stats;
 void report_shards(FILE *f, unsigned nshards, const struct ftfb_shard_stats *st,
 		  uint64_t relay_waits);
+/* -g: the samples that came with a copy of their user stack (the walk
+ * stopped "not loaded yet"), and how many were finished from it. */
+struct ftfb_sf;
+void report_stack_copies(FILE *f, const struct ftfb_sf *sf);
 void report_stacks(FILE *f, const struct ftfb_stackprof *sp,
 		   const struct ftfb_report_ctx *ctx);
 

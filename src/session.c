@@ -28,6 +28,7 @@
 #include "report.h"
 #include "session.h"
 #include "sources.h"
+#include "stack_copy_maps.h"
 #include "files_cancel.h"
 #include "symbolize.h"
 
@@ -324,6 +325,31 @@ static int open_loader(struct session *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* A sample finished from its stack copy, to the sink. */
+static int finished_stack(void *ctx, const void *data, size_t size)
+{
+	struct session *s = ctx;
+
+	return s->sink->ops->event(s->sink, data, size);
+}
+
+/* -g: the samples whose walk stopped "not loaded yet" come with a copy
+ * of their stack, held here until their table is built. */
+static int start_stack_finish(struct session *s, char *err, size_t errlen)
+{
+	struct ftfb_sf_source src;
+	int r = ftfb_sf_maps_open(s->loader, &s->sf_maps, &src);
+
+	if (!r)
+		r = ftfb_sf_new(&s->finish, &src, FTFB_SF_DEADLINE_NS,
+				FTFB_SF_MAX_BYTES, finished_stack, s);
+	if (r)
+		snprintf(err, errlen,
+			 "reading the unwind tables' maps failed: %s",
+			 strerror(-r));
+	return r ? -1 : 0;
+}
+
 /* The translator's options (the sink sets its writer) and -g's. */
 static int start_sink(struct session *s, char *err, size_t errlen)
 {
@@ -353,6 +379,8 @@ static int start_sink(struct session *s, char *err, size_t errlen)
 			snprintf(err, errlen, "out of memory");
 			return -1;
 		}
+		if (start_stack_finish(s, err, errlen))
+			return -1;
 	}
 	return s->sink->ops->start(s->sink, &to,
 				   s->o->stacks ? &s->stack_opts : NULL, err,
@@ -495,6 +523,12 @@ static int on_event(void *ctx, const void *data, size_t size)
 	s->events++;
 	if (s->pyprocs) /* -g: which processes are CPython */
 		ftfb_pyprocs_event(s->pyprocs, data, size, ftfb_mono_ns());
+	if (s->finish) { /* -g: a sample with a stack copy is held */
+		int r = ftfb_sf_event(s->finish, data, size, ftfb_mono_ns());
+
+		if (r)
+			return r < 0 ? r : 0;
+	}
 	return s->sink->ops->event(s->sink, data, size);
 }
 
@@ -649,6 +683,8 @@ int session_loop(struct session *s)
 			return 0;
 		}
 		deliver_requests(s, now);
+		if (s->finish)
+			ftfb_sf_tick(s->finish, now);
 		s->sink->ops->tick(s->sink, now);
 		status_tick(s, now, &last_status, &last_events);
 	}
@@ -713,6 +749,8 @@ void session_finish(struct session *s)
 	ftfb_loader_stop_recording(s->loader);
 	if (ftfb_ring_threads_stop(s->ring_threads, err, sizeof(err)) && !s->sink->err)
 		fail(s, err);
+	if (s->finish) /* the samples still held, finished or as they are */
+		ftfb_sf_flush(s->finish);
 	record_drops(s);
 	if (s->status_line)
 		report_status_clear(stderr);
@@ -740,6 +778,8 @@ static void summary(const struct session *s)
 	if (!o->all && !o->follow_children && (o->nuprobes || o->python))
 		report_hint_children(stderr, by_kind);
 	s->sink->ops->summary(s->sink, &ctx, stderr);
+	if (s->finish)
+		report_stack_copies(stderr, s->finish);
 	if (ftfb_files_skipped())
 		fprintf(stderr,
 			"  %llu reads of traced processes' files not begun: the stop's bound had passed (their frames stay unnamed)\n",
@@ -774,6 +814,8 @@ int session_close(struct session *s)
 		if (s->start_ns && !s->o->quiet)
 			summary(s);
 	}
+	ftfb_sf_free(s->finish);
+	ftfb_sf_maps_free(s->sf_maps);
 	ftfb_loader_close(s->loader);
 	if (s->sink)
 		s->sink->ops->free(s->sink);

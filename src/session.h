@@ -52,6 +52,9 @@ struct session {
 	uint64_t *trigger_ns;	       /* -F --trigger: per cookie */
 	struct ftfb_symbolizer *sym;   /* -g */
 	struct ftfb_pyprocs *pyprocs;  /* -g: the CPython processes */
+	/* -g: samples held with a stack copy until their table is built */
+	struct ftfb_sf *finish;
+	struct ftfb_sf_maps *sf_maps;
 	struct ftfb_stackprof_opts stack_opts;
 	struct ftfb_sink *sink;	       /* the file or the flight recorder */
 	struct ftfb_loader *loader;

@@ -45,6 +45,9 @@ const struct ftfb_kind_info ftfb_kinds[FTFB_EV_KIND_MAX] = {
 	     "Python functions named", ftfb_tr_ev_pycode),
 	KIND(FTFB_EV_STACK_WAKER, sizeof(struct ftfb_stack), "stack_waker",
 	     "waker stacks", ftfb_tr_ev_stack),
+	/* turned into FTFB_EV_STACK_ON before the sink (stack_finish.h) */
+	KIND(FTFB_EV_STACK_COPY, sizeof(struct ftfb_stack),
+	     "stack_copy", "on-CPU samples with a stack copy", NULL),
 	/* --events: translate_blockio.c, translate_irq.c, translate_mem.c */
 	KIND(FTFB_EV_BLOCK_IO, sizeof(struct ftfb_block_io), "block_io",
 	     "block requests", ftfb_tr_ev_block_io),

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stack_copy_maps.c - the walker's maps read for the stacks finished in
+ * userspace (see stack_copy_maps.h).
+ */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include "bpf_loader_priv.h"
+#include "stack_copy_maps.h"
+#include "stacks.skel.h"
+
+struct ftfb_sf_maps {
+	int procs_fd, tables_fd;
+	void *rows;
+	size_t len;
+};
+
+static int get_proc(void *ctx, uint32_t tgid, struct ftfb_uw_proc *out)
+{
+	struct ftfb_sf_maps *m = ctx;
+
+	return bpf_map_lookup_elem(m->procs_fd, &tgid, out) ? -ENOENT : 0;
+}
+
+static int get_table(void *ctx, uint32_t id, struct ftfb_uw_table *out)
+{
+	struct ftfb_sf_maps *m = ctx;
+
+	return bpf_map_lookup_elem(m->tables_fd, &id, out) ? -1 : 0;
+}
+
+int ftfb_sf_maps_open(struct ftfb_loader *l, struct ftfb_sf_maps **out,
+		      struct ftfb_sf_source *src)
+{
+	struct ftfb_sf_maps *m;
+	uint32_t n;
+
+	*out = NULL;
+	if (!l || !l->stk)
+		return -ENODEV;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	n = bpf_map__max_entries(l->stk->maps.uw_rows);
+	m->procs_fd = bpf_map__fd(l->stk->maps.uw_procs);
+	m->tables_fd = bpf_map__fd(l->stk->maps.uw_tables);
+	m->len = (size_t)n * sizeof(struct ftfb_uw_row);
+	/* (the table thread writes rows before it publishes their table:
+	 * a row read here belongs to a table already in uw_tables) */
+	m->rows = mmap(NULL, m->len, PROT_READ, MAP_SHARED,
+		       bpf_map__fd(l->stk->maps.uw_rows), 0);
+	if (m->rows == MAP_FAILED) {
+		int err = -errno;
+
+		free(m);
+		return err;
+	}
+	src->proc = get_proc;
+	src->table = get_table;
+	src->rows = m->rows;
+	src->nrows = n;
+	src->ctx = m;
+	*out = m;
+	return 0;
+}
+
+void ftfb_sf_maps_free(struct ftfb_sf_maps *m)
+{
+	if (!m)
+		return;
+	munmap(m->rows, m->len);
+	free(m);
+}

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stack_finish.c - samples held with a copy of their user stack until
+ * their table is loaded (see stack_finish.h).
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "copy_walk.h"
+#include "stack_finish.h"
+
+/* A copy record, its parts checked against its size. */
+struct view {
+	struct ftfb_stack_copy c;
+	const uint64_t *ips; /* user (the stop frame last), kernel, Python */
+	const uint8_t *bytes;
+};
+
+/* A copy held, in arrival order. */
+struct held {
+	struct held *next;
+	uint64_t due;
+	uint32_t tgid;
+	size_t size;
+	unsigned char data[];
+};
+
+struct ftfb_sf {
+	struct ftfb_sf_source src;
+	uint64_t deadline_ns, max_bytes, bytes;
+	ftfb_sf_emit_fn emit;
+	void *emit_ctx;
+	struct held *head, **tail;
+	struct ftfb_uw_proc proc; /* the entry last read (tick's scratch) */
+	struct ftfb_sf_stats st;
+};
+
+static bool parse(const void *data, size_t size, struct view *v)
+{
+	size_t n;
+
+	if (size < sizeof(v->c))
+		return false;
+	memcpy(&v->c, data, sizeof(v->c));
+	if (v->c.ev.hdr.kind != FTFB_EV_STACK_COPY || v->c.ev.nu < 1 ||
+	    v->c.ev.nu > FTFB_STACK_MAX_DEPTH ||
+	    v->c.ev.nk > FTFB_STACK_MAX_DEPTH ||
+	    v->c.ev.py.n > FTFB_PY_MAX_DEPTH || v->c.nbytes > FTFB_SC_MAX_BYTES)
+		return false;
+	n = (size_t)v->c.ev.nu + v->c.ev.nk + v->c.ev.py.n;
+	if (size != sizeof(v->c) + n * 8 + v->c.nbytes)
+		return false;
+	v->ips = (const void *)((const char *)data + sizeof(v->c));
+	v->bytes = (const uint8_t *)data + sizeof(v->c) + n * 8;
+	return true;
+}
+
+/* the BPF walker's hash of a user stack (uw_hash_step, seeded by tgid) */
+static uint64_t user_hash(const uint64_t *ips, uint32_t n, uint32_t tgid)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ tgid;
+
+	for (uint32_t i = 0; i < n; i++) {
+		h = (h ^ ips[i]) * 0x100000001b3ull;
+		h ^= h >> 29;
+	}
+	return h ? h : 1;
+}
+
+/* The user ips of v, finished over its copy with the tables of p (NULL:
+ * as they were), into u (FTFB_STACK_MAX_DEPTH); returns how many. */
+static uint32_t user_ips(const struct view *v, const struct ftfb_sf_source *src,
+			 const struct ftfb_uw_proc *p, uint64_t *u,
+			 uint32_t *why)
+{
+	uint32_t n = v->c.ev.nu - 1, max = FTFB_STACK_MAX_DEPTH - 1;
+	struct ftfb_cw_tables t = {
+		.proc = p,
+		.rows = src ? src->rows : NULL,
+		.nrows = src ? src->nrows : 0,
+		.table = src ? src->table : NULL,
+		.ctx = src ? src->ctx : NULL,
+	};
+	struct ftfb_cw_start s = {
+		.pc = v->c.pc,
+		.sp = v->c.sp,
+		.bp = v->c.bp,
+		.bp_known = v->c.flags & FTFB_SC_BP_KNOWN,
+		.retaddr = v->c.flags & FTFB_SC_RETADDR,
+		.bytes = v->bytes,
+		.nbytes = v->c.nbytes,
+	};
+
+	memcpy(u, v->ips, (size_t)v->c.ev.nu * 8);
+	*why = FTFB_UW_NOT_LOADED;
+	if (!p || !src || !n || n > max)
+		return v->c.ev.nu; /* (the stop frame kept) */
+	n += ftfb_cw_walk(&t, &s, u + n, max - n, why);
+	if (*why != FTFB_UW_COMPLETE)
+		u[n++] = FTFB_UW_STOP_IP(*why);
+	return n;
+}
+
+size_t ftfb_sf_build(const void *data, size_t size,
+		     const struct ftfb_sf_source *src,
+		     const struct ftfb_uw_proc *p, void *out, uint32_t *why)
+{
+	uint64_t u[FTFB_STACK_MAX_DEPTH];
+	struct ftfb_stack ev;
+	struct view v;
+	uint32_t nu, nrest;
+	char *o = out;
+
+	if (!parse(data, size, &v))
+		return 0;
+	nu = user_ips(&v, src, p, u, why);
+	nrest = (uint32_t)v.c.ev.nk + v.c.ev.py.n;
+	ev = v.c.ev;
+	ev.hdr.kind = FTFB_EV_STACK_ON;
+	ev.nu = (uint16_t)nu;
+	ev.uhash = user_hash(u, nu, ev.hdr.tgid);
+	memcpy(o, &ev, sizeof(ev));
+	memcpy(o + sizeof(ev), u, (size_t)nu * 8);
+	memcpy(o + sizeof(ev) + (size_t)nu * 8, v.ips + v.c.ev.nu,
+	       (size_t)nrest * 8);
+	return sizeof(ev) + ((size_t)nu + nrest) * 8;
+}
+
+/* Whether p has the table of the binary v's walk stopped in: p is the
+ * image the copy was taken in (the mapping the walker saw, if it had
+ * the entry), and that mapping is no longer pending. */
+static bool ready(const struct view *v, const struct ftfb_uw_proc *p)
+{
+	const struct ftfb_uw_map *m = ftfb_cw_find_map(p, v->c.pc);
+
+	if (!m || m->table == FTFB_UW_TABLE_PENDING)
+		return false;
+	return !v->c.map_start ||
+	       (m->start == v->c.map_start && m->end == v->c.map_end);
+}
+
+/* Hands on h's sample as built in out (n bytes; why: how its user
+ * stack ends, walked: finished over the copy); frees h. */
+static int hand_on(struct ftfb_sf *f, struct held *h, const void *out, size_t n,
+		   uint32_t why, bool walked)
+{
+	int err = 0;
+
+	if (!walked)
+		f->st.as_is++;
+	else if (why == FTFB_UW_COMPLETE)
+		f->st.finished++;
+	else
+		f->st.resumed++;
+	if (n)
+		err = f->emit(f->emit_ctx, out, n);
+	f->bytes -= h->size;
+	free(h);
+	return err;
+}
+
+int ftfb_sf_new(struct ftfb_sf **out, const struct ftfb_sf_source *src,
+		uint64_t deadline_ns, uint64_t max_bytes, ftfb_sf_emit_fn emit,
+		void *emit_ctx)
+{
+	struct ftfb_sf *f = calloc(1, sizeof(*f));
+
+	*out = NULL;
+	if (!f)
+		return -ENOMEM;
+	f->src = *src;
+	f->deadline_ns = deadline_ns;
+	f->max_bytes = max_bytes;
+	f->emit = emit;
+	f->emit_ctx = emit_ctx;
+	f->tail = &f->head;
+	*out = f;
+	return 0;
+}
+
+/* Goes through the copies held: those of tgid (0: all) whose walk
+ * goes on past every binary "not loaded yet" are finished, those due by
+ * now (or all, with force) go on as far as they can. The entry of a
+ * process is read once per run of its copies; none with !look (the
+ * process exec'd: the entry may be the new image's). */
+static int settle(struct ftfb_sf *f, uint32_t tgid, uint64_t now, bool force,
+		  bool look)
+{
+	uint64_t out[FTFB_SF_OUT_MAX / 8 + 1];
+	struct held **at = &f->head, *h;
+	uint32_t have = 0, why; /* the tgid f->proc holds (0: none) */
+	int err = 0;
+
+	while ((h = *at)) {
+		struct view v;
+		bool got;
+		size_t n;
+
+		if (tgid && h->tgid != tgid) {
+			at = &h->next;
+			continue;
+		}
+		if (look && have != h->tgid)
+			have = f->src.proc(f->src.ctx, h->tgid, &f->proc)
+				       ? 0
+				       : h->tgid;
+		got = have == h->tgid && parse(h->data, h->size, &v) &&
+		      ready(&v, &f->proc);
+		n = ftfb_sf_build(h->data, h->size, &f->src,
+				  got ? &f->proc : NULL, out, &why);
+		if (!force && now < h->due && why == FTFB_UW_NOT_LOADED) {
+			at = &h->next; /* (a binary further on: built soon) */
+			continue;
+		}
+		*at = h->next;
+		if (f->tail == &h->next)
+			f->tail = at;
+		f->st.gone += !look;
+		err = hand_on(f, h, out, n, why, got) ?: err;
+	}
+	return err;
+}
+
+/* A copy record: held (or handed on as it is, when there is no room). */
+static int take(struct ftfb_sf *f, const void *data, size_t size, uint64_t now)
+{
+	struct held *h;
+	struct view v;
+
+	f->st.copies++;
+	if (!parse(data, size, &v)) {
+		f->st.bad++;
+		return 1;
+	}
+	h = f->bytes + size <= f->max_bytes ? malloc(sizeof(*h) + size) : NULL;
+	if (!h) {
+		uint64_t out[FTFB_SF_OUT_MAX / 8 + 1];
+		uint32_t why;
+		size_t n = ftfb_sf_build(data, size, NULL, NULL, out, &why);
+
+		f->st.no_room++;
+		f->st.as_is++;
+		return n ? f->emit(f->emit_ctx, out, n) ?: 1 : 1;
+	}
+	h->next = NULL;
+	h->due = now + f->deadline_ns;
+	h->tgid = v.c.ev.hdr.tgid;
+	h->size = size;
+	memcpy(h->data, data, size);
+	f->bytes += size;
+	*f->tail = h;
+	f->tail = &h->next;
+	return 1;
+}
+
+int ftfb_sf_event(struct ftfb_sf *f, const void *data, size_t size,
+		  uint64_t now_ns)
+{
+	struct ftfb_hdr hdr;
+	struct ftfb_exit x;
+	int err;
+
+	if (size < sizeof(hdr))
+		return 0;
+	memcpy(&hdr, data, sizeof(hdr));
+	if (hdr.kind == FTFB_EV_STACK_COPY) {
+		err = take(f, data, size, now_ns);
+		return err < 0 ? err : 1;
+	}
+	if (!f->head || !hdr.tgid)
+		return 0;
+	/* a new image, or the end: its copies' entry is gone (the walker
+	 * drops it in the kernel), so they go on as they are, before it */
+	if (hdr.kind == FTFB_EV_EXIT && size >= sizeof(x))
+		memcpy(&x, data, sizeof(x));
+	if (hdr.kind == FTFB_EV_EXEC ||
+	    (hdr.kind == FTFB_EV_EXIT && size >= sizeof(x) && x.group_dead)) {
+		err = settle(f, hdr.tgid, now_ns, true, false);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int ftfb_sf_tick(struct ftfb_sf *f, uint64_t now_ns)
+{
+	return f->head ? settle(f, 0, now_ns, false, true) : 0;
+}
+
+int ftfb_sf_flush(struct ftfb_sf *f)
+{
+	return f->head ? settle(f, 0, 0, true, true) : 0;
+}
+
+void ftfb_sf_get_stats(const struct ftfb_sf *f, struct ftfb_sf_stats *st)
+{
+	*st = f->st;
+}
+
+void ftfb_sf_free(struct ftfb_sf *f)
+{
+	struct held *h;
+
+	if (!f)
+		return;
+	while ((h = f->head)) {
+		f->head = h->next;
+		free(h);
+	}
+	free(f);
+}
