@@ -78,8 +78,6 @@
 #define F_CTX_SECOND 3
 #define MODE_USER 1
 #define MODE_KERNEL 2
-/* The source the UI knows as Perf: its callstack tracks and flame graph */
-#define SAMPLE_SOURCE "linux.perf"
 
 #define MAX_NAME 255		 /* names and paths are cut here */
 #define MAX_FRAMES 320 /* user, Python and kernel frames of one sample */
@@ -168,18 +166,20 @@ static int emit(struct ftfb_stackprof *sp, const struct ftfb_pb *pb)
 	return 0;
 }
 
-/* What the weights of a sequence's samples count: the name the UI gives
- * its session and its flame graph's measure ("Perf Samples (NAME)"). */
+/* A sequence's source (stackprof.h: its own tracks and flame graph in
+ * the UI) and what its samples' weights count: the name the UI gives its
+ * session and its flame graph's measure ("TITLE Samples (NAME)"). */
 static const struct {
-	const char *name;
+	const char *source, *name;
 	uint32_t unit;
 	const char *description;
 } timebase[FTFB_STACK_KINDS] = {
-	[FTFB_STACK_ON_CPU] = {"on-CPU samples", UNIT_COUNT,
+	[FTFB_STACK_ON_CPU] = {"linux.perf", "on-CPU samples", UNIT_COUNT,
 			       "one per period of the sampling rate on CPU"},
-	[FTFB_STACK_OFF_CPU] = {"off-CPU time (ns)", UNIT_NANOSECONDS,
+	[FTFB_STACK_OFF_CPU] = {"off-CPU", "off-CPU time (ns)",
+				UNIT_NANOSECONDS,
 				"time off CPU that ended at the switch back"},
-	[FTFB_STACK_WAKER] = {"waker stacks", UNIT_COUNT,
+	[FTFB_STACK_WAKER] = {"waker", "waker stacks", UNIT_COUNT,
 			      "one per wakeup of a traced thread"},
 };
 
@@ -209,7 +209,7 @@ static int start_seq(struct ftfb_stackprof *sp, struct seq *q, uint64_t ts)
 	ftfb_pb_varint(&pb, F_FIRST_ON_SEQ, 1);
 	d = ftfb_pb_begin(&pb, F_DEFAULTS);
 	sd = ftfb_pb_begin(&pb, F_STACK_DEFAULTS);
-	ftfb_pb_string(&pb, F_SD_SOURCE, SAMPLE_SOURCE);
+	ftfb_pb_string(&pb, F_SD_SOURCE, timebase[kind].source);
 	cd = ftfb_pb_begin(&pb, F_SD_PRIMARY);
 	ftfb_pb_string(&pb, F_CD_NAME, timebase[kind].name);
 	ftfb_pb_varint(&pb, F_CD_UNIT, timebase[kind].unit);

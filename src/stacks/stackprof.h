@@ -14,6 +14,16 @@
  * sequence interns each distinct string, mapping, frame and callstack
  * once.
  *
+ * Each kind has its own source too: "linux.perf" (the UI's "Perf") the
+ * on-CPU samples, "off-CPU" and "waker" the others. The UI gives each
+ * source its own callstack tracks and its own area-selection tab ("Perf
+ * Sample Flamegraph", ...), the known sources first (linux.perf), and
+ * selects the Perf samples of a process at load. Within one source the
+ * flame graph opens on the first session's counter, sessions sorted by
+ * name ("off-CPU time" before "on-CPU samples") or by id (the order of
+ * their first samples in time): with one source for all, an area
+ * selection opened on the time off CPU.
+ *
  * Stacks come from the kernel as 64-bit hashes: the ips of a stack are
  * sent once, with the first sample that shows it (bpf/stacks.bpf.c), and
  * kept here by hash.

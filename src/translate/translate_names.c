@@ -9,6 +9,7 @@
 
 #include "translate_priv.h"
 #include "proctree.h"
+#include "process_order.h"
 
 int ftfb_tr_flush_cmdlines(struct ftfb_translator *t, uint64_t ns)
 {
@@ -16,6 +17,17 @@ int ftfb_tr_flush_cmdlines(struct ftfb_translator *t, uint64_t ns)
 
 	if (name < 0)
 		return name;
+	/* the strangers' group (process 0) listed after the traced
+	 * processes, however long its threads ran: once, with the first
+	 * name of a stranger (timed as it is) */
+	if (t->strangers_named && !t->strangers_ranked) {
+		int err = ftfb_process_order_last(
+			t->w, name, ftfb_tr_perfetto_ns(t, ns), 0);
+
+		if (err)
+			return err;
+		t->strangers_ranked = true;
+	}
 	return ftfb_proctree_flush(&t->ptree, t->w, name,
 				   ftfb_tr_perfetto_ns(t, ns));
 }
@@ -145,10 +157,10 @@ static int write_stranger(struct ftfb_translator *t, struct ftfb_task *k)
 	err = ftfb_tr_ensure_task(t, 0, 0, &idle);
 	if (err)
 		return err;
-	err = ftfb_proctree_add_thread(&t->ptree, t->w, blob,
-				       ftfb_tr_perfetto_ns(t, t->last_ts),
-				       k->tid, k->comm,
-				       strnlen(k->comm, sizeof(k->comm)));
+	t->strangers_named = true;
+	err = ftfb_proctree_add_thread(
+		&t->ptree, t->w, blob, ftfb_tr_perfetto_ns(t, t->last_ts),
+		k->tid, k->comm, strnlen(k->comm, sizeof(k->comm)));
 	if (!err && t->last_ts)
 		err = ftfb_tr_flush_cmdlines(t, t->last_ts);
 	k->named = true;

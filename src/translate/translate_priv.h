@@ -78,6 +78,9 @@ struct ftfb_translator {
 	uint64_t refresh_check_ns; /* the writer's refresh is asked from then */
 	size_t title_cursor; /* where translate_titles.c's last round ended */
 	bool adding_traced; /* the task new_task makes is traced (fork, scan) */
+	/* a stranger was named (process 0 has threads), and process 0 was
+	 * then ranked after the traced processes (process_order.h) */
+	bool strangers_named, strangers_ranked;
 };
 
 /* In place (the tests' harness keeps one in a struct): 0 or a negative

@@ -346,13 +346,32 @@ def mode_title(tool, ftf_dump, titlewl, outdir):
         check(not bad, f"trace_processor reports no error stats: {bad}")
 
 
+# The order of the top-level process groups in Perfetto's UI, as its
+# plugin dev.perfetto.ProcessThreadGroups (ui/src/plugins/, v58.2-ec5d16b,
+# the UI of validators/ui) computes it: the processes with something to
+# show, by the sort hint trace_processor keeps as a process arg, then
+# Chrome's process kinds, heap profiles, stack samples, running time,
+# slices, name.
+UI_PROCESS_ORDER = """include perfetto module viz.summary.processes;
+select p.upid, p.pid, p.name,
+  ifnull(extract_arg(p.arg_set_id, 'process_sort_index_hint'), 0) as hint,
+  s.sum_running_dur as running
+from _process_available_info_summary s join process p using(upid)
+order by hint asc,
+  case p.name when 'Browser' then 3 when 'Gpu' then 2 when 'Renderer' then 1 else 0 end desc,
+  s.allocation_count desc, s.graph_object_count desc, s.stack_sample_count desc,
+  s.sum_running_dur desc, s.thread_slice_count + s.process_slice_count desc,
+  p.name asc, p.upid asc"""
+
+
 def mode_strangers(tool, ftf_dump, pingpong, outdir):
     """-p: what only shared a CPU with the traced process is no process of
     Perfetto's list. A busy loop (another process, started here) pinned
     to the CPU of the traced ping-pong preempts it: in Perfetto its
     thread runs on that CPU under its name, in the one group of the
     untraced (pid 0), and the only other processes are the traced one
-    and its forks."""
+    and its forks. The UI lists the traced process first, the untraced
+    group after it, however long the stranger ran."""
     out = os.path.join(outdir, "sched-strangers.fxt")
     busy = subprocess.Popen(["taskset", "-c", "0", "sh", "-c", "while :; do :; done"])
     try:
@@ -388,6 +407,16 @@ def mode_strangers(tool, ftf_dump, pingpong, outdir):
                         lambda r: (sql_null(r["name"]), int(r["pid"]) if sql_null(r["pid"]) else None, int(r["n"])))
     check(ran and ran[0][2] > 0 and ran[0][0] == "sh" and ran[0][1] == 0,
           f"the stranger runs on the CPU tracks, named, in the untraced group (pid 0): {ran}")
+    # The UI lists the process groups in the order of UI_PROCESS_ORDER:
+    # the traced process first, the untraced group after it, by its sort
+    # hint (its first key) whichever ran longer (they share one CPU).
+    order = tp_query(out, UI_PROCESS_ORDER)
+    print(f"  the UI's process list: {[(r['pid'], r['name'], r['hint'], r['running']) for r in order]}")
+    hint = {int(r["pid"]): int(r["hint"]) for r in order}
+    check(hint.get(0, 0) > hint.get(pid, 0),
+          f"the untraced group's sort hint is above the traced process's: {hint}")
+    check(order and int(order[0]["pid"]) == pid,
+          f"the UI lists the traced process first: {[r['pid'] for r in order]}")
 
 
 def mode_retitle(tool, ftf_dump, retitlewl, outdir):

@@ -62,6 +62,8 @@ def decode_samples(stream):
         f = fields(pkt)
         if get(pkt, 2) is not None:
             continue  # a ProcessTree: the processes' command lines
+        if get(pkt, 60) is not None:
+            continue  # a TrackDescriptor: the UI's order of processes
         seq_id = get(pkt, 10)
         q = seqs.setdefault(seq_id, Seq())
         defaults = get(pkt, 59)
@@ -101,6 +103,40 @@ def decode_samples(stream):
         samples.append(dict(kind=q.timebase, ts=dict(f)[8], pid=pid, tid=tid, cpu=cpu, mode=mode,
                             weight=get(ss, 11), frames=q.stacks[cs]))
     return seqs, samples
+
+
+# The stack sample sources Perfetto's UI knows, with its order (plugin
+# dev.perfetto.StackSamples, stack_sample_sources.ts, v58.2-ec5d16b, the UI
+# of validators/ui); any other source: 100.
+UI_SOURCE_ORDER = {"linux.perf": 0, "instruments": 10, "chrome": 20, "legacy_v8": 20,
+                   "gecko": 20, "simpleperf": 20, "perf_text": 20}
+
+
+def ui_first_measures(out):
+    """The measure the UI's flame graph opens on for an area selection
+    over a process's callstack tracks, computed as the UI does
+    (dev.perfetto.StackSamples, index.ts): one tab per source, the first
+    in the sources' order shown; its measure is the first of the source's
+    counter names, ordered by session id, timebase first, then name
+    ("summary": a selection over the process's summary track), or the
+    first counter of the session whose track comes first, the sessions
+    sorted by their first counter's name ("tracks": a selection over the
+    per-session tracks, as the UI's own at load)."""
+    rows = tp_query(out, "include perfetto module viz.summary.counters;\n"
+                         "select s.source, ct.session_id as session, ct.name, max(ct.is_timebase) as tb "
+                         "from stack_sample_counter_track ct join stack_sample_session s on s.id = ct.session_id "
+                         "join _counter_track_summary summary on summary.id = ct.id "
+                         "where s.source is not null and ct.name is not null group by 1, 2, 3")
+    if not rows:
+        return {}
+    tab = min({r["source"] for r in rows}, key=lambda src: (UI_SOURCE_ORDER.get(src, 100), src))
+    mine = sorted((r for r in rows if r["source"] == tab),
+                  key=lambda r: (int(r["session"]), -int(r["tb"]), r["name"]))
+    labels = {}
+    for r in mine:
+        labels.setdefault(r["session"], r["name"])
+    print(f"  the UI's flame graph tab: {tab}; its counters {[(r['session'], r['name']) for r in mine]}")
+    return {"summary": mine[0]["name"], "tracks": min(labels.values())}
 
 
 def innermost_user(frames):
@@ -174,8 +210,10 @@ def test(mode, tool, ftf_dump, wl, outdir):
     kinds = sorted(q.timebase for q in seqs.values())
     print(f"  decoded {len(stream)} bytes of packets: {len(samples)} samples on sequences {kinds}")
     check(kinds == ["off-CPU time (ns)", "on-CPU samples"], "one sequence (timebase) per kind")
-    check({q.source for q in seqs.values()} == {"linux.perf"},
-          "the samples' source is linux.perf (the UI's 'Perf' callstack tracks)")
+    sources = {q.timebase: q.source for q in seqs.values()}
+    check(sources == {"on-CPU samples": "linux.perf", "off-CPU time (ns)": "off-CPU"},
+          f"the on-CPU samples' source is linux.perf (the UI's 'Perf' callstack tracks), "
+          f"the off-CPU stacks' one of their own: {sources}")
     # The UI names a session after its timebase counter with values
     # (else "Session N"): each session has one, named by its kind, and
     # the on-CPU samples count 1 each there (the flame graph's weights).
@@ -187,7 +225,7 @@ def test(mode, tool, ftf_dump, wl, outdir):
                          "join counter c on c.track_id = ct.id group by s.id, ct.name")
     if rows is not None:
         names = sorted((r["name"], r["unit"], r["source"]) for r in rows)
-        check(names == [("off-CPU time (ns)", "ns", "linux.perf"), ("on-CPU samples", "count", "linux.perf")],
+        check(names == [("off-CPU time (ns)", "ns", "off-CPU"), ("on-CPU samples", "count", "linux.perf")],
               f"Perfetto names both sample sessions by their timebase, with its unit: {rows}")
         on = [r for r in rows if r["name"] == "on-CPU samples"][0]
         check(float(on["lo"]) == 1 and float(on["hi"]) == 1, f"each on-CPU sample counts 1: {on}")
@@ -198,9 +236,14 @@ def test(mode, tool, ftf_dump, wl, outdir):
         check(perf_counters and int(perf_counters[0]["n"]) == 0,
               f"nothing for the UI's 'Perf counters' group (perf_counter_track: {perf_counters})")
         modes = tp_query(out, "select cpu_mode, count(*) as n from perf_sample group by 1")
+        n_on = sum(1 for s in samples if s["kind"] == "on-CPU samples")
         check({r["cpu_mode"] for r in modes} <= {"user", "kernel"} and
-              sum(int(r["n"]) for r in modes) == len(samples),
-              f"Perfetto's perf_sample holds every sample, taken in user or kernel mode: {modes}")
+              sum(int(r["n"]) for r in modes) == n_on,
+              f"Perfetto's perf_sample (source linux.perf) holds every on-CPU sample ({n_on}), "
+              f"taken in user or kernel mode: {modes}")
+        first = ui_first_measures(out)
+        check(first == {"summary": "on-CPU samples", "tracks": "on-CPU samples"},
+              f"an area selection in the UI opens the flame graph on the on-CPU samples: {first}")
 
     on = [s for s in samples if s["kind"] == "on-CPU samples" and s["tid"] == spin_tid]
     expect = spin_ns / 1e9 * FREQ
