@@ -23,10 +23,11 @@
 #define F_PID 1
 #define PROCESS_ORDERING_EXPLICIT 1
 
-/* A sequence of their own (stacks: 1 to 3, command lines: 3). */
-#define ORDER_SEQ_ID 4
+/* A sequence of their own (stacks: 1 to 3, command lines: 3, named
+ * tracks: 4). */
+#define ORDER_SEQ_ID 5
 /* The root track is uuid 0; a process track's uuid is ours to choose,
- * unique in the trace: no other TrackDescriptor is written. */
+ * unique in the trace: named_tracks.c counts its uuids up from 1. */
 #define ROOT_UUID 0
 #define PROCESS_UUID_BASE 0x6674666200000000ull /* "ftfb" */
 
