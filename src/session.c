@@ -338,6 +338,8 @@ static int start_sink(struct session *s, char *err, size_t errlen)
 		.strangers_apart = !s->o->all,
 	};
 
+	to.sources = ftfb_sources_tr(&to.nsources);
+
 	if (s->o->stacks) {
 		if (ftfb_symbolizer_new(&s->sym)) {
 			snprintf(err, errlen, "out of memory");

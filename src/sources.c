@@ -135,6 +135,9 @@ static bool want_stacks(const struct ftfb_source_ctx *c)
 	return c->o->stacks;
 }
 
+/* The --events sources' translators (translate/translate_NAME.c). */
+extern const struct ftfb_tr_source ftfb_tr_blockio, ftfb_tr_mem, ftfb_tr_irq;
+
 const struct ftfb_source ftfb_sources[] = {
 	{ "sched", "default; --no-sched: off", "bpf/sched.bpf.c",
 	  "ftfb_switch, ftfb_wakeup, ftfb_wakeup_new, ftfb_fork, ftfb_exec, ftfb_exit, ftfb_rename",
@@ -157,27 +160,58 @@ const struct ftfb_source ftfb_sources[] = {
 	  .wanted = want_stacks, .attach = attach_stacks },
 	{ "io", "--events=io", "bpf/blockio.bpf.c",
 	  "ftfb_blk_start, ftfb_blk_insert, ftfb_blk_issue, ftfb_blk_complete",
-	  { FTFB_EV_BLOCK_IO }, .events = CLI_EV_IO,
-	  .attach_to = ftfb_loader_attach_blockio },
+	  .events = CLI_EV_IO, .attach_to = ftfb_loader_attach_blockio,
+	  .tr = &ftfb_tr_blockio },
 	{ "mem", "--events=mem", "bpf/mem.bpf.c",
 	  "ftfb_rss_stat, ftfb_fault_user, ftfb_fault_switch",
-	  { FTFB_EV_RSS, FTFB_EV_FAULT }, .events = CLI_EV_MEM,
-	  .attach_to = ftfb_loader_attach_mem },
+	  .events = CLI_EV_MEM, .attach_to = ftfb_loader_attach_mem,
+	  .tr = &ftfb_tr_mem },
 	{ "irq", "--events=irq", "bpf/irq.bpf.c",
 	  "ftfb_irq_entry, ftfb_irq_exit, ftfb_softirq_entry, ftfb_softirq_exit, ftfb_vec_* (irq_vectors, where the kernel has them)",
-	  { FTFB_EV_IRQ }, .events = CLI_EV_IRQ,
-	  .attach_to = ftfb_loader_attach_irq },
+	  .events = CLI_EV_IRQ, .attach_to = ftfb_loader_attach_irq,
+	  .tr = &ftfb_tr_irq },
 };
 const size_t ftfb_nsources = sizeof(ftfb_sources) / sizeof(ftfb_sources[0]);
+
+const struct ftfb_tr_source *const *ftfb_sources_tr(size_t *n)
+{
+	static const struct ftfb_tr_source *v[sizeof(ftfb_sources) /
+					      sizeof(ftfb_sources[0])];
+	static size_t nv;
+
+	if (!nv)
+		for (size_t i = 0; i < ftfb_nsources; i++)
+			if (ftfb_sources[i].tr)
+				v[nv++] = ftfb_sources[i].tr;
+	*n = nv;
+	return v;
+}
+
+const char *ftfb_sources_kind_label(unsigned kind)
+{
+	for (size_t i = 0; i < ftfb_nsources; i++) {
+		const struct ftfb_tr_source *tr = ftfb_sources[i].tr;
+
+		for (size_t j = 0; tr && j < tr->nkinds; j++)
+			if (tr->kinds[j].kind == kind)
+				return tr->kinds[j].label;
+	}
+	return ftfb_kind_label(kind);
+}
 
 /* -v: the source and the kinds it brings. */
 static void say_attached(const struct ftfb_source *src)
 {
+	size_t n = 0;
+
 	fprintf(stderr, "ftf-bpf: source %s (%s): %s", src->name,
 		src->option, src->object);
-	for (int k = 0; k < FTFB_SOURCE_MAX_KINDS && src->kinds[k]; k++)
-		fprintf(stderr, "%s%s", k ? ", " : " -> ",
+	for (int k = 0; k < FTFB_SOURCE_MAX_KINDS && src->kinds[k]; k++, n++)
+		fprintf(stderr, "%s%s", n ? ", " : " -> ",
 			ftfb_kind_label(src->kinds[k]));
+	for (size_t k = 0; src->tr && k < src->tr->nkinds; k++, n++)
+		fprintf(stderr, "%s%s", n ? ", " : " -> ",
+			src->tr->kinds[k].label);
 	fputc('\n', stderr);
 }
 

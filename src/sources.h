@@ -28,6 +28,7 @@
 #include "usdt_set.h"
 
 struct ftfb_loader;
+struct ftfb_tr_source;
 
 /* What the sources read of the trace to come: the session fills it
  * (session.c), so the sources never reach back into the session. */
@@ -60,10 +61,22 @@ struct ftfb_source {
 	 * attach, which needs nothing but the loader (loader/loader_NAME.c) */
 	unsigned events;
 	int (*attach_to)(struct ftfb_loader *l, char *err, size_t errlen);
+	/* its translator (translate/translate_NAME.c: its kinds, handlers
+	 * and state; NULL: the core's kinds above) */
+	const struct ftfb_tr_source *tr;
 };
 
 extern const struct ftfb_source ftfb_sources[];
 extern const size_t ftfb_nsources;
+
+/* The translators of every source of the table, for
+ * ftfb_translator_opts.sources: all of them whether wanted or not, so
+ * the kinds have their names in every trace. */
+const struct ftfb_tr_source *const *ftfb_sources_tr(size_t *n);
+
+/* The summary's words for kind, of the core's or of a source's
+ * ("other" for one without). */
+const char *ftfb_sources_kind_label(unsigned kind);
 
 /* Attaches every wanted source, in the table's order (the uprobes arm
  * the USDT probes with them, after both are attached). 0, or -errno with

@@ -69,6 +69,8 @@
 #include "stackprof.h"
 #include "tr_types.h"
 
+struct ftfb_tr_source; /* event_kinds.h */
+
 /* Open USDT slices, all threads together, at most (more are counted,
  * not written). */
 #define FTFB_USLICE_MAX 4096
@@ -94,6 +96,11 @@ struct ftfb_translator_opts {
 	 * traced ones: ftfb_translator_add_task's, their forks, their
 	 * threads. */
 	bool strangers_apart;
+	/* the event sources beyond the core's kinds (event_kinds.h: their
+	 * kinds, handlers and state), as the source table lists them; a
+	 * kind of none of them is skipped */
+	const struct ftfb_tr_source *const *sources;
+	size_t nsources;
 };
 
 /* the tracks of all processes together (tracks.c) */

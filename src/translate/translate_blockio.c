@@ -19,7 +19,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "blockio.h"
 #include "translate_priv.h"
+
+/* the translator's state of the source (ftfb_tr_state) */
+struct blockio_state {
+	uint64_t requests; /* seen */
+};
 
 const char *ftfb_blk_op_name(unsigned op)
 {
@@ -92,10 +98,11 @@ static int on_block_io(struct ftfb_translator *t, const struct ftfb_block_io *e)
 {
 	uint64_t begin = e->start_ns <= e->hdr.ts ? e->start_ns : e->hdr.ts;
 	char disk[FTFB_COMM_LEN + FTFB_DISK_NAME_LEN];
+	struct blockio_state *st = ftfb_tr_state(t, FTFB_EV_BLOCK_IO);
 	struct ftfb_task *k;
 	int err;
 
-	t->blk.requests++;
+	st->requests++;
 	if (e->hdr.tid) {
 		err = ftfb_tr_ensure_task(t, e->hdr.tid, e->hdr.tgid, &k);
 		if (!err)
@@ -108,8 +115,7 @@ static int on_block_io(struct ftfb_translator *t, const struct ftfb_block_io *e)
 	return write_request(t, 0, disk, e, begin);
 }
 
-int ftfb_tr_ev_block_io(struct ftfb_translator *t, const void *data,
-			size_t size)
+static int ev_block_io(struct ftfb_translator *t, const void *data, size_t size)
 {
 	struct ftfb_block_io e;
 
@@ -117,3 +123,11 @@ int ftfb_tr_ev_block_io(struct ftfb_translator *t, const void *data,
 	memcpy(&e, data, sizeof(e)); /* (aligned, whatever the caller's) */
 	return on_block_io(t, &e);
 }
+
+static const struct ftfb_kind_info kinds[] = {
+	{FTFB_EV_BLOCK_IO, sizeof(struct ftfb_block_io), "block_io",
+	 "block requests", ev_block_io},
+};
+
+const struct ftfb_tr_source ftfb_tr_blockio = {"io", kinds, 1,
+					       sizeof(struct blockio_state)};

@@ -6,15 +6,17 @@
  * FTF has no CPU-scoped slices, and Perfetto's Fuchsia importer makes
  * counters per process: so each CPU gets a named track at the top
  * ("cpu 3 interrupts", named_tracks.h: no pseudo pid on screen), where
- * every hard interrupt handler run and softirq run is a slice (named by the handler, or by the softirq
- * vector; category irq or softirq), a hard one nested in the softirq it
- * interrupted. Slices rather than counters: a slice shows which
- * interrupt took the time and when, and Perfetto sums a selection's.
+ * every hard interrupt handler run and softirq run is a slice (named by the
+ * handler, or by the softirq vector; category irq or softirq), a hard one
+ * nested in the softirq it interrupted. Slices rather than counters: a slice
+ * shows which interrupt took the time and when, and Perfetto sums a
+ * selection's.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "irq.h"
 #include "translate_priv.h"
 
 static const char *const softirq_names[FTFB_NR_SOFTIRQS] = {
@@ -56,7 +58,7 @@ static int on_irq(struct ftfb_translator *t, const struct ftfb_irq *e)
 	return err;
 }
 
-int ftfb_tr_ev_irq(struct ftfb_translator *t, const void *data, size_t size)
+static int ev_irq(struct ftfb_translator *t, const void *data, size_t size)
 {
 	struct ftfb_irq e;
 
@@ -64,3 +66,9 @@ int ftfb_tr_ev_irq(struct ftfb_translator *t, const void *data, size_t size)
 	memcpy(&e, data, sizeof(e)); /* (aligned, whatever the caller's) */
 	return on_irq(t, &e);
 }
+
+static const struct ftfb_kind_info kinds[] = {
+	{FTFB_EV_IRQ, sizeof(struct ftfb_irq), "irq", "interrupts", ev_irq},
+};
+
+const struct ftfb_tr_source ftfb_tr_irq = {"irq", kinds, 1, 0};

@@ -49,18 +49,6 @@ struct ftfb_tracks {
 	struct ftfb_track v[FTFB_MAX_TRACKS];
 };
 
-/* --events=io: requests seen (their slices: named_tracks.h) */
-struct ftfb_tr_blockio {
-	uint64_t requests;
-};
-
-/* --events=mem: names (0: not yet) and the page size */
-struct ftfb_tr_mem {
-	int s_mm, s_rss, s_fault, s_addr, s_blocked, s_write;
-	int s_member[FTFB_RSS_MEMBERS];
-	uint64_t page_size;
-};
-
 struct ftfb_translator {
 	struct ftfb_translator_opts o;
 	struct ftf_writer *w;
@@ -74,6 +62,11 @@ struct ftfb_translator {
 	/* argument and event names, interned at init */
 	int s_unfinished, s_before_window, s_ret, s_arg[FTFB_MAX_ARGS];
 	int s_drop_name, s_drop_cat, s_total, s_kind[FTFB_EV_KIND_MAX];
+	/* each kind's row (the core's, then o.sources'), and the state of
+	 * the source it is of (opaque here: its translator's own) */
+	const struct ftfb_kind_info *kinds[FTFB_EV_KIND_MAX];
+	void *kind_state[FTFB_EV_KIND_MAX];
+	void **src_state; /* o.nsources, freed with t */
 	/* system calls: their names (0: not interned yet), category, the
 	 * error argument and error names, per-call statistics */
 	int s_syscall, s_error;
@@ -88,8 +81,6 @@ struct ftfb_translator {
 	uint32_t uslice_free;		/* index + 1, 0: none */
 	uint64_t uslice_async_id;	/* the last async id given */
 	struct ftfb_tracks tracks; /* tracks.c */
-	struct ftfb_tr_blockio blk;	/* --events: translate_blockio.c, */
-	struct ftfb_tr_mem mem;		/* translate_mem.c */
 	bool drops_written;
 	struct ftfb_proctree ptree; /* command lines waiting to be written */
 	struct ftfb_named_tracks ntracks; /* slices on named tracks */
@@ -107,6 +98,13 @@ struct ftfb_translator {
 int ftfb_translator_init(struct ftfb_translator *t,
 			 const struct ftfb_translator_opts *o);
 void ftfb_translator_free(struct ftfb_translator *t);
+
+/* The state of kind's source (struct ftfb_tr_source: NULL if it has
+ * none), for its handlers. */
+static inline void *ftfb_tr_state(struct ftfb_translator *t, unsigned kind)
+{
+	return t->kind_state[kind];
+}
 
 /* mono ns -> the trace's ticks (ticks.h) */
 static inline uint64_t ftfb_tr_ticks(struct ftfb_translator *t, uint64_t ns)
