@@ -135,8 +135,14 @@ static bool want_stacks(const struct ftfb_source_ctx *c)
 	return c->o->stacks;
 }
 
-/* The --events sources' translators (translate/translate_NAME.c). */
-extern const struct ftfb_tr_source ftfb_tr_blockio, ftfb_tr_mem, ftfb_tr_irq;
+/* An --events source's two halves, which its row joins: its attach
+ * (loader/loader_NAME.c) and its translator (translate/translate_NAME.c). */
+#define EVENTS_SOURCE(name)                                                    \
+	ftfb_loader_attach_fn ftfb_loader_attach_##name;                       \
+	extern const struct ftfb_tr_source ftfb_tr_##name
+EVENTS_SOURCE(blockio);
+EVENTS_SOURCE(mem);
+EVENTS_SOURCE(irq);
 
 const struct ftfb_source ftfb_sources[] = {
 	{ "sched", "default; --no-sched: off", "bpf/sched.bpf.c",

@@ -23,6 +23,7 @@
 
 #include "events.h"
 
+#include "bpf_loader.h"
 #include "cli.h"
 #include "uprobe_set.h"
 #include "usdt_set.h"
@@ -60,7 +61,7 @@ struct ftfb_source {
 	/* --events=NAME sources: its bit (CLI_EV_*), and its loader's
 	 * attach, which needs nothing but the loader (loader/loader_NAME.c) */
 	unsigned events;
-	int (*attach_to)(struct ftfb_loader *l, char *err, size_t errlen);
+	ftfb_loader_attach_fn *attach_to;
 	/* its translator (translate/translate_NAME.c: its kinds, handlers
 	 * and state; NULL: the core's kinds above) */
 	const struct ftfb_tr_source *tr;
