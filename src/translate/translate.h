@@ -231,9 +231,7 @@ ftfb_translator_syscall_stats(const struct ftfb_translator *t, uint32_t nr);
  * recorder's tracker reads what the window's start inherits). */
 struct ftfb_proctable *ftfb_translator_tasks(struct ftfb_translator *t);
 
-/* Helpers, exposed for tests and the summary. */
-const char *ftfb_blk_op_name(unsigned op);   /* REQ_OP_*: "read", ... */
-const char *ftfb_softirq_name(unsigned vec); /* "TIMER", "NET_RX", ... */
-/* (ftfb_state_of and ftfb_weight_of: sched_records.h) */
+/* (ftfb_state_of and ftfb_weight_of, exposed for tests:
+ * sched_records.h) */
 
 #endif

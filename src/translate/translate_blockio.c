@@ -27,7 +27,8 @@ struct blockio_state {
 	uint64_t requests; /* seen */
 };
 
-const char *ftfb_blk_op_name(unsigned op)
+/* REQ_OP_*: "read", ... */
+static const char *blk_op_name(unsigned op)
 {
 	switch (op) {
 	case 0:
@@ -57,7 +58,7 @@ static const char *op_of(const struct ftfb_block_io *e)
 {
 	return e->op == 1 && !e->bytes && (e->flags & FTFB_BLK_PREFLUSH)
 		       ? "flush"
-		       : ftfb_blk_op_name(e->op);
+		       : blk_op_name(e->op);
 }
 
 /* The request as one slice on track `track` of process pid (0: the

@@ -19,19 +19,22 @@
 #include "irq.h"
 #include "translate_priv.h"
 
+#define MAX_CPUS 4096 /* an event of a cpu beyond: skipped, as a bad one */
+
 static const char *const softirq_names[FTFB_NR_SOFTIRQS] = {
 	"HI",	    "TIMER",   "NET_TX", "NET_RX",  "BLOCK",
 	"IRQ_POLL", "TASKLET", "SCHED",	 "HRTIMER", "RCU",
 };
 
-const char *ftfb_softirq_name(unsigned vec)
+/* "TIMER", "NET_RX", ... */
+static const char *softirq_name(unsigned vec)
 {
 	return vec < FTFB_NR_SOFTIRQS ? softirq_names[vec] : "softirq";
 }
 
 static int on_irq(struct ftfb_translator *t, const struct ftfb_irq *e)
 {
-	const char *nm = e->soft ? ftfb_softirq_name(e->nr) : e->name;
+	const char *nm = e->soft ? softirq_name(e->nr) : e->name;
 	uint64_t begin = e->start_ns <= e->hdr.ts ? e->start_ns : e->hdr.ts;
 	char name[FTFB_COMM_LEN], track[32];
 	struct ftfb_nt_arg a[2] = {
@@ -40,7 +43,7 @@ static int on_irq(struct ftfb_translator *t, const struct ftfb_irq *e)
 	};
 	int blob, err;
 
-	if (e->hdr.cpu >= FTFB_PSEUDO_MAX_CPUS) {
+	if (e->hdr.cpu >= MAX_CPUS) {
 		t->st.skipped++;
 		return 0;
 	}
