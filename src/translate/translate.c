@@ -98,6 +98,7 @@ int ftfb_translator_init(struct ftfb_translator *t,
 	memset(t, 0, sizeof(*t));
 	t->o = *o;
 	t->w = o->w;
+	t->close_task = ftfb_tr_close_all;
 	if (!t->w || (o->nfuncs && !o->funcs) || (o->nsources && !o->sources))
 		return -EINVAL;
 	ftfb_tr_sched_init(t);
@@ -175,34 +176,6 @@ void ftfb_translator_free(struct ftfb_translator *t)
 	t->fstats = NULL;
 	t->func_name_id = NULL;
 	t->func_cat_id = NULL;
-}
-
-/* Ticks to ns as Perfetto's Fuchsia importer converts an FTF timestamp:
- * the high 32 bits of the ticks times a truncated (1e9 << 32) / tps, plus
- * the low 32 bits times 1e9 / tps. The truncation puts its result up to
- * ticks >> 32 ns early (1.3 us an hour after boot on a 2.6 GHz TSC, more
- * with uptime), so a sample timed exactly would not land on the
- * scheduling records it belongs with. */
-uint64_t ftfb_ticks_to_ns_as_perfetto(uint64_t ticks, uint64_t tps)
-{
-	const uint64_t ns_per_s = 1000000000ull;
-
-	if (!tps)
-		return 0;
-	return (ticks >> 32) * ((ns_per_s << 32) / tps) +
-	       (ticks & 0xffffffffull) * ns_per_s / tps;
-}
-
-/* mono ns as Perfetto reads the FTF part's time: the ticks written,
- * converted with the ticks per second of the tick initialization. */
-uint64_t ftfb_tr_perfetto_ns(struct ftfb_translator *t, uint64_t ns)
-{
-	uint64_t ticks = ftfb_tr_ticks(t, ns);
-	uint64_t tps = t->o.clock_mono
-			       ? 1000000000ull
-			       : ftf_writer_clock(t->w)->ticks_per_second;
-
-	return ftfb_ticks_to_ns_as_perfetto(ticks, tps);
 }
 
 int ftfb_translator_event(struct ftfb_translator *t, const void *data,

@@ -67,6 +67,7 @@
 #include "events.h"
 #include "proctable.h"
 #include "stackprof.h"
+#include "ticks.h"
 #include "tr_types.h"
 
 struct ftfb_tr_source; /* event_kinds.h */
@@ -168,9 +169,7 @@ void ftfb_translator_destroy(struct ftfb_translator *t);
 int ftfb_translator_add_task(struct ftfb_translator *t,
 			     const struct ftfb_task_info *ti);
 
-/* An FTF timestamp in ns as Perfetto reads it (its truncating formula,
- * not the exact quotient): what the stack samples' packets carry. */
-uint64_t ftfb_ticks_to_ns_as_perfetto(uint64_t ticks, uint64_t tps);
+/* (ftfb_ticks_to_ns_as_perfetto: ticks.h) */
 
 /* n, less a UTF-8 character cut short at the end of s[0..n) (a comm the
  * kernel cut at 15 bytes): the bytes of whole characters. */

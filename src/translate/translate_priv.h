@@ -91,6 +91,10 @@ struct ftfb_translator {
 	uint64_t refresh_check_ns; /* the writer's refresh is asked from then */
 	size_t title_cursor; /* where translate_titles.c's last round ended */
 	bool adding_traced; /* the task new_task makes is traced (fork, scan) */
+	/* ends all a task has open (ftfb_tr_close_all): the core's way to
+	 * the parts above it (translate_tasks.c calls no part by name) */
+	int (*close_task)(struct ftfb_translator *t, struct ftfb_task *k,
+			  uint64_t ns);
 };
 
 /* In place (the tests' harness keeps one in a struct): 0 or a negative
@@ -118,6 +122,14 @@ int ftfb_tr_str_id(struct ftfb_translator *t, const char *s, size_t len,
 /* a task not known yet: created and named */
 int ftfb_tr_add_task(struct ftfb_translator *t, uint32_t tid,
 		     uint32_t tgid_hint, struct ftfb_task **out);
+/* the entry for ti made (again: what it had open ended first, through
+ * t->close_task) and its kernel objects written; out may be NULL */
+int ftfb_tr_new_task(struct ftfb_translator *t, const struct ftfb_task_info *ti,
+		     struct ftfb_task **out);
+/* a task the lookup found, after its process's leader */
+int ftfb_tr_add_found_task(struct ftfb_translator *t,
+			   const struct ftfb_task_info *ti,
+			   struct ftfb_task **out);
 /* the task, created (and named) on first sight; 0 or -errno */
 static inline int ftfb_tr_ensure_task(struct ftfb_translator *t, uint32_t tid,
 				      uint32_t tgid_hint,
@@ -151,14 +163,24 @@ int ftfb_tr_write_thread(struct ftfb_translator *t, struct ftfb_task *k);
 void ftfb_tr_set_comm(char *dst, const char *src);
 void ftfb_tr_set_pname(char *dst, const char *src);
 
-/* translate.c: mono ns as Perfetto reads the FTF part's time */
-uint64_t ftfb_tr_perfetto_ns(struct ftfb_translator *t, uint64_t ns);
+/* mono ns as Perfetto reads the FTF part's time: the ticks written,
+ * converted with the ticks per second of the tick initialization */
+static inline uint64_t ftfb_tr_perfetto_ns(struct ftfb_translator *t,
+					   uint64_t ns)
+{
+	uint64_t tps = t->o.clock_mono
+			       ? 1000000000ull
+			       : ftf_writer_clock(t->w)->ticks_per_second;
+
+	return ftfb_ticks_to_ns_as_perfetto(ftfb_tr_ticks(t, ns), tps);
+}
 
 /* translate_sched.c: the switch and wakeup writer over t's writer */
 void ftfb_tr_sched_init(struct ftfb_translator *t);
 
-/* translate_tasks.c: ends all k has open at ns (its system call, USDT
- * slices and calls, marked unfinished) */
+/* translate_task_events.c: ends all k has open at ns (its system call,
+ * USDT slices and calls, marked unfinished); the translator's
+ * t->close_task */
 int ftfb_tr_close_all(struct ftfb_translator *t, struct ftfb_task *k,
 		      uint64_t ns);
 
