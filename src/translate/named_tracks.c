@@ -44,7 +44,7 @@
 /* A blob holds a slice's packets and up to two track descriptors. */
 #define BLOB_MAX 4096
 
-/* FNV-1a of the name, with the pid: a lane's key */
+/* FNV-1a of the name, with the pid: a sibling's key */
 static uint64_t key_of(uint32_t pid, const char *name)
 {
 	uint64_t h = 0xcbf29ce484222325ull ^ pid;
@@ -65,7 +65,7 @@ static void packet_head(struct ftfb_named_tracks *nt, struct ftfb_pb *pb,
 	}
 }
 
-/* The process's own track (its pid's), declared at its first lane. */
+/* The process's own track (its pid's), declared at its first sibling. */
 static int proc_track(struct ftfb_named_tracks *nt, struct ftfb_pb *pb,
 		      uint32_t pid, uint64_t ts, uint64_t *uuid)
 {
@@ -93,11 +93,11 @@ static int proc_track(struct ftfb_named_tracks *nt, struct ftfb_pb *pb,
 	return 0;
 }
 
-/* The first lane of (pid, track) free at begin, or a new one declared
+/* The first sibling of (pid, track) free at begin, or a new one declared
  * (under its process's track, or at the top for pid 0). */
-static int lane_for(struct ftfb_named_tracks *nt, struct ftfb_pb *pb,
-		    uint32_t pid, const char *track, uint64_t begin,
-		    uint64_t end, uint64_t *uuid)
+static int sibling_for(struct ftfb_named_tracks *nt, struct ftfb_pb *pb,
+		       uint32_t pid, const char *track, uint64_t begin,
+		       uint64_t end, uint64_t *uuid)
 {
 	uint64_t key = key_of(pid, track), parent = 0;
 	uint16_t n = 0;
@@ -105,7 +105,7 @@ static int lane_for(struct ftfb_named_tracks *nt, struct ftfb_pb *pb,
 	int err;
 
 	for (size_t i = 0; i < nt->n; i++) {
-		struct ftfb_nt_lane *l = &nt->lanes[i];
+		struct ftfb_nt_sibling *l = &nt->siblings[i];
 
 		if (l->key != key || l->pid != pid)
 			continue;
@@ -118,11 +118,11 @@ static int lane_for(struct ftfb_named_tracks *nt, struct ftfb_pb *pb,
 	}
 	if (pid && (err = proc_track(nt, pb, pid, begin, &parent)))
 		return err;
-	if (ftfb_grow_array((void **)&nt->lanes, &nt->cap, nt->n + 1,
-			    sizeof(*nt->lanes)))
+	if (ftfb_grow_array((void **)&nt->siblings, &nt->cap, nt->n + 1,
+			    sizeof(*nt->siblings)))
 		return -ENOMEM;
 	*uuid = ++nt->next_uuid;
-	nt->lanes[nt->n++] = (struct ftfb_nt_lane){
+	nt->siblings[nt->n++] = (struct ftfb_nt_sibling){
 		.uuid = *uuid, .key = key, .last_end = end, .pid = pid, .n = n};
 	pk = ftfb_pb_begin(pb, F_TRACE_PACKET);
 	packet_head(nt, pb, begin);
@@ -188,7 +188,7 @@ int ftfb_nt_slice(struct ftfb_named_tracks *nt, struct ftf_writer *w,
 		nt->buf_cap = BLOB_MAX;
 	}
 	ftfb_pb_init(&pb, nt->buf, nt->buf_cap);
-	err = lane_for(nt, &pb, pid, track, begin_ns, end_ns, &uuid);
+	err = sibling_for(nt, &pb, pid, track, begin_ns, end_ns, &uuid);
 	if (err)
 		return err;
 	slice_packet(nt, &pb, begin_ns, uuid, TE_SLICE_BEGIN, cat, name, args,
@@ -204,8 +204,8 @@ void ftfb_nt_forget(struct ftfb_named_tracks *nt, uint32_t pid)
 	size_t j = 0;
 
 	for (size_t i = 0; i < nt->n; i++)
-		if (nt->lanes[i].pid != pid)
-			nt->lanes[j++] = nt->lanes[i];
+		if (nt->siblings[i].pid != pid)
+			nt->siblings[j++] = nt->siblings[i];
 	nt->n = j;
 	j = 0;
 	for (size_t i = 0; i < nt->nprocs; i++)
@@ -216,7 +216,7 @@ void ftfb_nt_forget(struct ftfb_named_tracks *nt, uint32_t pid)
 
 void ftfb_nt_free(struct ftfb_named_tracks *nt)
 {
-	free(nt->lanes);
+	free(nt->siblings);
 	free(nt->procs);
 	free(nt->buf);
 	memset(nt, 0, sizeof(*nt));

@@ -6,10 +6,10 @@
  * (blobs of type 3, as proctree.h writes its packets).
  *
  * FTF can only put a slice on a thread of a process, and Perfetto's UI
- * shows a thread with its tid and a process with its pid: lanes as
+ * shows a thread with its tid and a process with its pid: tracks as
  * pseudo threads showed `block I/O 2097152004`, a disk a pid of
  * 2,081,415,168. A TrackEvent track is shown by its name. Slices that
- * overlap go to lanes, sibling tracks of one name, which the UI merges
+ * overlap go to siblings, tracks of one name and parent, which the UI merges
  * into one track (its rows laid out as for async slices): a process shows
  * one "block I/O" track however many requests it has in flight.
  *
@@ -39,17 +39,17 @@ struct ftfb_nt_proc {
 	uint64_t uuid;
 };
 
-/* One lane: a track of its parent and name, free from last_end on. */
-struct ftfb_nt_lane {
+/* One sibling: a track of its parent and name, free from last_end on. */
+struct ftfb_nt_sibling {
 	uint64_t uuid;
 	uint64_t key; /* parent and name */
 	uint64_t last_end;
 	uint32_t pid;
-	uint16_t n; /* its number among the lanes of its key */
+	uint16_t n; /* its number among the siblings of its key */
 };
 
 struct ftfb_named_tracks {
-	struct ftfb_nt_lane *lanes;
+	struct ftfb_nt_sibling *siblings;
 	size_t n, cap;
 	struct ftfb_nt_proc *procs; /* processes whose track was declared */
 	size_t nprocs, procs_cap;
@@ -60,7 +60,7 @@ struct ftfb_named_tracks {
 };
 
 /* Writes a slice [begin_ns, end_ns] (Perfetto ns) named `name`, category
- * cat, with args, on a lane of track `track` of process pid (pid 0: a
+ * cat, with args, on a sibling of track `track` of process pid (pid 0: a
  * track at the top), the first whose last slice ended by begin_ns, or a
  * new one. 0, -ENOMEM or the writer's error. */
 int ftfb_nt_slice(struct ftfb_named_tracks *nt, struct ftf_writer *w,
@@ -69,7 +69,7 @@ int ftfb_nt_slice(struct ftfb_named_tracks *nt, struct ftf_writer *w,
 		  uint64_t end_ns, const struct ftfb_nt_arg *args,
 		  size_t nargs);
 
-/* Process pid exited: its lanes are forgotten (a pid reused is another
+/* Process pid exited: its siblings are forgotten (a pid reused is another
  * process, its tracks declared anew). */
 void ftfb_nt_forget(struct ftfb_named_tracks *nt, uint32_t pid);
 

@@ -10,9 +10,10 @@
  * "write" requests would share one global track, outside the process.
  * Requests in flight together overlap, which one thread's track cannot
  * show either; so they go on named tracks (named_tracks.h): "block I/O"
- * in the process, "disk NAME" at the top, each as many lanes as
- * requests overlap, which Perfetto's UI shows as one track. The requests
- * arrive in completion order (one ring), so a lane's slices never
+ * in the process, "disk NAME" at the top, each as many siblings (tracks
+ * of one name) as requests overlap, which Perfetto's UI shows as one
+ * track. The requests
+ * arrive in completion order (one ring), so a sibling's slices never
  * overlap.
  */
 #include <errno.h>

@@ -2,7 +2,7 @@
 /*
  * test_events_tr.c - the translator's --events handlers, fed raw events
  * built here: block requests on named tracks of their process and of
- * their disk (overlapping ones on different lanes, a lane reused once
+ * their disk (overlapping ones on different siblings, a sibling reused once
  * free), an fsync's flush named flush; interrupts as slices on their
  * cpu's named track, no made-up pid or tid anywhere; rss changes as counters in bytes; blocking faults as slices.
  */
@@ -57,7 +57,7 @@ static void no_pseudo_ids(const struct tr *h)
 			assert_true(h->recs[i].koid < (1u << 22));
 }
 
-static void requests_take_free_lanes(void **state)
+static void requests_take_free_siblings(void **state)
 {
 	const struct nt_slice *b, *d, *a, *c, *f;
 	struct ftfb_translator_opts o = EVENTS_OPTS;
@@ -68,7 +68,7 @@ static void requests_take_free_lanes(void **state)
 	tr_setup(&h, &o);
 	tr_add(&h, 100, 100, "app", "app");
 	/* B [2000, 4000] completes before A [1000, 5000]; C [6000, 7000]
-	 * starts after B's lane is free; then an fsync's flush */
+	 * starts after B's sibling is free; then an fsync's flush */
 	ev_blk(&h, 2000, 2500, 4000, 100, 1, 65536, FTFB_BLK_SYNC);
 	ev_blk(&h, 1000, 1200, 5000, 100, 0, 4096, 0);
 	ev_blk(&h, 6000, 6100, 7000, 100, 1, 8192, 0);
@@ -99,7 +99,7 @@ static void requests_take_free_lanes(void **state)
 	assert_string_equal(nt_arg_s(b, "disk"), "vda");
 	assert_string_equal(a->name, "read");
 	assert_int_equal(a->pid, 100);
-	/* A overlaps B: another lane (of the same name); C reuses B's */
+	/* A overlaps B: another sibling (of the same name); C reuses B's */
 	assert_true(a->track != b->track);
 	assert_string_equal(a->track_name, "block I/O");
 	assert_int_equal(c->track, b->track);
@@ -113,7 +113,7 @@ static void requests_take_free_lanes(void **state)
 	tr_free(&h);
 }
 
-/* Requests all in flight together take a lane each, all of one name
+/* Requests all in flight together take a sibling each, all of one name
  * (Perfetto shows them as one track): none refused. */
 static void requests_in_flight_together_all_written(void **state)
 {
@@ -259,7 +259,7 @@ static void source_kinds_come_from_the_options(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(requests_take_free_lanes),
+		cmocka_unit_test(requests_take_free_siblings),
 		cmocka_unit_test(requests_in_flight_together_all_written),
 		cmocka_unit_test(interrupts_on_their_cpu),
 		cmocka_unit_test(memory_counters_and_faults),
