@@ -62,8 +62,7 @@ static int add_sources(struct ftfb_translator *t)
 {
 	const struct ftfb_translator_opts *o = &t->o;
 
-	for (int k = 0; k < FTFB_EV_KIND_MAX; k++)
-		t->kinds[k] = ftfb_kinds[k].name ? &ftfb_kinds[k] : NULL;
+	memcpy(t->kinds, ftfb_kinds, sizeof(t->kinds));
 	if (!o->nsources)
 		return 0;
 	t->src_state = calloc(o->nsources, sizeof(*t->src_state));
@@ -78,9 +77,10 @@ static int add_sources(struct ftfb_translator *t)
 		for (size_t j = 0; j < src->nkinds; j++) {
 			const struct ftfb_kind_info *ki = &src->kinds[j];
 
-			if (ki->kind >= FTFB_EV_KIND_MAX || t->kinds[ki->kind])
+			if (ki->kind >= FTFB_EV_KIND_MAX ||
+			    t->kinds[ki->kind].name)
 				return -EINVAL;
-			t->kinds[ki->kind] = ki;
+			t->kinds[ki->kind] = *ki;
 			t->kind_state[ki->kind] = t->src_state[i];
 		}
 	}
@@ -149,7 +149,7 @@ int ftfb_translator_init(struct ftfb_translator *t,
 	if (err < 0)
 		goto fail;
 	for (int i = 0; i < FTFB_EV_KIND_MAX; i++)
-		INTERN(s_kind[i], t->kinds[i] ? t->kinds[i]->name : "other");
+		INTERN(s_kind[i], t->kinds[i].name ? t->kinds[i].name : "other");
 	err = ftfb_tr_usdt_init(t);
 	if (err < 0)
 		goto fail;
@@ -197,7 +197,7 @@ int ftfb_translator_event(struct ftfb_translator *t, const void *data,
 	       sizeof(kind));
 	memcpy(&ts, (const char *)data + offsetof(struct ftfb_hdr, ts),
 	       sizeof(ts));
-	ki = kind < FTFB_EV_KIND_MAX ? t->kinds[kind] : NULL;
+	ki = kind < FTFB_EV_KIND_MAX ? &t->kinds[kind] : NULL;
 	if (!ki || !ki->handler || size < ki->size) {
 		t->st.skipped++;
 		return 0;

@@ -62,11 +62,6 @@ struct ftfb_translator {
 	/* argument and event names, interned at init */
 	int s_unfinished, s_before_window, s_ret, s_arg[FTFB_MAX_ARGS];
 	int s_drop_name, s_drop_cat, s_total, s_kind[FTFB_EV_KIND_MAX];
-	/* each kind's row (the core's, then o.sources'), and the state of
-	 * the source it is of (opaque here: its translator's own) */
-	const struct ftfb_kind_info *kinds[FTFB_EV_KIND_MAX];
-	void *kind_state[FTFB_EV_KIND_MAX];
-	void **src_state; /* o.nsources, freed with t */
 	/* system calls: their names (0: not interned yet), category, the
 	 * error argument and error names, per-call statistics */
 	int s_syscall, s_error;
@@ -95,6 +90,12 @@ struct ftfb_translator {
 	 * the parts above it (translate_tasks.c calls no part by name) */
 	int (*close_task)(struct ftfb_translator *t, struct ftfb_task *k,
 			  uint64_t ns);
+	/* each kind's row (the core's, then o.sources'; copied, so the
+	 * dispatch reads it without a load more), and the state of the
+	 * source it is of (opaque here: its translator's own) */
+	struct ftfb_kind_info kinds[FTFB_EV_KIND_MAX];
+	void *kind_state[FTFB_EV_KIND_MAX];
+	void **src_state; /* o.nsources, freed with t */
 };
 
 /* In place (the tests' harness keeps one in a struct): 0 or a negative
