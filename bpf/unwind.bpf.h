@@ -77,10 +77,12 @@ struct {
 /* A thread's user registers, where its user stack walk starts. */
 struct ftfb_uw_regs {
 	__u64 pc, sp, bp;
+	__u64 ax; /* a syscall's return value: 0 in clone's child */
 };
 
 struct uw_walk {
 	__u64 pc, sp, bp;
+	__u64 ax; /* the first frame's rax (see FTFB_UW_CFA_CLONE) */
 	__u32 tgid, n;
 	__u32 reason; /* FTFB_UW_* once the walk ends */
 	bool bp_known;
@@ -300,6 +302,68 @@ static __always_inline void uw_start(struct uw_walk *w, __u64 pc)
 	w->trapped = op[0] == 0xcc || op[1] == 0xcc;
 }
 
+/* Where the kernel's x86-64 signal frame (struct rt_sigframe, the
+ * uapi's struct ucontext: uc_mcontext, a struct sigcontext, at 40) keeps
+ * the interrupted rbp, rsp and rip, from the sp the handler returns with
+ * (past the popped return address: the ucontext's start); the offsets
+ * are the ABI's, the same as glibc's CFI for __restore_rt says. */
+#define UW_SIG_RBP 120
+#define UW_SIG_RSP 160
+#define UW_SIG_RIP 168
+
+/* One step through a signal frame: from the sigreturn trampoline (the
+ * handler's return address, or where a sample found it) to the code the
+ * signal interrupted, whose registers the kernel saved on the stack.
+ * Its pc is where it stopped, not a return address: the walk records
+ * it + 1, a return address's form, as for a uprobe's int3 (uw_start),
+ * so that its row and its name are those of pc itself. */
+static __always_inline __u32 uw_step_signal(struct uw_walk *w)
+{
+	__u64 pc, sp, bp;
+
+	if (!uw_read(&pc, w->sp + UW_SIG_RIP) ||
+	    !uw_read(&sp, w->sp + UW_SIG_RSP) ||
+	    !uw_read(&bp, w->sp + UW_SIG_RBP))
+		return FTFB_UW_UNREADABLE;
+	if (!pc || pc >= 0x800000000000ull || !sp)
+		return FTFB_UW_BAD_FRAME;
+	w->pc = pc + 1;
+	w->sp = sp;
+	w->bp = bp;
+	w->bp_known = true;
+	return UW_GO_ON;
+}
+
+/* Whether pc is at a sigreturn trampoline that has no CFI (musl's, Go's
+ * own): "mov $15, %rax; syscall" (rt_sigreturn), as gdb and libunwind
+ * recognize it. glibc's __restore_rt has CFI (a signal frame's CIE). */
+static __always_inline bool uw_at_sigreturn(__u64 pc)
+{
+	__u64 head = 0;
+	__u8 tail = 0;
+
+	return uw_read(&head, pc) && head == 0x0f0000000fc0c748ull &&
+	       !bpf_probe_read_user(&tail, 1, (const void *)(pc + 8)) &&
+	       tail == 0x05;
+}
+
+/* A step where no CFI covers pc: through a sigreturn trampoline, else by
+ * frame pointer (Go, V8's JIT code and builtins). */
+static __always_inline __u32 uw_step_nocfi(struct uw_walk *w, __u32 fail)
+{
+	if (uw_at_sigreturn(w->pc))
+		return uw_step_signal(w);
+	return uw_step_fp(w, fail);
+}
+
+static __always_inline bool uw_after_syscall(__u64 pc)
+{
+	__u8 op[2] = {0, 0};
+
+	return !bpf_probe_read_user(op, 2, (const void *)(pc - 2)) &&
+	       op[0] == 0x0f && op[1] == 0x05;
+}
+
 /* The caller's CFA by row r, or 0 when it cannot be known. */
 static __always_inline __u64 uw_cfa(const struct uw_walk *w,
 				    const struct ftfb_uw_row *r, __u32 *why)
@@ -314,6 +378,21 @@ static __always_inline __u64 uw_cfa(const struct uw_walk *w,
 		return 0;
 	case FTFB_UW_CFA_PLT:
 		return w->sp + 8 + ((w->pc & 15) >= (__u64)r->cfa_off ? 8 : 0);
+	case FTFB_UW_CFA_RSP_RET:
+		/* a leaf may be in the epilogue, but not one just past a
+		 * syscall instruction (0f 05): a thread blocked in the
+		 * kernel, whose syscall compiled code never puts among the
+		 * epilogue's pops */
+		if (w->n > 1 || uw_after_syscall(w->pc))
+			return w->sp + r->cfa_off;
+		*why = FTFB_UW_NO_CFI;
+		return 0;
+	case FTFB_UW_CFA_CLONE:
+		if (w->n == 1 && !w->ax) { /* clone returned 0: the child */
+			*why = FTFB_UW_COMPLETE;
+			return 0;
+		}
+		return w->sp + r->cfa_off;
 	case FTFB_UW_CFA_END:
 		*why = FTFB_UW_COMPLETE;
 		return 0;
@@ -347,6 +426,8 @@ static __always_inline __u32 uw_step_cfi(struct uw_buf *b,
 	w->trapped = false;
 	if (!r)
 		return FTFB_UW_NO_CFI;
+	if (FTFB_UW_CFA_TYPE(r) == FTFB_UW_CFA_SIGNAL)
+		return uw_step_signal(w);
 	cfa = uw_cfa(w, r, &why);
 	if (!cfa)
 		return why;
@@ -364,7 +445,11 @@ static __always_inline __u32 uw_step_cfi(struct uw_buf *b,
 	}
 	w->sp = cfa;
 	w->pc = ra;
-	return ra ? UW_GO_ON : FTFB_UW_COMPLETE;
+	if (!ra) /* (a row from a prologue is a guess: it ends nothing) */
+		return FTFB_UW_CFA_TYPE(r) == FTFB_UW_CFA_RSP_RET
+			       ? FTFB_UW_BAD_FRAME
+			       : FTFB_UW_COMPLETE;
+	return UW_GO_ON;
 }
 
 /* One ip into a stack's hash: FNV-1a's step and a shift, the same as
@@ -393,7 +478,7 @@ static __always_inline void uw_frame_cfi(struct uw_buf *b,
 		w->reason = uw_step_cfi(b, m);
 	}
 	if (w->reason == FTFB_UW_NO_CFI)
-		w->reason = uw_step_fp(w, FTFB_UW_NO_CFI);
+		w->reason = uw_step_nocfi(w, FTFB_UW_NO_CFI);
 }
 
 /* bpf_loop callback: records frame pc, then steps to its caller. 1 ends
@@ -441,7 +526,7 @@ static long uw_frame(__u32 idx, void *ctx)
 		w->reason = FTFB_UW_OVER_BUDGET;
 	} else if (m->table == FTFB_UW_TABLE_NONE) { /* Go: no .eh_frame */
 		w->reason = uw_go_top(w, m) ? FTFB_UW_COMPLETE
-					    : uw_step_fp(w, FTFB_UW_NO_CFI);
+					    : uw_step_nocfi(w, FTFB_UW_NO_CFI);
 	} else {
 		uw_frame_cfi(b, p, m);
 	}
@@ -467,6 +552,7 @@ static __always_inline long ftfb_uw_user_stack(const struct ftfb_uw_regs *r,
 	uw_start(&b->w, r->pc);
 	b->w.sp = r->sp;
 	b->w.bp = r->bp;
+	b->w.ax = r->ax;
 	b->w.bp_known = true;
 	b->w.tgid = tgid;
 	b->w.n = 0;
@@ -507,6 +593,7 @@ static __always_inline bool ftfb_uw_task_regs(struct task_struct *t,
 	out->pc = r->ip;
 	out->sp = r->sp;
 	out->bp = r->bp;
+	out->ax = r->ax;
 	return true;
 }
 
@@ -518,13 +605,15 @@ static __always_inline bool ftfb_uw_perf_regs(struct bpf_perf_event_data *ctx,
 	/* (the context allows only direct 8-byte reads of the registers,
 	 * hence no cs: the interrupted ip tells user mode, below the
 	 * kernel's half; the barrier keeps clang from merging the loads) */
-	__u64 ip = ctx->regs.ip, sp = ctx->regs.sp, bp = ctx->regs.bp;
+	__u64 ip = ctx->regs.ip, sp = ctx->regs.sp, bp = ctx->regs.bp,
+	      ax = ctx->regs.ax;
 
-	asm volatile("" : "+r"(ip), "+r"(sp), "+r"(bp));
+	asm volatile("" : "+r"(ip), "+r"(sp), "+r"(bp), "+r"(ax));
 	if (ip < 0x800000000000ull) {
 		out->pc = ip;
 		out->sp = sp;
 		out->bp = bp;
+		out->ax = ax;
 		return true;
 	}
 	return ftfb_uw_task_regs(bpf_get_current_task_btf(), out);

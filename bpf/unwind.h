@@ -22,15 +22,24 @@
 
 /* ftfb_uw_row.cfa_type */
 enum {
-	FTFB_UW_CFA_NONE = 0,	/* no CFI covers this address */
-	FTFB_UW_CFA_RSP = 1,	/* CFA = rsp + cfa_off */
-	FTFB_UW_CFA_RBP = 2,	/* CFA = rbp + cfa_off */
-	FTFB_UW_CFA_PLT = 3,	/* a PLT entry: CFA = rsp + 8, + 8 more
-				 * when (pc & 15) >= cfa_off */
-	FTFB_UW_CFA_END = 4,	/* return address undefined: the outermost
-				 * frame (_start, clone's child) */
-	FTFB_UW_CFA_UNSUPP = 5, /* a rule the walker does not follow */
-	FTFB_UW_CFA_SIGNAL = 6, /* a signal trampoline's frame */
+	FTFB_UW_CFA_NONE = 0,	 /* no CFI covers this address */
+	FTFB_UW_CFA_RSP = 1,	 /* CFA = rsp + cfa_off */
+	FTFB_UW_CFA_RBP = 2,	 /* CFA = rbp + cfa_off */
+	FTFB_UW_CFA_PLT = 3,	 /* a PLT entry: CFA = rsp + 8, + 8 more
+				  * when (pc & 15) >= cfa_off */
+	FTFB_UW_CFA_END = 4,	 /* return address undefined: the outermost
+				  * frame (_start, clone's child) */
+	FTFB_UW_CFA_UNSUPP = 5,	 /* a rule the walker does not follow */
+	FTFB_UW_CFA_SIGNAL = 6,	 /* a signal trampoline's frame */
+	FTFB_UW_CFA_CLONE = 7,	 /* between clone's syscall and the child's
+				  * code (no CFI: glibc ends the FDE there);
+				  * the child (rax 0): the outermost frame;
+				  * the parent: CFA = rsp + cfa_off */
+	FTFB_UW_CFA_RSP_RET = 8, /* CFA = rsp + cfa_off at a return
+				  * address or past a syscall; no CFI
+				  * elsewhere (a body past its prologue, in a
+				  * static program's code without CFI, from
+				  * the prologue: src/.../prologue_rows.h) */
 };
 
 /* ftfb_uw_row.rbp_type */

@@ -24,7 +24,7 @@ fi
 base_pkgs=(build-essential pkg-config meson ninja-build clang llvm
 	libcmocka-dev libelf-dev libdw-dev zlib1g-dev libzstd-dev libiberty-dev
 	linux-perf trace-cmd python3 python3-dev man-db groff-base systemtap-sdt-dev bpftrace
-	golang-go nodejs libc6-dbg)
+	golang-go nodejs libc6-dbg rustc musl-tools)
 bp_pkgs=(libbpf-dev bpftool)
 
 missing=()

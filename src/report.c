@@ -144,20 +144,15 @@ void report_translator(FILE *f, const struct ftfb_translator *t,
 			(unsigned long long)st->unmatched_returns,
 			(unsigned long long)st->slices_closed_early,
 			(unsigned long long)st->skipped);
-	if (st->tracks_full)
-		fprintf(f,
-			"  lanes: all %d taken: %llu USDT pairs written as async events (on Perfetto's global tracks)\n",
-			FTFB_MAX_TRACKS, (unsigned long long)st->tracks_full);
 	if (st->switches_repaired)
 		fprintf(f,
 			"  scheduling: %llu switches from a task other than the one the CPU's last switch put there (the kernel reported no switch-out): that task was ended at the switch\n",
 			(unsigned long long)st->switches_repaired);
 	if (nusdt)
 		fprintf(f,
-			"  USDT: %llu instants, %llu slices (%llu crossing another slice, on lanes of their process; %llu ends without a recorded start, %llu starts past the %d open slices not written)\n",
+			"  USDT: %llu instants, %llu slices (%llu ends without a recorded start, %llu starts past the %d open slices not written)\n",
 			(unsigned long long)st->usdt_instants,
 			(unsigned long long)st->usdt_slices,
-			(unsigned long long)st->usdt_crossing,
 			(unsigned long long)st->usdt_unmatched,
 			(unsigned long long)st->usdt_capped, FTFB_USLICE_MAX);
 	report_functions(f, t, funcs, nfuncs);

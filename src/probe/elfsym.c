@@ -308,6 +308,8 @@ static int collect(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 		   size_t *cap)
 {
 	bool dyn = sh->sh_type == SHT_DYNSYM;
+	GElf_Ehdr eh;
+	uint64_t entry = gelf_getehdr(elf, &eh) ? eh.e_entry : 0;
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
 	size_t count;
@@ -325,7 +327,11 @@ static int collect(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 			break;
 		type = GELF_ST_TYPE(sym.st_info);
 		bind = GELF_ST_BIND(sym.st_info);
-		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+		/* (and the entry point's label: musl's _start is one, with
+		 * no type, in assembly) */
+		if (type != STT_FUNC && type != STT_GNU_IFUNC &&
+		    !(type == STT_NOTYPE && bind == STB_GLOBAL &&
+		      sym.st_value == entry))
 			continue;
 		if (sym.st_shndx == SHN_UNDEF || sym.st_value == 0)
 			continue;

@@ -90,3 +90,25 @@ void ftfb_pb_end(struct ftfb_pb *pb, size_t mark)
 	pb->buf[mark + 2] = (uint8_t)((n >> 14) | 0x80);
 	pb->buf[mark + 3] = (uint8_t)(n >> 21);
 }
+
+void ftfb_pb_end_short(struct ftfb_pb *pb, size_t mark)
+{
+	size_t n = pb->len - mark - FTFB_PB_NESTED_LEN_BYTES, k = 1;
+
+	if (pb->overflow)
+		return;
+	if (n >= (1u << 28)) {
+		pb->overflow = true;
+		return;
+	}
+	while (k < FTFB_PB_NESTED_LEN_BYTES && (n >> (7 * k)))
+		k++;
+	/* the message's bytes moved back over the length's spare ones
+	 * (those of messages it holds are already in place) */
+	memmove(pb->buf + mark + k, pb->buf + mark + FTFB_PB_NESTED_LEN_BYTES,
+		n);
+	for (size_t i = 0; i < k; i++)
+		pb->buf[mark + i] =
+			(uint8_t)((n >> (7 * i)) | (i + 1 < k ? 0x80 : 0));
+	pb->len -= FTFB_PB_NESTED_LEN_BYTES - k;
+}

@@ -293,6 +293,13 @@ int ftfb_translator_finish(struct ftfb_translator *t, uint64_t mono_ns)
 		return c.err;
 	if (t->o.stacks && (c.err = ftfb_stackprof_flush(t->o.stacks)))
 		return c.err;
+	if (t->ntracks.pending) { /* the named tracks' packets kept */
+		c.err = ftfb_tr_str_id(t, "perfetto", 8, NULL);
+		if (c.err >= 0)
+			c.err = ftfb_nt_flush(&t->ntracks, t->w, c.err);
+		if (c.err)
+			return c.err;
+	}
 	return ftf_flush(t->w);
 }
 

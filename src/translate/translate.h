@@ -104,9 +104,6 @@ struct ftfb_translator_opts {
 	size_t nsources;
 };
 
-/* the tracks of all processes together (tracks.c) */
-#define FTFB_MAX_TRACKS 1024
-
 struct ftfb_translator_stats {
 	uint64_t by_kind[FTFB_EV_KIND_MAX]; /* events handled, by kind */
 	uint64_t events;		    /* all events given */
@@ -133,15 +130,9 @@ struct ftfb_translator_stats {
 	 * start (started before the trace), starts past FTFB_USLICE_MAX
 	 * open slices (not written) */
 	uint64_t usdt_instants, usdt_slices, usdt_unmatched, usdt_capped;
-	/* of usdt_slices, those that crossed another slice (on tracks) */
-	uint64_t usdt_crossing;
 	/* switches whose outgoing task was not the one the CPU's previous
 	 * switch put there: that one was ended first (see on_switch) */
 	uint64_t switches_repaired;
-	/* crossing USDT pairs that went to async events because all
-	 * FTFB_MAX_TRACKS tracks were taken (tracks.c; block requests are
-	 * on named tracks, named_tracks.h) */
-	uint64_t tracks_full;
 };
 
 /* Per-function call counts and inclusive time (for the summary): a call

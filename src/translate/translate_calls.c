@@ -116,7 +116,6 @@ int ftfb_tr_end_frame(struct ftfb_translator *t, struct ftfb_task *k,
 	t->st.records++;
 	fs->total_ns += ns - f->begin_ns;
 	k->depth--;
-	ftfb_tr_usdt_call_ended(t, k);
 	return 0;
 }
 

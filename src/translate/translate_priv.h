@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * translate_priv.h - the translator's helpers shared by its parts
- * (translate*.c, event_kinds.c, tracks.c) and its state, which
+ * (translate*.c, event_kinds.c) and its state, which
  * white-box tests may read; not for the tool.
  */
 #ifndef FTFB_TRANSLATE_PRIV_H
@@ -20,33 +20,13 @@
 /* Open USDT slices, all threads together (a pool: no allocation per
  * event); a task's form a stack through `below`. */
 struct ftfb_uslice {
-	/* the START hit as the BPF side sent it: its strings are interned
-	 * only when the slice is written (an id taken at the start could be
-	 * a temporary one, reused by then), and a flight-recorder snapshot
-	 * can begin the slice again with them */
+	/* the START hit as the BPF side sent it: a flight-recorder
+	 * snapshot begins the slice again with it, strings included */
 	struct ftfb_usdt start;
 	uint32_t below; /* index + 1 of the one under it, 0: none */
-	/* the thread's uprobe call depth at the START */
-	uint32_t depth0;
-	/* it crosses another slice of the thread (a pair that ended while
-	 * this one was open above it, a call it started in that returned
-	 * before its END, or a call its END is in that began after its
-	 * START): written on a track of its process (tracks.c), where
-	 * Perfetto keeps it */
-	bool crossed;
-};
-
-/* Tracks: pseudo threads of a process for slices that overlap (USDT
- * pairs that cross; block requests: named_tracks.h), tracks.c */
-struct ftfb_track {
-	uint32_t tgid, tid; /* the process (or disk), the track's pseudo tid */
-	uint64_t kind;	    /* its name's hash: tracks of one name are reused */
-	uint64_t last_end;  /* the end of its last slice */
-};
-
-struct ftfb_tracks {
-	uint32_t n; /* (slices refused, every track taken: st.tracks_full) */
-	struct ftfb_track v[FTFB_MAX_TRACKS];
+	/* its thread's track of its pair (named_tracks.h), where its begin
+	 * was written and its end goes */
+	uint64_t track;
 };
 
 struct ftfb_translator {
@@ -73,9 +53,7 @@ struct ftfb_translator {
 	int *usdt_name_id, *usdt_cat_id;
 	int s_uarg[FTFB_USDT_MAX_ARGS], s_end_arg[FTFB_USDT_MAX_ARGS];
 	struct ftfb_uslice *uslices;
-	uint32_t uslice_free;		/* index + 1, 0: none */
-	uint64_t uslice_async_id;	/* the last async id given */
-	struct ftfb_tracks tracks; /* tracks.c */
+	uint32_t uslice_free;	    /* index + 1, 0: none */
 	bool drops_written;
 	struct ftfb_proctree ptree; /* command lines waiting to be written */
 	struct ftfb_named_tracks ntracks; /* slices on named tracks */
@@ -205,39 +183,17 @@ int ftfb_tr_end_syscall_never_returning(struct ftfb_translator *t,
 /* a string id kept in *cache once interned for good (a temporary one is
  * returned, not kept); 0 in *cache: not yet */
 int ftfb_tr_cached_id(struct ftfb_translator *t, int *cache, const char *s);
-/* a task of no process of Linux (a disk, a cpu's interrupts), named
- * `name`, created (process and thread records) on first use; pseudo ids
- * are above any pid (pid_max is at most 2^22) */
+/* ids above any pid (pid_max is at most 2^22), of tasks of no process
+ * of Linux that earlier traces had (a disk, a cpu's interrupts; all are
+ * on named tracks now, named_tracks.h) */
 #define FTFB_PSEUDO_IRQ_PID 0x7b000000u /* + 1 + cpu: its threads */
 #define FTFB_PSEUDO_MAX_CPUS 4096
 #define FTFB_PSEUDO_DISK_PID 0x7c000000u /* + major:minor in 22 bits */
-#define FTFB_PSEUDO_TRACK_TID 0x7d000000u /* + n: tracks (tracks.c) */
-int ftfb_tr_pseudo_task(struct ftfb_translator *t, uint32_t tid, uint32_t tgid,
-			const char *name, struct ftfb_task **out);
-/* The track named `name` of process tgid free for a slice from begin to
- * end (the first whose last slice ended by begin, or a new one), its
- * task in *out; *out NULL if every track is taken (counted in
- * t->st.tracks_full: the caller writes the slice elsewhere or not at all).
- * 0 or -errno. */
-int ftfb_tr_track_for(struct ftfb_translator *t, uint32_t tgid, const char *name,
-		     uint64_t begin, uint64_t end, struct ftfb_task **out);
-/* Process tgid exited: its tracks go back to the pool (tracks.c). */
-void ftfb_tr_tracks_give_back(struct ftfb_translator *t, uint32_t tgid);
 
 /* translate_usdt.c */
 int ftfb_tr_usdt_init(struct ftfb_translator *t);
 void ftfb_tr_usdt_free(struct ftfb_translator *t);
 int ftfb_tr_usdt(struct ftfb_translator *t, const struct ftfb_usdt *e);
-/* k's uprobe call depth fell: its open slices begun deeper cross the call
- * that returned (_slices: the out-of-line half, when k has some open) */
-void ftfb_tr_usdt_call_ended_slices(struct ftfb_translator *t,
-				    struct ftfb_task *k);
-static inline void ftfb_tr_usdt_call_ended(struct ftfb_translator *t,
-					   struct ftfb_task *k)
-{
-	if (k->uslice_top)
-		ftfb_tr_usdt_call_ended_slices(t, k);
-}
 /* ends k's open USDT slices at ns, marked unfinished */
 int ftfb_tr_usdt_close(struct ftfb_translator *t, struct ftfb_task *k,
 		       uint64_t ns);

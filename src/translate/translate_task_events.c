@@ -222,10 +222,9 @@ static int on_task_exit(struct ftfb_translator *t, const struct ftfb_exit *e)
 		return err;
 	ftfb_pt_mark_exited(&t->pt, k);
 	/* (after ftfb_tr_close_all: the slices it ended may have used them) */
-	if (e->group_dead) {
-		ftfb_tr_tracks_give_back(t, e->hdr.tgid);
+	ftfb_nt_forget_thread(&t->ntracks, e->hdr.tid);
+	if (e->group_dead)
 		ftfb_nt_forget(&t->ntracks, e->hdr.tgid);
-	}
 	return 0;
 }
 

@@ -123,21 +123,6 @@ int ftfb_tr_add_task(struct ftfb_translator *t, uint32_t tid,
 	return ftfb_tr_new_task(t, &ti, out);
 }
 
-int ftfb_tr_pseudo_task(struct ftfb_translator *t, uint32_t tid, uint32_t tgid,
-			const char *name, struct ftfb_task **out)
-{
-	struct ftfb_task_info ti;
-
-	*out = ftfb_pt_find(&t->pt, tid);
-	if (*out)
-		return 0;
-	memset(&ti, 0, sizeof(ti));
-	ti.tid = tid;
-	ti.tgid = tgid;
-	ftfb_tr_set_comm(ti.comm, name);
-	return ftfb_tr_new_task(t, &ti, out);
-}
-
 /* The thread ref (1..255) of a task that has no slot: the least recently
  * used one (LRU), announced with a thread record. */
 int ftfb_tr_thread_ref_new(struct ftfb_translator *t, struct ftfb_task *k)

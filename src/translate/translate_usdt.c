@@ -4,25 +4,20 @@
  *
  * An instant probe is an instant event on its thread: name and category
  * from opts.usdt[cookie], the arguments as int64 `arg0..`, or interned
- * strings for those read as strings. A START~END pair is one duration
- * complete record written at the END: the START's arguments, then the
- * END's (`end_arg0..` unless named).
+ * strings for those read as strings.
  *
- * Pairs are not bound to nest: a transaction starts inside one query and
- * commits inside another, a START in one function call ends in another.
- * Perfetto drops a thread track's slice that crosses another
- * (slice_drop_overlapping_complete_event), so a pair that crosses one of
- * its thread's slices - another pair, or a uprobe call - is written on a
- * track of its process named like it (tracks.c: a pseudo thread,
- * not an async track, which Perfetto's Fuchsia importer makes global;
- * an async begin and end only when every track is taken); a pair that
- * nests stays a complete record on its thread, among the calls it
- * belongs to. Whether it crosses
- * is known at its END: a pair started later still open above it, a call
- * it started in that has returned, a call its END is in that began after
- * its START (marked as calls return and pairs end: ftfb_tr_usdt_call_ended,
- * end_slice). A pair crossed that way marks the other one too, so no two
- * complete records of a thread ever cross.
+ * A START~END pair is a slice on its thread's track of the pair's kind:
+ * a Perfetto track named like the pair ("query", "transaction"), one per
+ * thread and kind, declared under the thread (named_tracks.h), never a
+ * made-up thread. Pairs are not bound to nest: a transaction starts
+ * inside one query and commits inside another, a START in one function
+ * call ends in another, and Perfetto drops a thread track's slice that
+ * crosses another (slice_drop_overlapping_complete_event). Pairs of one
+ * kind always nest (an END ends the newest open START of its pair), so a
+ * track of their own holds them all, whatever the other kinds and the
+ * calls do; where a pair will end is never needed when it begins. The
+ * begin is written at the START (its arguments) and the end at the END
+ * (the END's, `end_arg0..` unless named), in the order they happen.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -100,72 +95,67 @@ static int probe_ids(struct ftfb_translator *t, uint32_t c, int *name, int *cat)
 	return 0;
 }
 
+/* Where a hit's string arguments are: s[i] (len[i] bytes, no NUL) for
+ * argument i read as a string, NULL for the others (a string that is not
+ * where its length says is recorded as that length, an int). */
+struct hit_strs {
+	const char *s[FTFB_USDT_MAX_ARGS];
+	uint32_t len[FTFB_USDT_MAX_ARGS];
+};
+
+static uint16_t hit_nargs(const struct ftfb_usdt *e)
+{
+	return e->nargs > FTFB_USDT_MAX_ARGS ? FTFB_USDT_MAX_ARGS : e->nargs;
+}
+
+static void hit_strs(const struct ftfb_usdt *e, struct hit_strs *hs)
+{
+	uint32_t off = 0, sbytes = e->strbytes;
+
+	if (sbytes > FTFB_USDT_STR_BYTES)
+		sbytes = FTFB_USDT_STR_BYTES;
+	for (int i = 0; i < hit_nargs(e); i++) {
+		uint64_t len = e->args[i];
+
+		hs->s[i] = NULL;
+		if (!(e->strmask & (1u << i)))
+			continue;
+		if (len == 0 || len > FTFB_USDT_STR_LEN || off + len > sbytes)
+			continue;
+		/* len counts the NUL; a string cut at the bound has none */
+		hs->s[i] = e->str + off;
+		hs->len[i] = (uint32_t)strnlen(e->str + off, len);
+		off += ((uint32_t)len + 7) & ~7u;
+	}
+}
+
 /* The arguments of a hit, with its strings as string ids. */
 struct uargs {
 	uint16_t n, strmask;
 	uint64_t v[FTFB_USDT_MAX_ARGS];
 };
 
-/* e's arguments; a string that is not where its length says is
- * recorded as that length (an int). */
 static int hit_args(struct ftfb_translator *t, const struct ftfb_usdt *e,
 		    struct uargs *a)
 {
-	uint32_t off = 0, sbytes = e->strbytes;
+	struct hit_strs hs;
 
-	if (sbytes > FTFB_USDT_STR_BYTES)
-		sbytes = FTFB_USDT_STR_BYTES;
-	a->n = e->nargs > FTFB_USDT_MAX_ARGS ? FTFB_USDT_MAX_ARGS : e->nargs;
+	hit_strs(e, &hs);
+	a->n = hit_nargs(e);
 	a->strmask = 0;
 	for (int i = 0; i < a->n; i++) {
-		uint64_t len = e->args[i];
 		int id;
 
 		a->v[i] = e->args[i];
-		if (!(e->strmask & (1u << i)))
+		if (!hs.s[i])
 			continue;
-		if (len == 0 || len > FTFB_USDT_STR_LEN || off + len > sbytes)
-			continue;
-		/* len counts the NUL; a string cut at the bound has none */
-		id = ftfb_tr_str_id(t, e->str + off, strnlen(e->str + off, len),
-				    NULL);
+		id = ftfb_tr_str_id(t, hs.s[i], hs.len[i], NULL);
 		if (id < 0)
 			return id;
 		a->v[i] = (uint64_t)id;
 		a->strmask |= 1u << i;
-		off += ((uint32_t)len + 7) & ~7u;
 	}
 	return 0;
-}
-
-/* The name of a slice named by its START's string argument i (id
- * a->v[i]): that string, or "NAME STRING" when the pair asks for it. */
-static int string_name(struct ftfb_translator *t,
-		       const struct ftfb_usdt_desc *d,
-		       const struct ftfb_usdt *start, int i)
-{
-	char buf[64 + FTFB_USDT_STR_LEN + 2];
-	uint32_t off = 0, sbytes = start->strbytes;
-	int n;
-
-	if (sbytes > FTFB_USDT_STR_BYTES)
-		sbytes = FTFB_USDT_STR_BYTES;
-	/* where hit_args found it (it was read: within the bounds) */
-	for (int j = 0; j < i; j++) {
-		uint64_t len = start->args[j];
-
-		if ((start->strmask & (1u << j)) && len &&
-		    len <= FTFB_USDT_STR_LEN && off + len <= sbytes)
-			off += ((uint32_t)len + 7) & ~7u;
-	}
-	n = snprintf(buf, sizeof(buf), "%.64s %.*s", d->name,
-		     (int)strnlen(start->str + off, start->args[i]),
-		     start->str + off);
-	if (n < 0)
-		return -EINVAL;
-	if ((size_t)n >= sizeof(buf))
-		n = sizeof(buf) - 1;
-	return ftfb_tr_str_id(t, buf, (size_t)n, NULL);
 }
 
 /* The name ids of a's arguments (0: not written), interned before the
@@ -173,13 +163,13 @@ static int string_name(struct ftfb_translator *t,
  * pending). */
 static int arg_name_ids(struct ftfb_translator *t,
 			const struct ftfb_usdt_desc *d, const struct uargs *a,
-			bool end, int ids[FTFB_USDT_MAX_ARGS])
+			int ids[FTFB_USDT_MAX_ARGS])
 {
 	for (int i = 0; i < a->n; i++) {
 		const char *n = d->arg_names[i];
 
 		if (!n) {
-			ids[i] = end ? t->s_end_arg[i] : t->s_uarg[i];
+			ids[i] = t->s_uarg[i];
 			continue;
 		}
 		ids[i] = *n ? ftfb_tr_str_id(t, n, strlen(n), NULL) : 0;
@@ -230,7 +220,7 @@ static int write_instant(struct ftfb_translator *t, struct ftfb_task *k,
 
 	err = probe_ids(t, e->cookie, &name, &cat);
 	if (!err)
-		err = arg_name_ids(t, d, a, false, ids);
+		err = arg_name_ids(t, d, a, ids);
 	if (err)
 		return err;
 	ref = ftfb_tr_thread_ref(t, k);
@@ -249,114 +239,126 @@ static int write_instant(struct ftfb_translator *t, struct ftfb_task *k,
 	return err;
 }
 
+/* A hit's arguments as a named track's (named_tracks.h): argN, or
+ * end_argN at an END, unless named; strings copied with their NUL. */
+struct nt_hit {
+	struct ftfb_nt_arg a[FTFB_USDT_MAX_ARGS + 1]; /* + unfinished */
+	char names[FTFB_USDT_MAX_ARGS][16];
+	char strs[FTFB_USDT_MAX_ARGS][FTFB_USDT_STR_LEN + 1];
+	size_t n;
+};
+
+static void nt_hit_args(const struct ftfb_usdt_desc *d,
+			const struct ftfb_usdt *e, bool end, struct nt_hit *h)
+{
+	struct hit_strs hs;
+
+	hit_strs(e, &hs);
+	h->n = 0;
+	for (int i = 0; i < hit_nargs(e); i++) {
+		struct ftfb_nt_arg *a = &h->a[h->n];
+		const char *name = d->arg_names[i];
+
+		if (name && !*name)
+			continue; /* not written */
+		if (!name) {
+			snprintf(h->names[i], sizeof(h->names[i]), "%s%d",
+				 end ? "end_arg" : "arg", i);
+			name = h->names[i];
+		}
+		*a = (struct ftfb_nt_arg){name, FTFB_NT_INT, e->args[i], NULL};
+		if (hs.s[i]) {
+			memcpy(h->strs[i], hs.s[i], hs.len[i]);
+			h->strs[i][hs.len[i]] = '\0';
+			a->type = FTFB_NT_STR;
+			a->s = h->strs[i];
+		}
+		h->n++;
+	}
+}
+
+/* The slice's name: the pair's, or its START's string argument
+ * d->name_arg when it was read ("NAME STRING" if the pair asks for it). */
+static const char *slice_name(const struct ftfb_usdt_desc *d,
+			      const struct ftfb_usdt *e, char *buf, size_t cap)
+{
+	struct hit_strs hs;
+	int i = d->name_arg;
+
+	if (i < 0 || i >= hit_nargs(e))
+		return d->name;
+	hit_strs(e, &hs);
+	if (!hs.s[i])
+		return d->name;
+	snprintf(buf, cap, "%s%s%.*s", d->name_prefixed ? d->name : "",
+		 d->name_prefixed ? " " : "", (int)hs.len[i], hs.s[i]);
+	return buf;
+}
+
+static int perfetto_blob(struct ftfb_translator *t)
+{
+	return ftfb_tr_str_id(t, "perfetto", 8, NULL);
+}
+
+/* Opens a slice of e's pair on k: its begin on k's track of the pair. */
 static int begin_slice(struct ftfb_translator *t, struct ftfb_task *k,
 		       const struct ftfb_usdt *e)
 {
+	const struct ftfb_usdt_desc *d = &t->o.usdt[e->cookie];
+	char name[64 + FTFB_USDT_STR_LEN + 2];
 	uint32_t idx = t->uslice_free;
 	struct ftfb_uslice *s;
+	struct nt_hit h;
+	uint64_t track;
+	int blob = perfetto_blob(t), err;
 
 	if (!idx) {
 		t->st.usdt_capped++;
 		return 0;
 	}
+	if (blob < 0)
+		return blob;
+	nt_hit_args(d, e, false, &h);
+	err = ftfb_nt_thread_begin(
+		&t->ntracks, t->w, blob, k->tgid, k->tid, d->name, d->category,
+		slice_name(d, e, name, sizeof(name)),
+		ftfb_tr_perfetto_ns(t, e->hdr.ts), h.a, h.n, &track);
+	if (err)
+		return err;
+	t->st.records++;
 	s = &t->uslices[idx - 1];
 	t->uslice_free = s->below;
 	s->start = *e;
-	s->depth0 = k->depth;
-	s->crossed = false;
+	s->track = track;
 	s->below = k->uslice_top;
 	k->uslice_top = idx;
 	return 0;
 }
 
-/* Writes slice s of k (unlinked by the caller) ending at ns, with the
- * END's arguments (end: NULL if it ended without one: unfinished). */
-static int write_slice(struct ftfb_translator *t, struct ftfb_task *k,
-		       struct ftfb_uslice *s, uint64_t ns,
-		       const struct ftfb_usdt *end, const struct uargs *ea)
+/* Ends slice s of k (unlinked by the caller) at ns with the END's
+ * arguments (end NULL: it ended without one, `unfinished`). */
+static int end_track_slice(struct ftfb_translator *t, struct ftfb_uslice *s,
+			   uint64_t ns, const struct ftfb_usdt *end)
 {
-	const struct ftfb_usdt_desc *bd = &t->o.usdt[s->start.cookie];
-	const struct ftfb_usdt_desc *ed = end ? &t->o.usdt[end->cookie] : NULL;
-	uint64_t begin_ns = s->start.hdr.ts;
-	struct uargs ba;
-	int ints = 0, strs = 0, room = FTF_MAX_ARGS, name = 0, cat, ref, err;
-	ftf_arg_types types;
-	int bids[FTFB_USDT_MAX_ARGS], eids[FTFB_USDT_MAX_ARGS];
-	struct ftfb_task *track = NULL;
-	bool async;
+	struct nt_hit h = {.n = 0};
+	int blob = perfetto_blob(t), err;
 
-	err = hit_args(t, &s->start, &ba);
-	if (!err)
-		err = probe_ids(t, s->start.cookie, &name, &cat);
-	if (!err && bd->name_arg >= 0 && bd->name_arg < ba.n &&
-	    (ba.strmask & (1u << bd->name_arg)))
-		name = bd->name_prefixed
-			       ? string_name(t, bd, &s->start, bd->name_arg)
-			       : (int)ba.v[bd->name_arg];
-	if (name < 0)
-		err = name;
-	if (!err)
-		err = arg_name_ids(t, bd, &ba, false, bids);
-	if (!err && ed)
-		err = arg_name_ids(t, ed, ea, true, eids);
-	if (err)
-		return err;
-	if (ns < begin_ns)
-		ns = begin_ns;
-	/* a crossing pair: on a track of its process, named like it (an
-	 * async pair only if every track is taken) */
-	if (s->crossed &&
-	    (err = ftfb_tr_track_for(t, k->tgid, bd->name, begin_ns, ns, &track)))
-		return err;
-	async = s->crossed && !track;
-	ref = ftfb_tr_thread_ref(t, track ? track : k);
-	if (ref < 0)
-		return ref;
-	if (!ed)
-		room--; /* for `unfinished` */
-	count_args(&ba, bids, &ints, &strs, &room);
-	if (ed)
-		count_args(ea, eids, &ints, &strs, &room);
-	types = FTF_ARG_TYPES(ints, 0, ed ? 0 : 1, 0, strs, 0);
-	if (async)
-		err = ftf_write_async_begin(t->w, types, ref, cat, name,
-					    ftfb_tr_ticks(t, begin_ns),
-					    ++t->uslice_async_id);
+	if (blob < 0)
+		return blob;
+	if (end)
+		nt_hit_args(&t->o.usdt[end->cookie], end, true, &h);
 	else
-		err = ftf_write_duration_complete(t->w, types, ref, cat, name,
-						  ftfb_tr_ticks(t, begin_ns),
-						  ftfb_tr_ticks(t, ns));
-	room = ed ? FTF_MAX_ARGS : FTF_MAX_ARGS - 1;
-	if (!err)
-		err = write_args(t, &ba, bids, &room);
-	if (!err && ed)
-		err = write_args(t, ea, eids, &room);
-	if (!err && !ed)
-		err = ftf_arg_bool(t->w, t->s_unfinished, true);
-	if (!err && async)
-		err = ftf_write_async_end(t->w, FTF_ARG_TYPES(0, 0, 0, 0, 0, 0),
-					  ref, cat, name, ftfb_tr_ticks(t, ns),
-					  t->uslice_async_id);
-	if (!err && async)
-		t->st.records++;
-	if (!err && s->crossed)
-		t->st.usdt_crossing++;
+		h.a[h.n++] = (struct ftfb_nt_arg){"unfinished", FTFB_NT_BOOL, 1,
+						  NULL};
+	if (ns < s->start.hdr.ts)
+		ns = s->start.hdr.ts;
+	err = ftfb_nt_end(&t->ntracks, t->w, blob, s->track,
+			  ftfb_tr_perfetto_ns(t, ns), h.a, h.n);
 	if (err)
 		return err;
 	t->st.records++;
 	t->st.usdt_slices++;
 	return 0;
-}
-
-void ftfb_tr_usdt_call_ended_slices(struct ftfb_translator *t,
-				    struct ftfb_task *k)
-{
-	for (uint32_t i = k->uslice_top; i; i = t->uslices[i - 1].below) {
-		struct ftfb_uslice *s = &t->uslices[i - 1];
-
-		if (s->depth0 > k->depth)
-			s->crossed = true;
-	}
 }
 
 /* The link to the newest open slice of pair on k (NULL: none). */
@@ -375,9 +377,10 @@ static uint32_t *find_open(struct ftfb_translator *t, struct ftfb_task *k,
 	return NULL;
 }
 
-/* Ends the newest open slice of e's pair on k. */
+/* Ends the newest open slice of e's pair on k (those above it are of
+ * other pairs, on other tracks). */
 static int end_slice(struct ftfb_translator *t, struct ftfb_task *k,
-		     const struct ftfb_usdt *e, const struct uargs *a)
+		     const struct ftfb_usdt *e)
 {
 	uint32_t *link = find_open(t, k, t->o.usdt[e->cookie].pair);
 	uint32_t idx;
@@ -389,15 +392,10 @@ static int end_slice(struct ftfb_translator *t, struct ftfb_task *k,
 	}
 	idx = *link;
 	s = &t->uslices[idx - 1];
-	/* the ones above it began inside it and outlive it */
-	for (uint32_t i = k->uslice_top; i != idx; i = t->uslices[i - 1].below)
-		t->uslices[i - 1].crossed = s->crossed = true;
-	if (k->depth != s->depth0)
-		s->crossed = true;
 	*link = s->below;
 	s->below = t->uslice_free;
 	t->uslice_free = idx;
-	return write_slice(t, k, s, e->hdr.ts, e, a);
+	return end_track_slice(t, s, e->hdr.ts, e);
 }
 
 int ftfb_tr_usdt(struct ftfb_translator *t, const struct ftfb_usdt *e)
@@ -413,16 +411,14 @@ int ftfb_tr_usdt(struct ftfb_translator *t, const struct ftfb_usdt *e)
 	err = ftfb_tr_ensure_task(t, e->hdr.tid, e->hdr.tgid, &k);
 	if (err)
 		return err;
-	if (t->o.usdt[e->cookie].role == FTFB_USDT_BEGIN)
-		return begin_slice(t, k, e);
-	err = hit_args(t, e, &a);
-	if (err)
-		return err;
 	switch (t->o.usdt[e->cookie].role) {
+	case FTFB_USDT_BEGIN:
+		return begin_slice(t, k, e);
 	case FTFB_USDT_END:
-		return end_slice(t, k, e, &a);
+		return end_slice(t, k, e);
 	default:
-		return write_instant(t, k, e, &a);
+		err = hit_args(t, e, &a);
+		return err ? err : write_instant(t, k, e, &a);
 	}
 }
 
@@ -437,7 +433,7 @@ int ftfb_tr_usdt_close(struct ftfb_translator *t, struct ftfb_task *k,
 		k->uslice_top = s->below;
 		s->below = t->uslice_free;
 		t->uslice_free = idx;
-		err = write_slice(t, k, s, ns, NULL, NULL);
+		err = end_track_slice(t, s, ns, NULL);
 		if (err)
 			return err;
 	}

@@ -162,7 +162,8 @@ def case_window(a):
             un = int(m_un[1]) if m_un else 0
             opened = int(m_open[1]) if m_open else 0
             check(lost_total == 0, f"run {i}: nothing lost ({lost_total})")
-            check(got.get("uentry", 0) > 10000, f"run {i}: the probes fired ({got.get('uentry', 0)} entries)")
+            # (about 20,000 a second on a quiet machine, 4,362 at load 20)
+            check(got.get("uentry", 0) > 500, f"run {i}: the probes fired ({got.get('uentry', 0)} entries)")
             check(un <= 2, f"run {i}: {un} returns without a call <= 2 (one per thread)")
             check(opened <= 2, f"run {i}: {opened} calls closed unfinished <= 2 (one per thread)")
             check(abs(got.get("uentry", 0) - got.get("uret", 0)) <= 2,

@@ -29,7 +29,7 @@ static void check(const struct ftfb_uw_table_built *t, int rc, const char *err)
 		const struct ftfb_uw_row *r = &t->rows[i];
 
 		if ((i && r->pc <= t->rows[i - 1].pc) ||
-		    FTFB_UW_CFA_TYPE(r) > FTFB_UW_CFA_SIGNAL ||
+		    FTFB_UW_CFA_TYPE(r) > FTFB_UW_CFA_RSP_RET ||
 		    FTFB_UW_RBP_TYPE(r) > FTFB_UW_RBP_LOST)
 			abort();
 	}
@@ -58,7 +58,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.p = copy, .size = hlen, .vaddr = 0x10000000};
 	ehf = (struct ftfb_ehf_buf){.p = copy + hlen, .size = size - 2 - hlen};
 	memset(&t, 0, sizeof(t));
-	if (ftfb_cfi_hdr_frame(&hdr, &ehf.vaddr) == 0) {
+	/* (no header: .eh_frame read through, as a static program's) */
+	if (!hlen)
+		ehf.vaddr = 0x10000000;
+	if (!hlen || ftfb_cfi_hdr_frame(&hdr, &ehf.vaddr) == 0) {
 		rc = ftfb_cfi_table(&hdr, &ehf, &o, &t, err, sizeof(err),
 				    "fuzz");
 		check(&t, rc, err);

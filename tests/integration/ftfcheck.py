@@ -5,6 +5,7 @@ Traces are read through the project's reader (ftf-dump), whose line format
 follows Fuchsia's trace-reader (Record::ToString). Only the standard library
 is used.
 """
+import collections
 import csv
 import io
 import os
@@ -49,6 +50,31 @@ def tp_query(path, sql):
     lines = [ln for ln in p.stdout.splitlines() if ln.strip()]
     start = next((i for i, ln in enumerate(lines) if ln.startswith('"')), len(lines))
     return list(csv.DictReader(io.StringIO("\n".join(lines[start:]))))
+
+
+def perfetto_rows(path, what, mine, sql, convert):
+    """mine: the rows of what Perfetto shows of the trace at path, worked
+    out by perfetto_view.py, which needs no Perfetto. With Perfetto's
+    trace_processor_shell, sql's rows, each turned by convert into the
+    same form, must be the very same rows (in any order): a mismatch
+    fails, so the decoding here is checked against Perfetto wherever
+    Perfetto is there. Returns mine."""
+    if trace_processor() is None:
+        print(f"  {what}: {len(mine)} rows decoded from the trace (no trace_processor_shell to compare them with)")
+        return mine
+    theirs = [convert(r) for r in tp_query(path, sql)]
+    a, b = collections.Counter(mine), collections.Counter(theirs)
+    if a != b:
+        raise Fail(f"{what}: the {len(mine)} rows decoded from the trace are not Perfetto's {len(theirs)}: "
+                   f"only decoded {sorted((a - b).elements(), key=repr)[:4]}, "
+                   f"only in Perfetto {sorted((b - a).elements(), key=repr)[:4]}")
+    print(f"  ok: {what}: the {len(mine)} rows decoded from the trace are Perfetto's")
+    return mine
+
+
+def sql_null(v):
+    """A value of tp_query's rows, None for SQL's NULL."""
+    return None if v in ("", "[NULL]", None) else v
 
 
 def skip_unless_root():
@@ -131,7 +157,7 @@ class Trace:
         thread of no process, by a ProcessTree packet of the trace (its
         threads: Perfetto puts them in its untraced group, pid 0).
         Returns one description per nameless one."""
-        from test_stacks import fields, get, get_all, read_ftf
+        from perfetto_view import fields, get, get_all, read_ftf
         named = {(k[1], k[0]) for k in self.kobjs if k[2]}
         apart = set()
         for _, pkt in fields(read_ftf(self.path)[1]):

@@ -10,10 +10,12 @@
  *   spinner tid=T cpu_ns=N          the spinner's CPU time while spinning
  *   sleeper tid=T slept_ns=N naps=K the time spent inside nanosleep()
  * Built with frame pointers (the BPF unwinder walks them). An argument:
- * seconds to wait before the threads start.
+ * seconds to wait before the threads start, or "-" to wait for a line on
+ * stdin.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <string.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,13 +95,20 @@ static void *sleeper(void *arg)
 	return NULL;
 }
 
-/* argv[1]: seconds to wait first (for a tracer to attach with -p) */
+/* argv[1]: seconds to wait first, or "-": wait for a line on stdin (for
+ * a tracer to attach with -p: on a loaded machine attaching can take
+ * longer than any fixed wait) */
 int main(int argc, char **argv)
 {
 	pthread_t a, b;
+	char line[16];
 
-	if (argc > 1)
+	if (argc > 1 && strcmp(argv[1], "-") == 0) {
+		if (!fgets(line, sizeof(line), stdin))
+			return 1;
+	} else if (argc > 1) {
 		usleep((useconds_t)(atof(argv[1]) * 1e6));
+	}
 	if (pthread_create(&a, NULL, spinner, NULL) ||
 	    pthread_create(&b, NULL, sleeper, NULL))
 		return 1;

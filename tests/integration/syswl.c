@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,9 @@ static int n_calls, devnull, pipefd[2];
 static pid_t tids[3];
 static pthread_barrier_t start;
 static uint64_t read_ns;
+/* set by sys1 just before its read, so the feeder's 100 ms start there:
+ * on a loaded machine sys1's calls before it can take most of 100 ms */
+static atomic_int reading;
 
 static uint64_t mono_ns(void)
 {
@@ -57,6 +61,7 @@ static void *worker(void *arg)
 	if (idx == 0) {
 		uint64_t t0 = mono_ns();
 
+		atomic_store(&reading, 1);
 		if (read(pipefd[0], &b, 1) != 1)
 			exit(1);
 		read_ns = mono_ns() - t0;
@@ -66,7 +71,7 @@ static void *worker(void *arg)
 
 static void *feeder(void *arg)
 {
-	struct timespec d = { 0, 100 * 1000000L };
+	struct timespec d = {0, 100 * 1000000L};
 	char b = 'y';
 
 	(void)arg;
@@ -74,6 +79,8 @@ static void *feeder(void *arg)
 	tids[2] = (pid_t)syscall(SYS_gettid);
 	pthread_barrier_wait(&start);
 	pthread_barrier_wait(&start);
+	while (!atomic_load(&reading))
+		usleep(1000);
 	nanosleep(&d, NULL);
 	if (write(pipefd[1], &b, 1) != 1)
 		exit(1);

@@ -16,11 +16,13 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ftfcheck import Fail, Trace, Tracer, check, run_main, skip_unless_root, tp_query  # noqa: E402
+from ftfcheck import Fail, Trace, Tracer, check, perfetto_rows, run_main, skip_unless_root, sql_null, tp_query  # noqa: E402
+import perfetto_view  # noqa: E402
 
 N = 32          # block requests of each kind, page faults
 IO_BYTES = 65536
 PAGE = os.sysconf("SC_PAGESIZE")
+PID_MAX = 4194304  # (the most the kernel allows: any id above is made up)
 RE_COMPLETE = re.compile(r'^Event\(ts: (\d+), pt: (\d+)/(\d+), category: "(.*?)", name: "(.*?)", '
                          r'DurationComplete\(end_ts: (\d+)\), \{(.*)\}\)$')
 
@@ -62,28 +64,40 @@ def slices(t, category=None):
     return out
 
 
-NAMED_ARGS = ("disk", "sector", "bytes", "queue_ns", "device_ns", "flags", "error", "tid", "nr",
-              "interrupted_tid")
+def like(pattern, name):
+    """SQL's LIKE (case aside): % any run of characters, _ any one."""
+    rx = "".join(".*" if c == "%" else "." if c == "_" else re.escape(c) for c in pattern)
+    return re.fullmatch(rx, name, re.S) is not None
 
 
-def named_slices(out, where):
+def args_text(pairs):
+    """A slice's arguments as one comparable value: sorted key=value."""
+    return ";".join(sorted(f"{k}={v}" for k, v in pairs))
+
+
+def named_slices(out, *tracks):
     """(begin, end, pid or None, track name, name, {arg: value}) of the
-    slices on Perfetto's named tracks (not threads) whose track matches
-    the SQL condition `where` (on t.name), as Perfetto reads them; pid:
-    the process whose track it is, None at the top; the slice's category
+    slices on Perfetto's named tracks (not threads) whose name is LIKE
+    one of tracks, as Perfetto reads them (decoded by perfetto_view, and
+    compared with trace_processor_shell's when it is there); pid: the
+    process whose track it is, None at the top; the slice's category
     among the args."""
-    cols = ", ".join(f"extract_arg(s.arg_set_id, 'debug.{a}') as {a}" for a in NAMED_ARGS)
-    rows = tp_query(out, f"select s.ts, s.dur, s.name, s.category, t.name as track, p.pid, {cols} "
-                         f"from slice s join track t on s.track_id = t.id "
-                         f"left join process p on p.upid = extract_arg(t.dimension_arg_set_id, 'upid') "
-                         f"where ({where})")
-    check(rows is not None, "trace_processor_shell is there (TRACE_PROCESSOR)")
-    res = []
-    for r in rows:
-        args = {a: r[a] for a in NAMED_ARGS + ("category",) if r[a] not in ("", "[NULL]", None)}
-        pid = int(r["pid"]) if r["pid"] not in ("", "[NULL]", None) else None
-        res.append((int(r["ts"]), int(r["ts"]) + int(r["dur"]), pid, r["track"], r["name"], args))
-    return res
+    mine = perfetto_view.named_slices(out, lambda n: any(like(p, n) for p in tracks))
+    rows = [(s["ts"], s["dur"], s["name"], s["category"], s["track"], s["pid"],
+             args_text((f"debug.{k}", v) for k, v in s["args"].items())) for s in mine]
+    where = " or ".join(f"t.name like '{p}'" for p in tracks)
+    sql = (f"select s.ts, s.dur, s.name, s.category, t.name as track, p.pid, "
+           f"(select group_concat(a.key || '=' || a.display_value, ';') from args a "
+           f"where a.arg_set_id = s.arg_set_id and a.key like 'debug.%') as args "
+           f"from slice s join track t on s.track_id = t.id "
+           f"left join process p on p.upid = extract_arg(t.dimension_arg_set_id, 'upid') "
+           f"where ({where})")
+    perfetto_rows(out, f"slices on tracks {tracks}", rows, sql,
+                  lambda r: (int(r["ts"]), int(r["dur"]), r["name"], sql_null(r["category"]), r["track"],
+                             int(r["pid"]) if sql_null(r["pid"]) else None,
+                             args_text(kv.split("=", 1) for kv in (r["args"] or "").split(";") if kv)))
+    return [(s["ts"], s["ts"] + s["dur"], s["pid"], s["track"], s["name"],
+             dict(s["args"], category=s["category"])) for s in mine]
 
 
 def make_file(path, nbytes):
@@ -126,7 +140,7 @@ def mode_io(tool, ftf_dump, wl, outdir):
     tid = kv(p.stdout.splitlines()[0])["tid"]
     t = valid(ftf_dump, out)
     check(not slices(t, "block"), "no block request on a thread of FTF's (pseudo or not)")
-    blk = named_slices(out, "t.name = 'block I/O' or t.name like 'disk %'")
+    blk = named_slices(out, "block I/O", "disk %")
     sc = [s for s in slices(t, "syscall") if s[3] == tid]
     mine = [s for s in blk if s[2] == tid and s[3] == "block I/O" and int(s[5]["tid"]) == tid]
     for op, call in (("write", "pwrite64"), ("read", "pread64")):
@@ -156,9 +170,15 @@ def mode_io(tool, ftf_dump, wl, outdir):
     # (the loop device's own requests reach the disk under it too)
     check(f"disk {os.path.basename(dev)}" in names and all(n.startswith("disk ") for n in names),
           f"the disks' tracks are named for them: {names}")
-    fake = tp_query(out, "select (select count(*) from process where pid > 4194304) + "
-                         "(select count(*) from thread where tid > 4194304) as n")
-    check(int(fake[0]["n"]) == 0, f"no process or thread with a made-up id (above pid_max): {fake}")
+    tab = perfetto_view.Tables(t)
+    # (row 0 of Perfetto's process and thread tables is its placeholder)
+    ids = perfetto_rows(out, "Perfetto's processes and threads",
+                        [("process", p) for p in tab.processes] + [("thread", k) for k in tab.threads],
+                        "select 'process' as kind, pid as id from process where upid > 0 union all "
+                        "select 'thread', tid from thread where utid > 0",
+                        lambda r: (r["kind"], int(r["id"])))
+    fake = [i for i in ids if i[1] > PID_MAX]
+    check(not fake, f"no process or thread with a made-up id (above pid_max): {fake[:5]}")
     check("block requests" in p.stderr, "the summary counts the block requests")
 
 
@@ -261,7 +281,7 @@ def mode_irq(tool, ftf_dump, wl, outdir):
     check(w.returncode == 0, "the workload ran")
     t = valid(ftf_dump, out)
     check(not slices(t, "irq") and not slices(t, "softirq"), "no interrupt on a thread of FTF's")
-    irqs = named_slices(out, "t.name like 'cpu % interrupts'")
+    irqs = named_slices(out, "cpu % interrupts")
     hard = [s for s in irqs if s[5].get("category") == "irq"]
     check(irqs and all(s[2] is None for s in irqs),
           f"{len(irqs)} interrupt slices on per-cpu 'cpu N interrupts' tracks of no process")
@@ -283,7 +303,7 @@ def mode_irq(tool, ftf_dump, wl, outdir):
     p = run(tool, ["--events=irq", "--clock", "mono", "-o", out2, "--", wl, "io", data, str(N)])
     tid = kv(p.stdout.splitlines()[0])["tid"]
     t = valid(ftf_dump, out2)
-    irqs = named_slices(out2, "t.name like 'cpu % interrupts'")
+    irqs = named_slices(out2, "cpu % interrupts")
     victims = {int(s[5]["interrupted_tid"]) for s in irqs}
     check(all(v == tid or t.thread_process(v) == [tid] for v in victims),
           f"per process, the {len(irqs)} interrupts all took the cpu from a thread of {tid}: {victims}")
@@ -321,7 +341,7 @@ def mode_vectors(tool, ftf_dump, wl, outdir):
     check(tr.wait() == 0, "ftf-bpf -a ends cleanly")
     outer1 = proc_vector("LOC")
     valid(ftf_dump, out)
-    irqs = named_slices(out, "t.name like 'cpu % interrupts'")
+    irqs = named_slices(out, "cpu % interrupts")
     timer = [s for s in irqs if s[4] == "local_timer"]
     names = {s[4] for s in irqs if s[5].get("category") == "irq"}
     print(f"  LOC: {inner1 - inner0} while tracing, {outer1 - outer0} around the run; "
@@ -402,18 +422,25 @@ def mode_writeback(tool, ftf_dump, wl, outdir):
         tr.signal(signal.SIGINT)
     check(tr.wait() == 0, "ftf-bpf -a ends cleanly")
     check(w.returncode == 0, "dd ran")
-    rows = tp_query(out, "select p.name, sum(extract_arg(s.arg_set_id, 'debug.bytes')) as bytes, count(*) as n "
-                         "from slice s join track t on s.track_id = t.id "
-                         "join process p on p.upid = extract_arg(t.dimension_arg_set_id, 'upid') "
-                         "where t.name = 'block I/O' and s.name = 'write' group by p.name")
-    check(rows is not None, "trace_processor_shell is there (TRACE_PROCESSOR)")
-    by = {r["name"]: int(r["bytes"] or 0) for r in rows}
+    t = Trace(ftf_dump, out)
+    check(t.check_code == 0, f"ftf-dump --check accepts the trace ({t.check_out.strip()[:200]})")
+    names = perfetto_view.Tables(t).processes
+    by = {}
+    for s in named_slices(out, "block I/O"):
+        if s[4] == "write":
+            name = names.get(s[2], {}).get("name")
+            by[name] = by.get(name, 0) + int(s[5]["bytes"])
+    perfetto_rows(out, "write bytes by process", list(by.items()),
+                  "select p.name, sum(extract_arg(s.arg_set_id, 'debug.bytes')) as bytes "
+                  "from slice s join track t on s.track_id = t.id "
+                  "join process p on p.upid = extract_arg(t.dimension_arg_set_id, 'upid') "
+                  "where t.name = 'block I/O' and s.name = 'write' group by p.name",
+                  lambda r: (sql_null(r["name"]), int(r["bytes"] or 0)))
     print(f"  write bytes by process: {sorted(by.items(), key=lambda x: -x[1])[:6]}")
-    kernel = sum(b for n, b in by.items() if n.startswith("kworker") or n == "sync")
+    kernel = sum(b for n, b in by.items() if n and (n.startswith("kworker") or n == "sync"))
     check(kernel >= wb_mib << 20, f"the kernel's workers and sync wrote at least the {wb_mib} MiB: {kernel}")
-    zero = tp_query(out, "select count(*) as n from slice s join track t on s.track_id = t.id "
-                         "where t.name like 'disk %' and extract_arg(s.arg_set_id, 'debug.tid') = 0")
-    check(int(zero[0]["n"]) == 0, f"no request of thread 0 on the disk: {zero[0]['n']}")
+    zero = [s for s in named_slices(out, "disk %") if int(s[5]["tid"]) == 0]
+    check(not zero, f"no request of thread 0 on the disk: {len(zero)}")
     os.unlink(data)
 
 

@@ -19,8 +19,10 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ftfcheck import Fail, Trace, Tracer, check, ends_on_record_boundary, run_main, skip_unless_root, tp_query  # noqa: E402
-from test_stacks import fields, get, get_all, read_ftf  # noqa: E402
+from ftfcheck import (Fail, Trace, Tracer, check, ends_on_record_boundary, perfetto_rows,  # noqa: E402
+                      run_main, skip_unless_root, sql_null, tp_query)
+import perfetto_view  # noqa: E402
+from perfetto_view import IDLE_WEIGHT, fields, get, get_all, read_ftf  # noqa: E402
 
 N = 3000
 
@@ -164,20 +166,32 @@ def mode_names(tool, ftf_dump, pingpong, outdir):
     # (as Perfetto names them: the untraced ones are threads of no
     # process of their own, named by the trace's ProcessTree packets,
     # in the untraced group, pid 0)
-    rows = tp_query(out, "select t.tid, t.name, p.pid, p.name as pname from thread t "
-                         "left join process p using(upid)")
-    check(rows is not None, "trace_processor_shell is there (TRACE_PROCESSOR)")
-    named = {int(r["tid"]) for r in rows if r["name"] not in ("", "[NULL]", None)}
+    rows = thread_rows(out, t, shown | wakers)
+    named = {r[0] for r in rows if r[1]}
     unnamed = sorted((shown | wakers) - named)
     check(not unnamed, f"every task shown and every waker has a thread name "
                        f"({len(shown | wakers)} tasks, {len(unnamed)} without: {unnamed[:10]})")
-    orphans = sorted(int(r["tid"]) for r in rows if int(r["tid"]) in (shown | wakers)
-                     and r["pname"] in ("", "[NULL]", None))
+    orphans = sorted(r[0] for r in rows if not r[3])
     check(not orphans, f"... and a named process ({len(orphans)} without: {orphans[:10]})")
     # also the incoming task of a closing switch (drawn idle, but listed
     # by Perfetto: seen nameless, as a nameless process)
     bad = t.nameless()
     check(not bad, f"every thread and process in the trace is named ({len(bad)} not: {bad[:10]})")
+
+
+def thread_rows(out, t, tids):
+    """(tid, thread name, pid, process name) of Perfetto's threads of
+    tids (names None when empty), from the trace t of out (perfetto_view;
+    compared with Perfetto's own when trace_processor_shell is there).
+    (Row 0 of Perfetto's thread and process tables is its placeholder.)"""
+    tab = perfetto_view.Tables(t)
+    mine = [(tid,) + tab.thread_row(tid) for tid in sorted(tids) if tid in tab.threads]
+    return perfetto_rows(out, "the tasks' threads and processes", mine,
+                         "select t.tid, t.name, p.pid, p.name as pname from thread t "
+                         "left join process p using(upid) where t.utid > 0 and "
+                         f"t.tid in ({','.join(map(str, sorted(tids)))})",
+                         lambda r: (int(r["tid"]), sql_null(r["name"]),
+                                    int(r["pid"]) if sql_null(r["pid"]) else None, sql_null(r["pname"])))
 
 
 def mode_all(tool, ftf_dump, pingpong, outdir):
@@ -314,15 +328,21 @@ def mode_title(tool, ftf_dump, titlewl, outdir):
     check(t.check_code == 0, f"ftf-dump --check accepts the trace ({t.check_out.strip()})")
     check(shown in t.process_names(pid), f"the FTF process is named as ps shows it: {t.process_names(pid)}")
     check(comm in t.thread_names(pid), f"its thread keeps its comm: {t.thread_names(pid)}")
-    rows = tp_query(out, f"select p.name, p.cmdline, t.name as thread from process p "
-                         f"join thread t on t.upid = p.upid and t.tid = p.pid where p.pid = {pid}")
-    if rows is not None:
-        check(len(rows) == 1, f"Perfetto has process {pid} once: {rows}")
-        r = rows[0]
-        check(r["name"] == shown, f"Perfetto names it as ps shows it: {r['name']!r}")
-        check(r["cmdline"].strip() == shown, f"Perfetto's process details have its command line: {r['cmdline']!r}")
-        check(r["thread"] == comm, f"Perfetto names its thread by comm: {r['thread']!r}")
-        bad = tp_query(out, "select name, value from stats where value > 0 and severity in ('error', 'data_loss')")
+    tab = perfetto_view.Tables(t)
+    proc, main = tab.processes.get(pid), tab.threads.get(pid)
+    rows = perfetto_rows(out, f"process {pid} with its main thread",
+                         [(proc["name"], proc["cmdline"], main["name"])] if proc and main and main["pid"] == pid
+                         else [],
+                         f"select p.name, p.cmdline, t.name as thread from process p "
+                         f"join thread t on t.upid = p.upid and t.tid = p.pid where p.pid = {pid}",
+                         lambda r: (sql_null(r["name"]), sql_null(r["cmdline"]), sql_null(r["thread"])))
+    check(len(rows) == 1, f"Perfetto has process {pid} once: {rows}")
+    name, cmdline, thread = rows[0]
+    check(name == shown, f"Perfetto names it as ps shows it: {name!r}")
+    check((cmdline or "").strip() == shown, f"Perfetto's process details have its command line: {cmdline!r}")
+    check(thread == comm, f"Perfetto names its thread by comm: {thread!r}")
+    bad = tp_query(out, "select name, value from stats where value > 0 and severity in ('error', 'data_loss')")
+    if bad is not None:
         check(not bad, f"trace_processor reports no error stats: {bad}")
 
 
@@ -346,18 +366,27 @@ def mode_strangers(tool, ftf_dump, pingpong, outdir):
     finally:
         busy.kill()
         busy.wait()
-    rows = tp_query(out, "select p.pid, p.name, count(t.utid) as threads from process p "
-                         "left join thread t using(upid) group by p.upid")
-    check(rows is not None, "trace_processor_shell is there (TRACE_PROCESSOR)")
-    print(f"  Perfetto's processes: {[(r['pid'], r['name'], r['threads']) for r in rows]}")
+    t = Trace(ftf_dump, out)
+    check(t.check_code == 0, f"ftf-dump --check accepts the trace ({t.check_out.strip()})")
+    tab = perfetto_view.Tables(t)
+    # (row 0 of Perfetto's process table is its placeholder)
+    rows = perfetto_rows(out, "Perfetto's processes", [(p, v["name"]) for p, v in tab.processes.items()],
+                         "select pid, name from process where upid > 0",
+                         lambda r: (int(r["pid"]), sql_null(r["name"])))
+    print(f"  Perfetto's processes: {sorted(rows, key=repr)}")
     # (its forks too: LeakSanitizer's helper at exit, under ASan)
-    others = [r for r in rows if int(r["pid"]) not in (0, pid) and not r["name"].endswith("pingpong")]
-    group = [r["name"] for r in rows if int(r["pid"]) == 0]
+    others = [r for r in rows if r[0] not in (0, pid) and not (r[1] or "").endswith("pingpong")]
+    group = [r[1] for r in rows if r[0] == 0]
     check("not traced (shared a CPU)" in group, f"the untraced group is named so: {group}")
     check(not others, f"no process but the traced one and the untraced group: {others}")
-    ran = tp_query(out, f"select t.name, p.pid, count(*) as n from sched s join thread t using(utid) "
-                        f"left join process p using(upid) where t.tid = {busy.pid} group by t.utid")
-    check(ran and int(ran[0]["n"]) > 0 and ran[0]["name"] == "sh" and int(ran[0]["pid"]) == 0,
+    # (Perfetto's CPU slices: a switch into it not marked idle)
+    into = sum(1 for s in t.switches if s[4] == busy.pid and IDLE_WEIGHT not in s[5])
+    name, group_pid, _ = tab.thread_row(busy.pid)
+    ran = perfetto_rows(out, "the stranger's CPU slices", [(name, group_pid, into)] if into else [],
+                        f"select t.name, p.pid, count(*) as n from sched s join thread t using(utid) "
+                        f"left join process p using(upid) where t.tid = {busy.pid} group by t.utid",
+                        lambda r: (sql_null(r["name"]), int(r["pid"]) if sql_null(r["pid"]) else None, int(r["n"])))
+    check(ran and ran[0][2] > 0 and ran[0][0] == "sh" and ran[0][1] == 0,
           f"the stranger runs on the CPU tracks, named, in the untraced group (pid 0): {ran}")
 
 
@@ -386,13 +415,16 @@ def mode_retitle(tool, ftf_dump, retitlewl, outdir):
     check(tr.wait() == 0, "ftf-bpf exited 0 when the process exited")
     t = Trace(ftf_dump, out)
     check(t.check_code == 0, f"ftf-dump --check accepts the trace ({t.check_out.strip()})")
-    rows = tp_query(out, f"select pid, name, cmdline from process where pid in ({pid}, {child})")
-    check(rows is not None, "trace_processor_shell is there (TRACE_PROCESSOR)")
-    names = {int(r["pid"]): r["name"] for r in rows}
+    procs = perfetto_view.Tables(t).processes
+    rows = perfetto_rows(out, "the two processes", [(p, procs[p]["name"], procs[p]["cmdline"])
+                                                    for p in (pid, child) if p in procs],
+                         f"select pid, name, cmdline from process where upid > 0 and pid in ({pid}, {child})",
+                         lambda r: (int(r["pid"]), sql_null(r["name"]), sql_null(r["cmdline"])))
+    names = {r[0]: r[1] for r in rows}
     print(f"  Perfetto's processes: {rows}")
     check(names.get(child) == child_title, f"the forked child is named by its title: {names.get(child)!r}")
     check(names.get(pid) == self_title, f"the traced process by the title it set: {names.get(pid)!r}")
-    cmd = {int(r["pid"]): (r["cmdline"] or "").strip() for r in rows}
+    cmd = {r[0]: (r[2] or "").strip() for r in rows}
     check(cmd.get(child) == child_title, f"the child's command line is its title: {cmd.get(child)!r}")
 
 
@@ -423,10 +455,13 @@ def mode_short_cmd(tool, ftf_dump, pingpong, outdir):
         print(f"  -- {' '.join(cmd)}: pid {pid}, command lines in the trace: {got}")
         check(got and all(c == " ".join(cmd) for c in got),
               f"every command line written for pid {pid} is {' '.join(cmd)!r} (got {got})")
-        rows = tp_query(out, f"select name, cmdline from process where pid = {pid}")
-        if rows is not None:
-            # (by its first argument, as given: ps -o args shows the same)
-            check(rows and rows[0]["name"] == cmd[0], f"Perfetto names it {cmd[0]!r}: {rows}")
+        procs = perfetto_view.Tables(Trace(ftf_dump, out)).processes
+        rows = perfetto_rows(out, f"process {pid}",
+                             [(procs[pid]["name"], procs[pid]["cmdline"])] if pid in procs else [],
+                             f"select name, cmdline from process where pid = {pid}",
+                             lambda r: (sql_null(r["name"]), sql_null(r["cmdline"])))
+        # (by its first argument, as given: ps -o args shows the same)
+        check(rows and rows[0][0] == cmd[0], f"Perfetto names it {cmd[0]!r}: {rows}")
 
 
 def mode_rings(tool, ftf_dump, pingpong, outdir):

@@ -11,8 +11,8 @@ MODE: cmd (-- stackwl) | pid (-p PID of a running stackwl) | exec (-- sh
       | flight (-F 30s, as exec: the stop's snapshot as the trace; -F 300ms:
       the window's stacks resolve though their addresses came before it)
 
-The trace's Perfetto packets (blob records of type 3) are decoded here
-with a protobuf decoder of this file (not the tool's encoder), and the
+The trace's Perfetto packets (blob records of type 3) are decoded
+with the protobuf decoder of perfetto_view.py (not the tool's encoder), and the
 samples checked against the workload's own measurements: the spinner's
 samples are about its CPU time x the frequency and have spin_fn as their
 innermost user frame; the sleeper's off-CPU stacks hold sleep_loop and
@@ -27,54 +27,10 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ftfcheck import Fail, Trace, Tracer, check, run_main, skip_unless_root, tp_query  # noqa: E402
+# (the decoder of the packets, shared: imported from here by other tests too)
+from perfetto_view import fields, get, get_all, read_ftf, varint  # noqa: E402,F401
 
 FREQ = 99
-
-
-# ---- protobuf, decoded from the wire format --------------------------------
-
-def varint(buf, i):
-    v = shift = 0
-    while True:
-        b = buf[i]
-        i += 1
-        v |= (b & 0x7F) << shift
-        shift += 7
-        if not b & 0x80:
-            return v, i
-
-
-def fields(buf):
-    """[(field number, value)]: int for varints, bytes for the rest."""
-    out, i = [], 0
-    while i < len(buf):
-        key, i = varint(buf, i)
-        num, wt = key >> 3, key & 7
-        if wt == 0:
-            v, i = varint(buf, i)
-        elif wt == 2:
-            n, i = varint(buf, i)
-            v = bytes(buf[i:i + n])
-            if len(v) != n:
-                raise Fail(f"length-delimited field {num} runs past its message")
-            i += n
-        elif wt == 1:
-            v, i = int.from_bytes(buf[i:i + 8], "little"), i + 8
-        elif wt == 5:
-            v, i = int.from_bytes(buf[i:i + 4], "little"), i + 4
-        else:
-            raise Fail(f"wire type {wt} of field {num}")
-        out.append((num, v))
-    return out
-
-
-def get(msg, num, default=None):
-    vals = [v for n, v in fields(msg) if n == num] if isinstance(msg, bytes) else []
-    return vals[-1] if vals else default
-
-
-def get_all(msg, num):
-    return [v for n, v in fields(msg) if n == num]
 
 
 # ---- FTF records: tick rate and the blob payloads --------------------------
@@ -86,26 +42,6 @@ def perfetto_ns(ticks, tps):
     tps. What the user sees; it differs from the exact quotient by up to
     ticks >> 32 ns."""
     return (ticks >> 32) * ((10**9 << 32) // tps) + (ticks & 0xffffffff) * 10**9 // tps
-
-
-def read_ftf(path):
-    data = open(path, "rb").read()
-    off, tps, stream = 0, None, b""
-    while off + 8 <= len(data):
-        hdr = int.from_bytes(data[off:off + 8], "little")
-        rtype, size = hdr & 0xF, (hdr >> 4) & 0xFFF
-        if rtype == 15:
-            size = (hdr >> 4) & 0xFFFFFFFF
-        if rtype == 1:
-            tps = int.from_bytes(data[off + 8:off + 16], "little")
-        if rtype == 5 and (hdr >> 48) & 0xFF == 3:
-            name_ref, plen = (hdr >> 16) & 0xFFFF, (hdr >> 32) & 0x7FFF
-            p = off + 8
-            if name_ref & 0x8000:
-                p += ((name_ref & 0x7FFF) + 7) // 8 * 8
-            stream += data[p:p + plen]
-        off += size * 8
-    return tps, stream
 
 
 class Seq:
@@ -187,14 +123,16 @@ def run_cmd(tool, wl, out, via_exec=False, extra=()):
 
 
 def run_pid(tool, wl, out, unlink=False):
-    """stackwl started first (waiting 2 s), then ftf-bpf -g -p PID until it
-    exits; returns what stackwl printed. unlink: its file is removed once
-    it runs (as an upgrade replaces a program's file)."""
-    w = subprocess.Popen([wl, "2"], stdout=subprocess.PIPE, text=True)
+    """stackwl started first (waiting for a line on stdin), then ftf-bpf -g
+    -p PID, then the line, until it exits (so its naps all fall in the
+    trace, however long attaching takes); returns what stackwl printed.
+    unlink: its file is removed once it runs (as an upgrade replaces a
+    program's file)."""
+    w = subprocess.Popen([wl, "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     if unlink:
         os.unlink(wl)  # (Popen returned: the exec is done)
     tr = Tracer(tool, ["-g", "--freq", str(FREQ), "-o", out, "-p", str(w.pid)])
-    stdout, _ = w.communicate(timeout=60)
+    stdout, _ = w.communicate(input="go\n", timeout=60)
     code = tr.wait()
     check(code == 0, f"exit 0 (got {code})")
     check("traced process exited" in tr.stderr, "stopped when the process exited")

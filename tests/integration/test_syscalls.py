@@ -80,7 +80,9 @@ def mode_counts(tool, ftf_dump, wl, outdir):
         check(len(ex) == 1 and "unfinished" not in ex[0][5] and "ret" not in ex[0][5],
               f"{name}: its exit call ends cleanly at the thread's end: {ex}")
     reads = [s for s in sc if s[3] == s1 and s[4] == "read" and "ret: int32(1)" in s[5]]
-    long_reads = [s for s in reads if s[1] - s[0] > 50_000_000]
+    # (the feeder writes 100 ms after sys1 starts its read)
+    check(blocked >= 90_000_000, f"the workload's read blocked {blocked / 1e6:.1f} ms, 100 ms or so")
+    long_reads = [s for s in reads if s[1] - s[0] > blocked // 2]
     check(len(long_reads) == 1, f"sys1: one blocking read() of 1 byte: {[(s[1] - s[0]) / 1e6 for s in reads]} ms")
     r = long_reads[0]
     dur = r[1] - r[0]

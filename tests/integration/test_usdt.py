@@ -12,7 +12,9 @@ msg("item-T-I", i) for i = 0..9, and 20 times req__start(i),
 req__start(1000 + i), req__done(1000 + i, 1), req__done(i, 0). Those
 numbers, worked out from the source, are what the trace must hold. The
 semaphore is read from the workload's memory (/proc/PID/mem) at the
-address it prints.
+address it prints. A pair's slices are Perfetto TrackEvent packets on a
+track of their thread named like the pair: they are read back with
+trace_processor_shell (those checks are skipped, said so, without it).
 """
 import collections
 import os
@@ -23,7 +25,9 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ftfcheck import Trace, Tracer, check, trace_processor, tp_query, ends_on_record_boundary, run_main, skip_unless_root  # noqa: E402
+from ftfcheck import Trace, Tracer, check, tp_query, ends_on_record_boundary, run_main, skip_unless_root  # noqa: E402
+
+PID_MAX = 4194304  # (the most the kernel allows: any id above is made up)
 
 THREADS = ["uw-worker-0", "uw-worker-1"]
 
@@ -69,6 +73,36 @@ def start_workload(wl, *flags):
     return p, int(pid), int(addr, 16)
 
 
+def pair_slices(path, category, keys):
+    """The slices of USDT pairs of provider `category` as Perfetto shows
+    them (on named tracks of threads; the instants are on the threads'
+    own, which have no name): dicts ts, dur, depth, name, track (its name), track_id, tid,
+    pid (of the thread whose track holds it), args {key: value as text}
+    for the debug annotations `keys`; None (said so) without
+    trace_processor_shell."""
+    cols = "".join(f", extract_arg(s.arg_set_id, 'debug.{k}') as a_{k}" for k in keys)
+    rows = tp_query(path, "select s.ts, s.dur, s.depth, s.name, t.name as track, t.id as track_id, "
+                          f"th.tid, p.pid{cols} from slice s join thread_track t on s.track_id = t.id "
+                          "join thread th using(utid) left join process p on p.upid = th.upid "
+                          f"where s.category = '{category}' and t.name is not null")
+    if rows is None:
+        return None
+    null = ("", "[NULL]", None)
+    return [dict(ts=int(r["ts"]), dur=int(r["dur"]), depth=int(r["depth"]), name=r["name"],
+                 track=r["track"], track_id=int(r["track_id"]), tid=int(r["tid"]),
+                 pid=None if r["pid"] in null else int(r["pid"]),
+                 args={k: r[f"a_{k}"] for k in keys if r[f"a_{k}"] not in null}) for r in rows]
+
+
+def no_made_up_ids(path):
+    """Perfetto's threads and processes all have ids the kernel can give
+    (none above pid_max); skipped without trace_processor_shell."""
+    rows = tp_query(path, f"select (select count(*) from thread where tid > {PID_MAX}) + "
+                          f"(select count(*) from process where pid > {PID_MAX}) as n")
+    if rows is not None:
+        check(int(rows[0]["n"]) == 0, f"no thread or process above pid_max in Perfetto's tables ({rows[0]['n']})")
+
+
 def check_trace(t, pid, stderr, guarded):
     check(t.check_code == 0, f"ftf-dump --check accepts the trace ({t.check_out.strip()[:200]})")
     check(ends_on_record_boundary(t.path), "the file ends on a record boundary")
@@ -93,37 +127,40 @@ def check_trace(t, pid, stderr, guarded):
               sorted((f"item-{t_no}-{i}", i) for i in range(10)),
               f"{name}: 10 msg instants with the string arg0 'item-{t_no}-i' and arg1 = i")
         check(set(inst) == {"tick", "guarded", "msg"}, f"{name}: no other instants ({sorted(inst)})")
-        reqs = [e for e in evs if e[5].startswith("DurationComplete")]
-        check(all(e[4] == "req" for e in reqs), f"{name}: the slices are named 'req' (what the two names share)")
+        check(not [e for e in evs if e[5] != "Instant"], f"{name}: the pairs are no FTF events of the thread")
+    ps = pair_slices(t.path, "usdtwl", ("arg0", "end_arg0", "end_arg1", "unfinished"))
+    if ps is None:
+        return
+    no_made_up_ids(t.path)
+    for name in THREADS:
+        tid = [k for k in t.kobjs if k[1] == "thread" and k[2] == name and f"process: koid({pid})" in k[3]][-1][0]
+        reqs = [s for s in ps if s["tid"] == tid]
+        check(all(s["name"] == "req" and s["track"] == "req" and s["pid"] == pid for s in reqs),
+              f"{name}: the slices are named 'req' (what the two names share), on a track 'req' of the thread")
         check(len(reqs) == 40, f"{name}: 40 req slices (got {len(reqs)})")
-        spans = []
-        for e in reqs:
-            a = args_of(e[6])
-            spans.append((a.get("arg0"), a.get("end_arg0"), a.get("end_arg1"), "unfinished" in e[6]))
+        check(len({s["track_id"] for s in reqs}) == 1, f"{name}: all on one track")
+        spans = [(int(s["args"].get("arg0", -1)), int(s["args"].get("end_arg0", -1)),
+                  int(s["args"].get("end_arg1", -1)), "unfinished" in s["args"]) for s in reqs]
         check(sorted(spans) == sorted([(i, i, 0, False) for i in range(20)] +
                                       [(1000 + i, 1000 + i, 1, False) for i in range(20)]),
               f"{name}: each req slice starts with arg0 = id and ends with end_arg0 = the same id, "
               "end_arg1 = 1 inside, 0 outside; none unfinished")
-    check_nesting(t, pid)
+    check_nesting(ps)
 
 
-RE_COMPLETE = re.compile(r'^Event\(ts: (\d+), pt: (\d+)/(\d+), category: "usdtwl", name: "req", '
-                         r'DurationComplete\(end_ts: (\d+)\), \{(.*)\}\)$')
-
-
-def check_nesting(t, pid):
-    """Each inner request (1000 + i) lies within its outer one (i), and
-    outer requests follow each other without overlap."""
+def check_nesting(ps):
+    """Each inner request (1000 + i) lies within its outer one (i), one
+    level below it on the track, and outer requests follow each other
+    without overlap."""
     by_tid = collections.defaultdict(dict)
-    for line in t.lines:
-        m = RE_COMPLETE.match(line)
-        if m:
-            a = args_of(m[5])
-            by_tid[int(m[3])][a["arg0"]] = (int(m[1]), int(m[4]))
+    for p in ps:
+        by_tid[p["tid"]][int(p["args"]["arg0"])] = (p["ts"], p["ts"] + p["dur"], p["depth"])
     check(len(by_tid) == 2, f"req slices on 2 threads ({len(by_tid)})")
     for tid, s in by_tid.items():
         inside = all(s[i][0] < s[1000 + i][0] <= s[1000 + i][1] < s[i][1] for i in range(20))
         check(inside, f"thread {tid}: every inner req slice lies inside its outer one")
+        depth = all(s[i][2] == 0 and s[1000 + i][2] == 1 for i in range(20))
+        check(depth, f"thread {tid}: the outer req slices at depth 0 of the track, the inner ones at 1")
         seq = all(s[i][1] <= s[i + 1][0] for i in range(19))
         check(seq, f"thread {tid}: the outer req slices follow each other without overlap")
 
@@ -243,8 +280,6 @@ def mode_errors(tool, ftf_dump, wl, outdir):
 
 
 PYTHON = "/usr/bin/python3.11"
-RE_PY = re.compile(r'^Event\(ts: \d+, pt: (\d+)/(\d+), category: "python", name: "(.*?)", '
-                   r'DurationComplete\(end_ts: \d+\), \{(.*)\}\)$')
 
 
 def python_or_skip():
@@ -274,24 +309,26 @@ def py_results(lines):
 def check_python_trace(t, pid, res, gc_key, exact_imports):
     check(t.check_code == 0, f"ftf-dump --check accepts the trace ({t.check_out.strip()[:200]})")
     check(ends_on_record_boundary(t.path), "the file ends on a record boundary")
+    check(not [e for e in t.events if e[3] == "python"], "the python slices are no FTF events")
+    ps = pair_slices(t.path, "python", ("generation", "collected", "found", "arg0", "unfinished"))
+    if ps is None:
+        return
     gcs, imports, where, bad_args = collections.Counter(), collections.Counter(), set(), []
-    for line in t.lines:
-        m = RE_PY.match(line)
-        if not m:
-            continue
-        where.add((int(m[1]), int(m[2])))
-        a = args_of(m[4])
-        if m[3] == "gc":  # (an import of the module gc is "import gc")
-            gcs[a["generation"]] += 1
+    for s in ps:
+        where.add((s["pid"], s["tid"], s["track"]))
+        a = s["args"]
+        if s["name"] == "gc":  # (an import of the module gc is "import gc")
+            gcs[int(a["generation"])] += 1
             if set(a) != {"generation", "collected"}:
-                bad_args.append(line)
+                bad_args.append(s)
         else:
             if set(a) != {"found"}:
-                bad_args.append(line)
-            check(m[3].startswith("import "), f"a python slice other than gc is 'import MODULE' ({m[3]})")
-            if a.get("found") == 1:
-                imports[m[3][len("import "):]] += 1
-    check(where == {(pid, pid)}, f"the python slices are on the interpreter's thread ({where})")
+                bad_args.append(s)
+            check(s["name"].startswith("import "), f"a python slice other than gc is 'import MODULE' ({s['name']})")
+            if a.get("found") == "1":
+                imports[s["name"][len("import "):]] += 1
+    check(where == {(pid, pid, "gc"), (pid, pid, "import")},
+          f"the python slices are on the interpreter's thread, on its tracks 'gc' and 'import' ({where})")
     check(not bad_args, f"gc slices have generation and collected, import slices found ({bad_args[:3]})")
     want = res[gc_key]
     got = [gcs[g] for g in range(3)]
@@ -340,40 +377,29 @@ def mode_python_pid(tool, ftf_dump, wl, outdir):
     check_python_trace(Trace(ftf_dump, out), pid, res, "gc", True)
 
 
-def perfetto_counts(path):
-    """{slice name: count} and the slice_drop_* stats trace_processor
-    reports for path; None when there is no trace_processor_shell."""
-    tp = trace_processor()
-    if tp is None:
-        return None
-    q = ("select 'n', name, count(*) from slice group by name union all "
-         "select 's', name, value from stats where name like 'slice_drop%' and value > 0;")
-    p = subprocess.run([tp, "-q", "/dev/stdin", path], input=q,
-                       capture_output=True, text=True, timeout=300)
-    names, drops = {}, {}
-    for line in p.stdout.splitlines():
-        f = [x.strip('"') for x in line.split(",")]
-        if len(f) == 3 and f[0] in ("n", "s"):
-            (names if f[0] == "n" else drops)[f[1]] = int(f[2])
-    return names, drops
-
-
-def spans_cross(a, b):
-    return a[0] < b[0] < a[1] < b[1] or b[0] < a[0] < b[1] < a[1]
-
-
-LANE_TID = 0x7D000000  # a track's pseudo tid: FTFB_PSEUDO_TRACK_TID + n
+def crossing_sequence(n):
+    """The pairs each crosswl worker fires, from its source (crosswl.c),
+    in the order they begin: per transaction i, the query BEGIN, the
+    transaction i (begun inside BEGIN, committed inside END), the queries
+    SELECT and END; (name, arg0, end_arg0)."""
+    seq = []
+    for i in range(n):
+        seq += [("query", "BEGIN", "0"), ("txn", str(i), str(i)), ("query", "SELECT", "1"),
+                ("query", "END", "2")]
+    return seq
 
 
 def mode_crossing(tool, ftf_dump, wl, outdir):
     """Pairs that cross (tests/usdt/crosswl.c: per thread, N transactions
     each begun in the query BEGIN and committed in the query END, a query
-    SELECT nested between): all reach the trace, the crossing ones on
-    lanes of the process (pseudo threads named like the pair, where no
-    two slices overlap), the nested ones as complete slices on their
-    thread that cross nothing; trace_processor keeps them all, every one
-    under the workload's process. (They were async events once, which
-    Perfetto puts on global tracks, outside any process.)"""
+    SELECT nested between): every slice of a pair kind of a thread is on
+    one track of that thread named like the pair, whether it crosses the
+    other kind (BEGIN, END) or nests in it (SELECT); no slice of a track
+    crosses another; no thread or process with a made-up id; each thread
+    holds exactly its own sequence. (Crossing pairs were once moved to
+    pseudo threads "query 2097152002", splitting a transaction's queries
+    over two tracks; async events before that, which Perfetto puts on
+    global tracks.)"""
     n, nthreads = 500, 2
     cw = os.path.join(os.path.dirname(wl), "crosswl")
     out = os.path.join(outdir, "usdt-crossing.fxt")
@@ -386,57 +412,49 @@ def mode_crossing(tool, ftf_dump, wl, outdir):
     print("  ftf-bpf said:\n    " + p.stderr.strip().replace("\n", "\n    "))
     check(p.returncode == 0, f"ftf-bpf -- crosswl exited 0 (got {p.returncode})")
     check("attached 0 uprobes" not in p.stderr, "-v with USDT probes only says nothing of 0 uprobes")
+    check(f"{4 * n * nthreads} slices" in p.stderr, f"the summary counts {4 * n * nthreads} slices")
     pid = int(re.search(r"\(pid (\d+)\)", p.stderr)[1])
     t = Trace(ftf_dump, out)
     check(t.check_code == 0, f"ftf-dump --check accepts the trace ({t.check_out.strip()[:200]})")
-    evs = [e for e in t.events if e[3] == "crosswl"]
-    check(not [e for e in evs if e[5].startswith("Async")], "no async begin/end records")
-    complete = [e for e in evs if e[5].startswith("DurationComplete")]
-    texts = collections.Counter(args_of(e[6]).get("arg0") for e in complete if e[4] == "query")
-    want = {"BEGIN": n * nthreads, "SELECT": n * nthreads, "END": n * nthreads}
-    check(dict(texts) == want, f"every query pair is in the trace: {dict(texts)} (want {want})")
-    txns = sorted(args_of(e[6])["arg0"] for e in complete if e[4] == "txn")
-    check(txns == sorted(list(range(n)) * nthreads),
-          f"every transaction is in the trace ({len(txns)}, want {n * nthreads})")
-    by_tid = collections.defaultdict(list)
-    on_lanes = on_threads = 0
-    elsewhere, not_select = [], []
-    for line in t.lines:
-        m = re.match(r'^Event\(ts: (\d+), pt: (\d+)/(\d+), .*DurationComplete\(end_ts: (\d+)\)', line)
-        if not m or "crosswl" not in line:
-            continue
-        by_tid[m[3]].append((int(m[1]), int(m[4])))
-        if int(m[2]) != pid:
-            elsewhere.append(line[:100])
-        if int(m[3]) >= LANE_TID:
-            on_lanes += 1
-        else:
-            on_threads += 1
-            if "SELECT" not in line:
-                not_select.append(line[:120])
-    check(not elsewhere, f"every pair is in the workload's process {pid} ({elsewhere[:2]})")
-    check(not not_select, f"the pairs on the real threads are the nested SELECTs ({not_select[:2]})")
-    check(on_lanes == 3 * n * nthreads and on_threads == n * nthreads,
-          f"the crossing pairs (txn, BEGIN, END) are on lanes: {on_lanes} (want {3 * n * nthreads}); "
-          f"on the threads: {on_threads} (want {n * nthreads})")
-    crossing = sum(spans_cross(a, b) for s in by_tid.values()
-                   for i, a in enumerate(sorted(s)) for b in sorted(s)[i + 1:i + 64])
-    check(crossing == 0, f"no two complete slices of a thread or lane cross ({crossing} do)")
-    tp = perfetto_counts(out)
-    if tp is None:
-        print("  (no trace_processor_shell: Perfetto's own count not checked)")
+    check(not [e for e in t.events if e[3] == "crosswl"], "no pair is an FTF event (of a thread, async or not)")
+    fake = [k for k in t.kobjs if k[0] > PID_MAX]
+    check(not fake, f"no FTF thread or process with a made-up id ({fake[:3]})")
+    workers = {k[0]: k[2] for k in t.kobjs if k[1] == "thread" and k[2].startswith("cw-worker-")
+               and f"process: koid({pid})" in k[3]}
+    check(len(workers) == nthreads, f"the {nthreads} workers are threads of {pid} ({workers})")
+    ps = pair_slices(out, "crosswl", ("arg0", "end_arg0", "unfinished"))
+    if ps is None:
         return
-    names, drops = tp
-    print(f"  trace_processor: slices {names}, drop stats {drops}")
-    check(names.get("txn") == n * nthreads and names.get("query") == 3 * n * nthreads,
-          f"trace_processor keeps {n * nthreads} txn and {3 * n * nthreads} query slices ({names})")
+    no_made_up_ids(out)
+    drops = tp_query(out, "select name, value from stats where name like 'slice_drop%' and value > 0")
     check(not drops, f"trace_processor reports no slice_drop_* stat ({drops})")
-    rows = tp_query(out, "select count(*) as n from slice join thread_track tt on slice.track_id = tt.id "
-                         "join thread using(utid) join process using(upid) "
-                         f"where process.pid = {pid} and slice.name in ('txn', 'query')")
-    got = int(rows[0]["n"]) if rows else -1
-    check(got == 4 * n * nthreads,
-          f"Perfetto shows all {4 * n * nthreads} pairs on thread tracks of process {pid} (got {got})")
+    check(all(s["pid"] == pid and s["tid"] in workers for s in ps),
+          f"every pair is on a track of a worker thread of {pid}")
+    want = crossing_sequence(n)
+    for tid, wname in sorted(workers.items()):
+        mine = sorted((s for s in ps if s["tid"] == tid), key=lambda s: s["ts"])
+        got = [(s["name"], s["args"].get("arg0"), s["args"].get("end_arg0")) for s in mine]
+        check(got == want, f"{wname}: its {len(got)} slices are its {len(want)} pairs in the order they "
+                           f"began, with their arguments (first differing: "
+                           f"{next(((i, a, b) for i, (a, b) in enumerate(zip(got, want)) if a != b), None)})")
+        for kind in ("query", "txn"):
+            ks = [s for s in mine if s["name"] == kind]
+            tracks = {(s["track_id"], s["track"]) for s in ks}
+            check(len(tracks) == 1 and next(iter(tracks))[1] == kind,
+                  f"{wname}: all {len(ks)} {kind} slices on one track of the thread, named {kind!r} ({tracks})")
+            check(all(s["depth"] == 0 and s["dur"] >= 0 and "unfinished" not in s["args"] for s in ks),
+                  f"{wname}: none of them nests in or crosses another (depth 0), none unfinished")
+            spans = [(s["ts"], s["ts"] + s["dur"]) for s in ks]
+            check(all(a[1] <= b[0] for a, b in zip(spans, spans[1:])),
+                  f"{wname}: the {kind} slices follow each other without overlap")
+        q = [s for s in mine if s["name"] == "query"]
+        x = [s for s in mine if s["name"] == "txn"]
+        crossed = all(q[3 * i]["ts"] < x[i]["ts"] < q[3 * i]["ts"] + q[3 * i]["dur"] <
+                      q[3 * i + 2]["ts"] < x[i]["ts"] + x[i]["dur"] < q[3 * i + 2]["ts"] + q[3 * i + 2]["dur"]
+                      for i in range(n))
+        check(crossed, f"{wname}: each transaction begins inside its BEGIN and ends inside its END, "
+                       "as the workload fires them (they cross)")
+
 
 def main():
     skip_unless_root()

@@ -62,6 +62,48 @@ static void pb_nested_and_wide(void **state)
 	assert_memory_equal(buf, want, sizeof(want));
 }
 
+/* Short lengths: a 3-byte message inside a 130-byte one (a 2-byte
+ * length, 82 01), then a 1-byte one; each length in as few bytes as it
+ * takes, the bytes after it moved back. */
+static void pb_short_lengths(void **state)
+{
+	uint8_t buf[256], want[256];
+	struct ftfb_pb pb;
+	size_t outer, inner, n = 0;
+	char big[124];
+
+	(void)state;
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	ftfb_pb_init(&pb, buf, sizeof(buf));
+	outer = ftfb_pb_begin(&pb, 1);
+	inner = ftfb_pb_begin(&pb, 2);
+	ftfb_pb_varint(&pb, 1, 150);
+	ftfb_pb_end_short(&pb, inner);
+	ftfb_pb_string(&pb, 3, big);
+	ftfb_pb_end_short(&pb, outer);
+	inner = ftfb_pb_begin(&pb, 4);
+	ftfb_pb_end_short(&pb, inner);
+	/* outer: 0a 82 01 | 12 03 08 96 01 | 1a 7b x*123 ; 22 00 */
+	want[n++] = 0x0a;
+	want[n++] = 0x82;
+	want[n++] = 0x01;
+	want[n++] = 0x12;
+	want[n++] = 0x03;
+	want[n++] = 0x08;
+	want[n++] = 0x96;
+	want[n++] = 0x01;
+	want[n++] = 0x1a;
+	want[n++] = 123;
+	memset(want + n, 'x', 123);
+	n += 123;
+	want[n++] = 0x22;
+	want[n++] = 0x00;
+	assert_false(pb.overflow);
+	assert_int_equal(pb.len, n);
+	assert_memory_equal(buf, want, n);
+}
+
 static void pb_overflow_stops(void **state)
 {
 	uint8_t buf[4];
@@ -369,6 +411,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(pb_documented_examples),
 		cmocka_unit_test(pb_nested_and_wide),
+		cmocka_unit_test(pb_short_lengths),
 		cmocka_unit_test(pb_overflow_stops),
 		cmocka_unit_test(idtab_keeps_every_key),
 		cmocka_unit_test(stackstore_keeps_first_ips),

@@ -4,22 +4,27 @@
  * trace (src/translate/named_tracks.h), decoded from its blobs'
  * TrackEvent packets by the field numbers of Perfetto's protos
  * (TracePacket 8 timestamp, 11 track_event, 60 track_descriptor;
- * TrackDescriptor 1 uuid, 2 name, 3 process {1 pid}, 5 parent_uuid;
- * TrackEvent 9 type, 11 track_uuid, 22 category, 23 name, 4 debug
- * annotation {10 name, 3 uint, 4 int, 6 string}). Include after
- * <cmocka.h> and tests/stacks/perfetto_bytes.h.
+ * TrackDescriptor 1 uuid, 2 name, 3 process {1 pid}, 4 thread {1 pid,
+ * 2 tid}, 5 parent_uuid; TrackEvent 9 type, 11 track_uuid, 22 category,
+ * 23 name, 4 debug annotation {10 name, 2 bool, 3 uint, 4 int, 6
+ * string}). An end's annotations join its slice's, as Perfetto adds
+ * them to the slice's args. Include after <cmocka.h> and
+ * tests/stacks/perfetto_bytes.h.
  */
 #ifndef TESTS_TRANSLATE_NT_SLICES_H
 #define TESTS_TRANSLATE_NT_SLICES_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
-#define NT_MAX 64
+#define NT_MAX 512
 
 struct nt_track {
 	uint64_t uuid, parent;
-	uint32_t pid; /* a process's own track */
+	uint32_t pid; /* a process's own track, or a thread's (with tid) */
+	uint32_t tid; /* a thread's own track */
 	char name[64];
 };
 
@@ -27,6 +32,8 @@ struct nt_slice {
 	uint64_t track, begin, end;
 	char name[64], cat[32], track_name[64];
 	uint32_t pid; /* the process of its track, 0: at the top */
+	uint32_t tid; /* the thread of its track, 0: none */
+	int depth;    /* slices open on its track when it began */
 	int nargs;
 	struct {
 		char name[32];
@@ -108,12 +115,14 @@ static inline void nt_descriptor(struct nt_view *v, const uint8_t *p,
 			t->parent = f.v;
 		else if (f.num == 2)
 			nt_str(t->name, sizeof(t->name), &f);
-		else if (f.num == 3) {
+		else if (f.num == 3 || f.num == 4) {
 			const uint8_t *q = f.p;
 
 			while (nt_next(&q, f.p + f.len, &g))
 				if (g.num == 1)
 					t->pid = (uint32_t)g.v;
+				else if (g.num == 2 && f.num == 4)
+					t->tid = (uint32_t)g.v;
 		}
 	}
 }
@@ -137,7 +146,7 @@ static inline void nt_annotation(struct nt_slice *s, const uint8_t *p,
 	while (nt_next(&p, end, &f)) {
 		if (f.num == 10)
 			nt_str(s->args[i].name, sizeof(s->args[i].name), &f);
-		else if (f.num == 3 || f.num == 4)
+		else if (f.num == 2 || f.num == 3 || f.num == 4)
 			s->args[i].u = f.v;
 		else if (f.num == 6)
 			nt_str(s->args[i].s, sizeof(s->args[i].s), &f);
@@ -145,7 +154,9 @@ static inline void nt_annotation(struct nt_slice *s, const uint8_t *p,
 }
 
 /* A begin opens a slice, an end closes the newest open one of its track
- * (as Perfetto does: the packets of a slice come in one blob). */
+ * and adds its arguments, as Perfetto does (in the order written: the
+ * packets of a lane's slice come in one blob, a thread track's in time
+ * order). */
 static inline void nt_event(struct nt_view *v, uint64_t ts, const uint8_t *p,
 			    const uint8_t *end)
 {
@@ -174,16 +185,27 @@ static inline void nt_event(struct nt_view *v, uint64_t ts, const uint8_t *p,
 		snprintf(s.track_name, sizeof(s.track_name), "%s", t->name);
 		pt = t->parent ? nt_track(v, t->parent) : NULL;
 		s.pid = pt ? pt->pid : 0;
+		s.tid = pt ? pt->tid : 0;
+		for (int i = 0; i < v->nslices; i++)
+			s.depth += v->slices[i].track == s.track &&
+				   !v->slices[i].end;
 		assert_true(v->nslices < NT_MAX);
 		v->slices[v->nslices++] = s;
 		return;
 	}
 	assert_int_equal(type, 2);
-	for (int i = v->nslices - 1; i >= 0; i--)
-		if (v->slices[i].track == s.track && !v->slices[i].end) {
-			v->slices[i].end = ts;
-			return;
+	for (int i = v->nslices - 1; i >= 0; i--) {
+		struct nt_slice *o = &v->slices[i];
+
+		if (o->track != s.track || o->end)
+			continue;
+		o->end = ts;
+		for (int j = 0; j < s.nargs; j++) {
+			assert_true(o->nargs < 8);
+			o->args[o->nargs++] = s.args[j];
 		}
+		return;
+	}
 	fail_msg("an end with no open slice on track %llu",
 		 (unsigned long long)s.track);
 }
@@ -212,6 +234,15 @@ static inline void nt_view(struct ftf_dest_mem *m, struct nt_view *v)
 				nt_event(v, ts, f.p, f.p + f.len);
 		}
 	}
+}
+
+/* Whether slice s has an argument `name`. */
+static inline bool nt_has_arg(const struct nt_slice *s, const char *name)
+{
+	for (int i = 0; i < s->nargs; i++)
+		if (!strcmp(s->args[i].name, name))
+			return true;
+	return false;
 }
 
 static inline const char *nt_arg_s(const struct nt_slice *s, const char *name)

@@ -3,7 +3,8 @@
  * libcwl.c - a workload whose time is in libc code that only a separate
  * debug file names (test_debug_names.py).
  *
- * usage: libcwl qsort|clock SECONDS
+ * usage: libcwl qsort|clock SECONDS   (of its own CPU time: a loaded
+ *                                      machine must not thin its samples)
  *   qsort: sorts 4096 ints again and again; glibc's qsort spends it in
  *          msort_with_tmp, a static function (in the debug file's
  *          .symtab, not in libc.so.6's .dynsym);
@@ -23,12 +24,17 @@ static int cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static double now(void)
+static double seconds(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double now(void)
+{
+	return seconds(CLOCK_MONOTONIC);
 }
 
 /* what the clock loop adds up, so it is not optimized away (a global:
@@ -46,8 +52,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: libcwl qsort|clock SECONDS\n");
 		return 2;
 	}
-	end = now() + atof(argv[2]);
-	while (now() < end) {
+	end = seconds(CLOCK_PROCESS_CPUTIME_ID) + atof(argv[2]);
+	while (seconds(CLOCK_PROCESS_CPUTIME_ID) < end) {
 		if (argv[1][0] == 'c') {
 			for (int i = 0; i < 10000; i++)
 				sink += (long)now();

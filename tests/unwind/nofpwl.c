@@ -15,7 +15,8 @@
  * At the end it prints what it did:
  *   spinner tid=T cpu_ns=N
  *   reader tid=T reads=K
- * Arguments: seconds to wait before the threads start (0: at once), and
+ * Arguments: seconds to wait before the threads start (0: at once; "-":
+ * until a line comes on stdin), and
  * the number of reads (default READS: 60, about 0.3 s of run).
  */
 #define _GNU_SOURCE
@@ -23,6 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -115,8 +117,16 @@ int main(int argc, char **argv)
 	int nreads = argc > 2 ? atoi(argv[2]) : READS;
 	pthread_t s, r;
 
-	if (argc > 1)
+	char line[16];
+
+	if (argc > 1 && strcmp(argv[1], "-") == 0) {
+		/* a tracer attaching with -p says when: a fixed wait can be
+		 * too short on a loaded machine */
+		if (!fgets(line, sizeof(line), stdin))
+			return 1;
+	} else if (argc > 1) {
 		usleep((useconds_t)(atof(argv[1]) * 1e6));
+	}
 	if (pipe(pipefd) || pthread_create(&s, NULL, spinner, NULL) ||
 	    pthread_create(&r, NULL, reader, NULL))
 		return 1;

@@ -99,9 +99,11 @@ def run(mode, tool, wl, out):
         print("  ftf-bpf said (exit %d):\n    %s" % (p.returncode, p.stderr.strip().replace("\n", "\n    ")))
         check(p.returncode == 0, f"exit 0 (got {p.returncode})")
         return p.stdout, p.stderr
-    w = subprocess.Popen([wl, "4"], stdout=subprocess.PIPE, text=True)
+    # (its threads start on a line sent once ftf-bpf is tracing, so all
+    # its reads fall in the trace however long attaching takes)
+    w = subprocess.Popen([wl, "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     tr = Tracer(tool, ["-g", "--freq", str(FREQ), "-o", out, "-p", str(w.pid)])
-    stdout, _ = w.communicate(timeout=300)
+    stdout, _ = w.communicate(input="go\n", timeout=300)
     code = tr.wait()
     print("  ftf-bpf said (exit %d):\n    %s" % (code, tr.stderr.strip().replace("\n", "\n    ")))
     check(code == 0, f"exit 0 (got {code})")

@@ -6,7 +6,11 @@ by row against binutils' own reading of the same CFI (`readelf -wF`, the
 that address must give the same CFA rule, the same place for the
 caller's rbp and the return address at CFA-8 (or "end of stack" where
 the CFI leaves it undefined); where an FDE ends and no other begins, the
-table must say "no CFI".
+table must say "no CFI", except after glibc's clone and clone3:
+where an FDE ends at a syscall instruction (objdump -d) with an rsp-based
+CFA, and within 16 bytes another begins whose return address is
+undefined (the child's code), the table must give the ending FDE's last
+rules marked CLONE (the walker ends a new thread's stack there).
 
 usage: test_unwind_table.py UW_DUMP ELF_FILE...
 """
@@ -15,7 +19,7 @@ import re
 import subprocess
 import sys
 
-NONE, RSP, RBP, PLT, END, UNSUPP, SIGNAL = range(7)
+NONE, RSP, RBP, PLT, END, UNSUPP, SIGNAL, CLONE = range(8)
 SAME, AT_CFA, LOST = range(3)
 
 
@@ -76,6 +80,26 @@ def expected(cfa, rbp, ra, signal):
     return [c + (LOST, 0)]
 
 
+def is_syscall(path, addr):
+    """Whether objdump disassembles a syscall instruction at addr."""
+    out = subprocess.run(["objdump", "-d", f"--start-address={addr:#x}", f"--stop-address={addr + 2:#x}", path],
+                         capture_output=True, text=True).stdout
+    return re.search(rf"^\s*{addr:x}:\s+0f 05\s+syscall", out, re.M) is not None
+
+
+def clone_gap(f, fdes, path):
+    """The rules a CLONE row at the end of FDE f may hold (a clone's
+    syscall before the child's FDE), or []."""
+    nxt = sorted((g for g in fdes if f["end"] < g["start"] <= f["end"] + 16), key=lambda g: g["start"])
+    if not nxt or not nxt[0]["rows"] or nxt[0]["rows"][0][3] != "u" or not f["rows"]:
+        return []
+    _, cfa, rbp, ra = f["rows"][-1]
+    want = expected(cfa, rbp, ra, f["signal"])
+    if want[0][0] != RSP or not is_syscall(path, f["end"]):
+        return []
+    return [(CLONE,) + w[1:] for w in want]
+
+
 def check_file(dump, path):
     out = subprocess.run([dump, path], capture_output=True, text=True)
     if out.returncode:
@@ -91,6 +115,7 @@ def check_file(dump, path):
 
     fdes = readelf_fdes(path)
     starts = {f["start"] for f in fdes}
+    clones = 0
     checked, bad = 0, []
     for f in fdes:
         for loc, cfa, rbp, ra in f["rows"]:
@@ -104,10 +129,13 @@ def check_file(dump, path):
         if f["end"] not in starts and f["end"] > f["start"]:
             got = at(f["end"])
             checked += 1
-            if got is None or got[0] != NONE:
+            gap = clone_gap(f, fdes, path) if got is not None and got[0] == CLONE else []
+            if any(all(w is None or w == g for w, g in zip(x, got)) for x in gap):
+                clones += 1
+            elif got is None or got[0] != NONE:
                 bad.append(f"  {f['end']:#x} (end of the FDE at {f['start']:#x}, none after): table: {got}")
     print(f"{path}: {len(fdes)} FDEs, {len(rows)} table rows, {checked} addresses checked, "
-          f"{len(bad)} disagree with readelf -wF")
+          f"{len(bad)} disagree with readelf -wF; {clones} clone gaps")
     for b in bad[:20]:
         print(b)
     return checked > 0 and not bad

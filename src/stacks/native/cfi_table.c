@@ -114,6 +114,41 @@ static int hdr_entries(const struct ftfb_ehf_buf *hdr, struct hdr_ent **out,
 	return 0;
 }
 
+static struct cie_ent *cie_at(struct builder *b, uint64_t off);
+
+/* Without .eh_frame_hdr (a static program: gcc asks the linker for one
+ * only when it links dynamically), the FDEs as .eh_frame holds them, read
+ * through to its end (a zero length, or the section's end) and sorted by
+ * pc; an entry that cannot be read is skipped, as elfutils does. */
+static int ehf_entries(struct builder *b, struct hdr_ent **out, size_t *n)
+{
+	size_t cap = 0, seen = 0;
+	uint64_t off = 0, cie_off;
+	struct ftfb_fde f;
+	struct cie_ent *c;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	do {
+		if (++seen % POLL_FDES == 0 && (rc = poll_budget(b)))
+			return rc;
+		if (ftfb_ehf_fde_cie(b->ehf, off, &cie_off))
+			continue;
+		if (!(c = cie_at(b, cie_off)))
+			return -ENOMEM;
+		if (c->rc || ftfb_ehf_fde(b->ehf, off, &c->c, &f))
+			continue;
+		if (ftfb_grow_array((void **)out, &cap, *n + 1, sizeof(**out)))
+			return -ENOMEM;
+		(*out)[(*n)++] = (struct hdr_ent){f.start, b->ehf->vaddr + off};
+	} while (!ftfb_ehf_next(b->ehf, off, &off));
+	if (!*n)
+		return -ENODATA;
+	qsort(*out, *n, sizeof(**out), ent_cmp);
+	return 0;
+}
+
 /* The CIE at offset off, read (and its initial instructions run) on
  * first use: NULL when out of memory. */
 static struct cie_ent *cie_at(struct builder *b, uint64_t off)
@@ -261,7 +296,8 @@ int ftfb_cfi_table(const struct ftfb_ehf_buf *hdr,
 	b.max_rows = o && o->max_rows ? o->max_rows : FTFB_UW_MAX_ROWS;
 	b.deadline =
 		now_ns() + (o && o->max_ns ? o->max_ns : FTFB_UW_MAX_BUILD_NS);
-	rc = hdr_entries(hdr, &ents, &n);
+	rc = hdr->size ? hdr_entries(hdr, &ents, &n)
+		       : ehf_entries(&b, &ents, &n);
 	if (!rc) {
 		t->base = ents[0].pc;
 		rc = poll_budget(&b);

@@ -14,6 +14,7 @@
 
 #include "cfi_table.h"
 #include "elfsym.h"
+#include "prologue_rows.h"
 #include "unwind_table.h"
 
 /* The bytes of the file at [vaddr, vaddr + size) as loaded, or up to the
@@ -47,7 +48,35 @@ static bool loaded_bytes(Elf *elf, uint64_t vaddr, uint64_t size,
 	return false;
 }
 
-/* .eh_frame_hdr (PT_GNU_EH_FRAME) and the .eh_frame it points at. */
+/* The .eh_frame section as loaded, for a binary with no .eh_frame_hdr:
+ * hdr empty (cfi_table.c then reads .eh_frame through). */
+static int find_ehf_section(Elf *elf, struct ftfb_ehf_buf *hdr,
+			    struct ftfb_ehf_buf *ehf)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	const char *name;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return -ENODATA;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    strcmp(name, ".eh_frame"))
+			continue;
+		memset(hdr, 0, sizeof(*hdr));
+		if (!sh.sh_size ||
+		    !loaded_bytes(elf, sh.sh_addr, sh.sh_size, ehf))
+			return -ENODATA;
+		return 0;
+	}
+	return -ENODATA;
+}
+
+/* .eh_frame_hdr (PT_GNU_EH_FRAME) and the .eh_frame it points at; a
+ * static program has no .eh_frame_hdr (gcc links one only into dynamic
+ * ones): its .eh_frame section alone. */
 static int find_cfi(Elf *elf, struct ftfb_ehf_buf *hdr,
 		    struct ftfb_ehf_buf *ehf)
 {
@@ -61,7 +90,9 @@ static int find_cfi(Elf *elf, struct ftfb_ehf_buf *hdr,
 	for (size_t i = 0; i < nph && !found; i++)
 		found = gelf_getphdr(elf, (int)i, &ph) &&
 			ph.p_type == PT_GNU_EH_FRAME && ph.p_filesz;
-	if (!found || !loaded_bytes(elf, ph.p_vaddr, ph.p_filesz, hdr) ||
+	if (!found)
+		return find_ehf_section(elf, hdr, ehf);
+	if (!loaded_bytes(elf, ph.p_vaddr, ph.p_filesz, hdr) ||
 	    ftfb_cfi_hdr_frame(hdr, &ehf_vaddr) ||
 	    !loaded_bytes(elf, ehf_vaddr, 0, ehf))
 		return -ENODATA;
@@ -83,6 +114,37 @@ static void read_segments(Elf *elf, struct ftfb_uw_table_built *t)
 			t->segs[t->nsegs].vaddr = ph.p_vaddr;
 			t->segs[t->nsegs++].filesz = ph.p_filesz;
 		}
+}
+
+/* glibc's clone and clone3 end their FDE at the syscall instruction
+ * ("in the child the unwind info will be wrong") and start one where the
+ * child goes on, its return address undefined: the few bytes between
+ * (the syscall up to the parent's ret) have no CFI, and a thread is
+ * often sampled there, parent or child, in clone or returning from it.
+ * Such a gap (a syscall, after an rsp-based row, before an END row)
+ * becomes a CLONE row with the previous row's rules: the walker takes
+ * the parent's frame by them, and ends the child's stack there. */
+#define CLONE_GAP_BYTES 16
+
+static void mark_clone_gaps(Elf *elf, struct ftfb_uw_table_built *t)
+{
+	struct ftfb_ehf_buf code;
+
+	for (size_t i = 1; i + 1 < t->n; i++) {
+		struct ftfb_uw_row *r = &t->rows[i];
+		const struct ftfb_uw_row *prev = r - 1, *next = r + 1;
+
+		if (FTFB_UW_CFA_TYPE(r) != FTFB_UW_CFA_NONE ||
+		    FTFB_UW_CFA_TYPE(next) != FTFB_UW_CFA_END ||
+		    FTFB_UW_CFA_TYPE(prev) != FTFB_UW_CFA_RSP ||
+		    next->pc - r->pc > CLONE_GAP_BYTES ||
+		    !loaded_bytes(elf, t->base + r->pc, 2, &code) ||
+		    code.size < 2 || code.p[0] != 0x0f || code.p[1] != 0x05)
+			continue;
+		r->type = (uint8_t)(FTFB_UW_CFA_CLONE | (prev->type & 0xf0));
+		r->cfa_off = prev->cfa_off;
+		r->rbp_off8 = prev->rbp_off8;
+	}
 }
 
 static int build(Elf *elf, const struct ftfb_uw_build_opts *o,
@@ -108,7 +170,14 @@ static int build(Elf *elf, const struct ftfb_uw_build_opts *o,
 			    what);
 		return -ENODATA;
 	}
-	return ftfb_cfi_table(&hdr, &ehf, o, t, err, errlen, what);
+	rc = ftfb_cfi_table(&hdr, &ehf, o, t, err, errlen, what);
+	if (rc)
+		return rc;
+	mark_clone_gaps(elf, t);
+	/* (on failure the table is the CFI's alone) */
+	ftfb_prologue_rows(elf, loaded_bytes, t,
+			   o && o->max_rows ? o->max_rows : FTFB_UW_MAX_ROWS);
+	return 0;
 }
 
 /* The table of elf (NULL: what was opened is not an ELF file), named
