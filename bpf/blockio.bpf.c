@@ -12,6 +12,7 @@
  * completion of any other request costs one failed lookup.
  */
 #include "common.bpf.h"
+#include "blockio.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 

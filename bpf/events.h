@@ -7,9 +7,14 @@
  * strings except a 16-byte comm on the events that change a name.
  * Timestamps are bpf_ktime_get_ns() (CLOCK_MONOTONIC ns).
  *
- * A new kind is a value below FTFB_EV_KIND_MAX, its struct here, and its
- * row in src/translate/event_kinds.c (size, counter name, summary label,
- * the translator's handler); its source is a row of src/sources.c.
+ * The kinds here are the core's: scheduling, calls, system calls, USDT
+ * and stacks, with their rows in src/translate/event_kinds.c. An
+ * --events source declares its own kinds and structs in a header of its
+ * own (bpf/NAME.h, included by its BPF program and its translator), its
+ * kind numbers taken from the free ones below FTFB_EV_KIND_MAX; its
+ * translator's table (src/translate/tr_source.h) gives their size, name,
+ * label and handler, and the translator refuses two sources claiming
+ * one kind. Its source is a row of src/sources.c.
  */
 #ifndef FTFB_EVENTS_H
 #define FTFB_EVENTS_H
@@ -39,15 +44,13 @@ enum ftfb_kind {
 	FTFB_EV_STACK_OFF = 15, /* struct ftfb_stack: a time off CPU */
 	FTFB_EV_USDT = 16,      /* struct ftfb_usdt */
 	FTFB_EV_PYCODE = 17,    /* struct ftfb_pycode (bpf/pystack.h) */
-	FTFB_EV_BLOCK_IO = 18,  /* struct ftfb_block_io (--events=io) */
-	FTFB_EV_IRQ = 19,       /* struct ftfb_irq (--events=irq) */
-	FTFB_EV_RSS = 20,       /* struct ftfb_rss (--events=mem) */
-	FTFB_EV_FAULT = 21,     /* struct ftfb_fault (--events=mem) */
+	/* 18..21: the --events sources' (bpf/blockio.h, irq.h, mem.h) */
 	FTFB_EV_STACK_WAKER = 22, /* struct ftfb_stack (--events=waker) */
 	/* struct ftfb_stack_copy (bpf/stackcopy.h): turned into a
 	 * FTFB_EV_STACK_ON before the sink sees it */
 	FTFB_EV_STACK_COPY = 23,
-	FTFB_EV_KIND_MAX = 24,  /* (the drops counter lists the kinds that
+	/* 24..31: free for the next sources, which take theirs from here */
+	FTFB_EV_KIND_MAX = 32,  /* (the drops counter lists the kinds that
 				 * lost events, at most 14 of them) */
 };
 
@@ -243,82 +246,6 @@ struct ftfb_stack {
 	__u32 _pad;
 	struct ftfb_py_part py;
 	/* then __u64 ips[nu + nk + py.n] */
-};
-
-/* --events=io: one block request, sent at its completion. hdr.ts = the
- * completion, hdr.tid/tgid = the task that submitted it (0 if unknown:
- * a request the kernel made, e.g. a flush, with -a), hdr.cpu = the cpu it
- * completed on. start_ns: when it was made from its bios (block_io_start,
- * in the submitter's context), insert_ns: when it entered the I/O
- * scheduler's queue (0: never queued), issue_ns: when it went to the
- * driver. op: REQ_OP_* (0 read, 1 write, 2 flush, 3 discard, ...), flags:
- * FTFB_BLK_*; bytes as the completion reports them; dev: the disk's
- * major << 20 | first minor, disk its name (truncated to 15). */
-#define FTFB_DISK_NAME_LEN 16
-#define FTFB_BLK_SYNC 0x1
-#define FTFB_BLK_META 0x2
-#define FTFB_BLK_FUA 0x4
-#define FTFB_BLK_PREFLUSH 0x8
-struct ftfb_block_io {
-	struct ftfb_hdr hdr;
-	__u64 start_ns;
-	__u64 insert_ns;
-	__u64 issue_ns;
-	__u64 sector;
-	__u32 bytes;
-	__u32 dev;
-	__u8 op;
-	__u8 flags;
-	__u16 _pad;
-	__s32 error;
-	char disk[FTFB_DISK_NAME_LEN];
-};
-
-/* --events=irq: one hard interrupt handler run or one softirq run, sent
- * at its end. hdr.ts = its end, hdr.cpu its cpu, hdr.tid/tgid the task
- * it interrupted (0: the idle task). soft: 0 for a hard interrupt (nr is
- * the irq, name the handler's name, handled its return: IRQ_HANDLED 1,
- * IRQ_NONE 0), 1 for a softirq (nr the vector: HI, TIMER, NET_TX, ...). */
-struct ftfb_irq {
-	struct ftfb_hdr hdr;
-	__u64 start_ns;
-	__u32 nr;
-	__u8 soft;
-	__u8 handled;
-	__u16 _pad;
-	char name[FTFB_COMM_LEN];
-};
-#define FTFB_NR_SOFTIRQS 10
-
-/* --events=mem: a traced process's resident memory changed (rss_stat).
- * hdr.tid = hdr.tgid = the process (the mm's owner), member: 0 file
- * pages, 1 anonymous, 2 swap entries, 3 shared memory; pages: its new
- * value, exact (the per-cpu parts of the kernel's counter summed). */
-#define FTFB_RSS_FILE 0
-#define FTFB_RSS_ANON 1
-#define FTFB_RSS_SWAP 2
-#define FTFB_RSS_SHMEM 3
-#define FTFB_RSS_MEMBERS 4
-struct ftfb_rss {
-	struct ftfb_hdr hdr;
-	__u32 member;
-	__u32 _pad2;
-	__s64 pages;
-};
-
-/* --events=mem: a page fault from user mode during which the thread
- * blocked (a major fault: a read from disk or swap, a wait for a page
- * another task reads, reclaim), sent when the thread runs again. hdr.ts =
- * then, start_ns = the fault (page_fault_user), blocked_ns = its time off
- * CPU, addr the faulting address, error the x86 page fault error code
- * (bit 1: a write, bit 4: an instruction fetch). */
-struct ftfb_fault {
-	struct ftfb_hdr hdr;
-	__u64 start_ns;
-	__u64 blocked_ns;
-	__u64 addr;
-	__u32 error;
-	__u32 _pad2;
 };
 
 /* Linux task state bits (include/linux/sched.h) as they appear in

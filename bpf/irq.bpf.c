@@ -11,6 +11,7 @@
  * possibly inside a softirq: one slot of each per cpu.
  */
 #include "common.bpf.h"
+#include "irq.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 

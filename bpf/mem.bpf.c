@@ -21,6 +21,7 @@
  * switch in sends it (struct ftfb_fault).
  */
 #include "common.bpf.h"
+#include "mem.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 

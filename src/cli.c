@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "sources.h"
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -115,6 +116,9 @@ static int parse_int(const char *s, long min, long max, long *out)
 
 void cli_usage(FILE *f, const char *prog)
 {
+	char names[256];
+
+	ftfb_sources_event_names(names, sizeof(names));
 	fprintf(f,
 "Usage: %s [OPTIONS] (-a | -p PID | [--] CMD [ARGS...])\n"
 "\n"
@@ -178,22 +182,12 @@ void cli_usage(FILE *f, const char *prog)
 "\n"
 "Other events (each off unless listed):\n"
 "      --events LIST      more event sources, each off unless listed; LIST:\n"
-"                         io, mem, irq, waker, comma-separated (of the\n"
+"                         %s, comma-separated (of the\n"
 "                         traced processes; with -a of all), e.g.\n"
-"                         --events=io,irq:\n"
-"                           io    each block request from its making to its\n"
-"                                 completion, as a slice in the process that\n"
-"                                 made it and in its disk (op, sector, bytes,\n"
-"                                 queue and device time)\n"
-"                           mem   resident memory (rss:file, rss:anon,\n"
-"                                 rss:swap, rss:shmem counters in bytes), and\n"
-"                                 user page faults in which a thread slept, as\n"
-"                                 slices on the thread\n"
-"                           irq   hard and soft interrupts as slices on one\n"
-"                                 track per CPU (with -p/--: those that\n"
-"                                 interrupted a traced thread)\n"
-"                           waker with -g: the waker's stacks at each wakeup\n"
-"                                 of a traced thread (timebase 'waker')\n"
+"                         --events=io,irq:\n",
+		prog, names);
+	ftfb_sources_event_help(f, 27);
+	fprintf(f,
 "\n"
 "Flight recorder (keep the last seconds in memory, write them on demand):\n"
 "  -F, --flight-recorder DUR  record as usual but keep only the events of the\n"
@@ -259,7 +253,7 @@ void cli_usage(FILE *f, const char *prog)
 "Needs root (or CAP_BPF + CAP_PERFMON) and a kernel with BTF.\n"
 "Open the trace at https://ui.perfetto.dev (Open trace file), or check it\n"
 "with ftf-dump --summary FILE.\n",
-		prog, prog, prog, prog, prog, prog, prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog, prog, prog, prog, prog);
 }
 
 enum {
@@ -324,41 +318,32 @@ bool cli_gz_name(const char *path)
 	return n > 3 && !strcmp(path + n - 3, ".gz");
 }
 
-/* --events=LIST: io, mem, irq, waker, comma-separated. */
+/* --events=LIST: names of the source table's --events rows,
+ * comma-separated. */
 static int parse_events(const char *list, unsigned *mask, char *err,
 			size_t errlen)
 {
-	static const struct {
-		const char *name;
-		unsigned bit;
-	} names[] = {
-		{ "io", CLI_EV_IO },
-		{ "mem", CLI_EV_MEM },
-		{ "irq", CLI_EV_IRQ },
-		{ "waker", CLI_EV_WAKER },
-	};
 	const char *p = list;
+	char names[256];
 
+	ftfb_sources_event_names(names, sizeof(names));
 	if (!*p)
 		return fail(err, errlen,
 			    "--events needs a list: e.g. --events=io,mem,irq,waker");
 	while (*p) {
-		size_t len = strcspn(p, ","), i;
+		size_t len = strcspn(p, ",");
+		unsigned bit = ftfb_sources_event_bit(p, len);
 
-		for (i = 0; i < sizeof(names) / sizeof(*names); i++)
-			if (strlen(names[i].name) == len &&
-			    !strncmp(p, names[i].name, len))
-				break;
-		if (i == sizeof(names) / sizeof(*names))
+		if (!bit)
 			return fail(err, errlen,
-				    "unknown event source '%.*s' in --events: give any of io, mem, irq, waker",
-				    (int)len, p);
-		*mask |= names[i].bit;
+				    "unknown event source '%.*s' in --events: give any of %s",
+				    (int)len, p, names);
+		*mask |= bit;
 		p += len;
 		if (*p == ',' && !*++p)
 			return fail(err, errlen,
-				    "--events=%s ends with a comma: give any of io, mem, irq, waker",
-				    list);
+				    "--events=%s ends with a comma: give any of %s",
+				    list, names);
 	}
 	return 0;
 }
@@ -702,7 +687,7 @@ static int check_combinations(struct cli_opts *o, const struct parse_state *ps,
 	if (o->no_python_stacks && !o->stacks)
 		return fail(err, errlen,
 			    "--no-python-stacks changes what --stacks (-g) records: add -g or drop it");
-	if ((o->events & CLI_EV_WAKER) && !o->stacks)
+	if ((o->events & ftfb_sources_event_bit("waker", 5)) && !o->stacks)
 		return fail(err, errlen,
 			    "--events=waker records the waker's stacks: add --stacks (-g)");
 	if (o->freq_hz && !o->stacks)

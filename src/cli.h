@@ -19,14 +19,6 @@
 #define CLI_MAX_UPROBES FTFB_MAX_UPROBE_SPECS
 #define CLI_MAX_TRIGGERS FTFB_MAX_TRIGGERS
 
-/* --events=LIST: the event sources beyond scheduling, one bit each */
-enum cli_event_bits {
-	CLI_EV_IO = 1 << 0,    /* block requests */
-	CLI_EV_MEM = 1 << 1,   /* resident memory, blocking page faults */
-	CLI_EV_IRQ = 1 << 2,   /* hard and soft interrupts */
-	CLI_EV_WAKER = 1 << 3, /* the waker's stacks (with -g) */
-};
-
 enum cli_action {
 	CLI_TRACE = 0,
 	CLI_HELP,
@@ -60,7 +52,7 @@ struct cli_opts {
 	bool stacks;              /* -g, --stacks */
 	bool no_python_stacks;    /* --no-python-stacks */
 	unsigned freq_hz;         /* --freq HZ (on-CPU samples) */
-	unsigned events;          /* --events=LIST: CLI_EV_* bits */
+	unsigned events;          /* --events=LIST: sources.h's bits */
 	/* flight recorder (-F DUR); 0: off */
 	uint64_t flight_ns;
 	uint64_t flight_bytes;   /* --flight-size */

@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 
 #include "bpf_loader.h"
-#include "event_kinds.h"
+#include "sources.h"
 #include "ring_shard.h"
 #include "report.h"
 #include "stack_finish.h"
@@ -50,7 +50,7 @@ void report_head(FILE *f, const char *stop_reason, double elapsed_s,
 	for (int k = 1; k < FTFB_EV_KIND_MAX; k++)
 		if (by_kind[k])
 			fprintf(f, " %llu %s,", (unsigned long long)by_kind[k],
-				ftfb_kind_label(k));
+				ftfb_sources_kind_label(k));
 	fprintf(f, " %llu in all\n", (unsigned long long)events);
 	if (lost) {
 		fprintf(f, "  LOST: %llu events (ring buffer full:",
@@ -59,7 +59,7 @@ void report_head(FILE *f, const char *stop_reason, double elapsed_s,
 			if (drops[k])
 				fprintf(f, " %llu %s",
 					(unsigned long long)drops[k],
-					ftfb_kind_label(k));
+					ftfb_sources_kind_label(k));
 		fprintf(f,
 			"); the trace holds a \"dropped events\" counter; try a larger --buffer-size, or --rings N to read them on N threads\n");
 	} else if (!output_failed) {

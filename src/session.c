@@ -295,7 +295,7 @@ static int open_loader(struct session *s, char *err, size_t errlen)
 		.exclude_self = true,
 		.background_detach = true,
 		.python_stacks = o->stacks && !o->no_python_stacks,
-		.waker_stacks = (o->events & CLI_EV_WAKER) != 0,
+		.waker_stacks = (o->events & ftfb_sources_event_bit("waker", 5)) != 0,
 	};
 	int pids[2] = { o->pid, s->have_child ? s->child.pid : 0 };
 	int r;
@@ -363,6 +363,8 @@ static int start_sink(struct session *s, char *err, size_t errlen)
 		.nusdt = s->usdt.n,
 		.strangers_apart = !s->o->all,
 	};
+
+	to.sources = ftfb_sources_tr(&to.nsources);
 
 	if (s->o->stacks) {
 		if (ftfb_symbolizer_new(&s->sym)) {
@@ -447,15 +449,26 @@ static int name_alive_tasks(struct session *s, char *err, size_t errlen)
 /* The sources (sources.c) attached with what they read of the session. */
 static int attach_sources(struct session *s, char *err, size_t errlen)
 {
+	const struct cli_opts *o = s->o;
 	struct ftfb_source_ctx c = {
-		.o = s->o,
 		.loader = s->loader,
 		.probes = &s->probes,
 		.usdt = &s->usdt,
-		.sys_wanted = s->sys_wanted,
+		.sys_wanted = o->syscall_list ? s->sys_wanted : NULL,
 		.link_pid = session_link_pid(s),
-		.target_pid = s->child.pid,
+		.sched = !o->no_sched,
+		.syscalls = o->syscalls,
+		.stacks = o->stacks,
+		.freq_hz = o->freq_hz,
+		.events = o->events,
+		.verbose = o->verbose,
 	};
+
+	/* --syscalls with -p/-- records the target's own calls, with -f
+	 * also those of the processes it forks (as -u does); -a every
+	 * process. */
+	if (!o->all && !o->follow_children)
+		c.sys_tgid = (uint32_t)(o->pid ? o->pid : s->child.pid);
 
 	return ftfb_sources_attach(&c, err, errlen);
 }

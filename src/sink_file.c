@@ -10,15 +10,12 @@
 #include <string.h>
 
 #include "ftf/writer.h"
-#include "ring_shard.h"
+#include "shard_set.h"
 #include "output.h"
 #include "report.h"
 #include "sink.h"
 
 #define FLUSH_AFTER_NS 1000000000ull
-/* A shard hands its records over at least this often (when it has some):
- * the loop's thread collects them at its next turn. */
-#define SHARD_FLUSH_NS 200000000ull
 /* Titles set since the trace began (translate_titles.c): this many
  * processes' /proc cmdlines read at most (a few tens of microseconds
  * each), this often (PostgreSQL's backends of pgbench -C live about
@@ -27,11 +24,6 @@
 #define TITLES_EVERY_NS 100000000ull
 #define TITLES_PER_ROUND 16
 #define TITLES_AT_FINISH 8192
-
-struct file_shard {
-	struct ftfb_shard shard;
-	uint64_t flushed_ns;
-};
 
 struct file_sink {
 	struct ftfb_sink base;
@@ -43,10 +35,7 @@ struct file_sink {
 	struct ftfb_stackprof *stacks; /* -g */
 	const struct ftfb_func *funcs; /* for the summary */
 	size_t nfuncs, nusdt;
-	struct ftfb_relay relay; /* --rings N: the shards' records */
-	bool relay_open;
-	struct file_shard *shards;
-	unsigned nshards;
+	struct ftfb_shard_set *shards; /* --rings N: the translator's */
 	uint64_t by_kind[FTFB_EV_KIND_MAX]; /* the translator's and shards' */
 	uint64_t seen_bytes; /* handed to the file at seen_ns */
 	uint64_t seen_ns;
@@ -173,50 +162,30 @@ static void file_tick(struct ftfb_sink *s, uint64_t now)
 	fs->seen_ns = now;
 }
 
-/* ---- --rings N: the ring shards ---- */
+/* ---- --rings N: the ring shards (shard_set.h), passed through ---- */
 
 static int file_shards_open(struct ftfb_sink *s, unsigned n, char *err,
-			   size_t errlen)
+			    size_t errlen)
 {
 	struct file_sink *fs = file_of(s);
-	int r = ftfb_relay_init(&fs->relay, 0);
 
-	if (r || !(fs->shards = calloc(n, sizeof(*fs->shards)))) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	fs->relay_open = true;
-	for (unsigned i = 0; i < n; i++) {
-		r = ftfb_shard_init(&fs->shards[i].shard, fs->tr, &fs->relay);
-		if (r) {
-			snprintf(err, errlen, "cannot set up ring buffer %u's writer: %s",
-				 i + 1, strerror(-r));
-			return -1;
-		}
-		fs->nshards = i + 1;
-	}
-	return 0;
+	return ftfb_shard_set_new(&fs->shards, fs->tr, n, err, errlen);
 }
 
 static int file_shard_event(struct ftfb_sink *s, unsigned i, const void *data,
-			   size_t size)
+			    size_t size)
 {
-	return ftfb_shard_event(&file_of(s)->shards[i].shard, data, size);
+	return ftfb_shard_set_event(file_of(s)->shards, i, data, size);
 }
 
 static void file_shard_tick(struct ftfb_sink *s, unsigned i, uint64_t now)
 {
-	struct file_shard *fl = &file_of(s)->shards[i];
-
-	if (now - fl->flushed_ns < SHARD_FLUSH_NS)
-		return;
-	fl->flushed_ns = now;
-	ftfb_shard_flush(&fl->shard);
+	ftfb_shard_set_tick(file_of(s)->shards, i, now);
 }
 
 static void file_shard_done(struct ftfb_sink *s, unsigned i)
 {
-	ftfb_shard_flush(&file_of(s)->shards[i].shard);
+	ftfb_shard_set_done(file_of(s)->shards, i);
 }
 
 /* After an output error the shards' records are dropped as they come
@@ -224,15 +193,8 @@ static void file_shard_done(struct ftfb_sink *s, unsigned i)
 static void file_shards_collect(struct ftfb_sink *s)
 {
 	struct file_sink *fs = file_of(s);
-	int r;
+	int r = ftfb_shard_set_collect(fs->shards, s->err || !fs->writer_open);
 
-	if (!fs->relay_open)
-		return;
-	if (s->err || !fs->writer_open) {
-		ftfb_relay_done(&fs->relay, ftfb_relay_take(&fs->relay));
-		return;
-	}
-	r = ftfb_shard_collect(&fs->relay, fs->tr);
 	if (r)
 		write_failed(fs, r);
 }
@@ -291,11 +253,8 @@ static const uint64_t *file_by_kind(const struct ftfb_sink *s)
 	struct file_sink *fs = file_of((struct ftfb_sink *)s);
 	const uint64_t *t = ftfb_translator_stats(fs->tr)->by_kind;
 
-	for (int k = 0; k < FTFB_EV_KIND_MAX; k++) {
-		fs->by_kind[k] = t[k];
-		for (unsigned i = 0; i < fs->nshards; i++)
-			fs->by_kind[k] += fs->shards[i].shard.st.by_kind[k];
-	}
+	memcpy(fs->by_kind, t, sizeof(fs->by_kind));
+	ftfb_shard_set_add_by_kind(fs->shards, fs->by_kind);
 	return fs->by_kind;
 }
 
@@ -312,15 +271,13 @@ static void file_summary(const struct ftfb_sink *s,
 			 const struct ftfb_report_ctx *ctx, FILE *f)
 {
 	const struct file_sink *fs = cfile_of(s);
+	struct ftfb_shard_stats sum = {0};
+	uint64_t waits = 0;
+	unsigned n = ftfb_shard_set_stats(fs->shards, &sum, &waits);
 
 	report_translator(f, fs->tr, fs->funcs, fs->nfuncs, fs->nusdt, ctx);
-	if (fs->nshards) {
-		struct ftfb_shard_stats sum = {0};
-
-		for (unsigned i = 0; i < fs->nshards; i++)
-			ftfb_shard_stats_add(&sum, &fs->shards[i].shard.st);
-		report_shards(f, fs->nshards, &sum, fs->relay.waits);
-	}
+	if (n)
+		report_shards(f, n, &sum, waits);
 	report_stacks(f, fs->stacks, ctx);
 	report_written(f, fs->path, fs->out.gzip,
 		       ftfb_output_record_bytes(&fs->out));
@@ -333,11 +290,7 @@ static void file_free(struct ftfb_sink *s)
 	if (!s)
 		return;
 	file_close_output(s);
-	for (unsigned i = 0; i < fs->nshards; i++)
-		ftfb_shard_free(&fs->shards[i].shard);
-	free(fs->shards);
-	if (fs->relay_open)
-		ftfb_relay_free(&fs->relay);
+	ftfb_shard_set_free(fs->shards);
 	ftfb_output_free(&fs->out);
 	ftfb_translator_destroy(fs->tr);
 	ftfb_stackprof_free(fs->stacks);

@@ -62,7 +62,7 @@ static int attach_uprobes(const struct ftfb_source_ctx *c, char *err, size_t err
 	}
 	/* every link is there: entries and returns start now */
 	ftfb_loader_arm_uprobes(c->loader, true);
-	if (c->o->verbose && p->nfuncs)
+	if (c->verbose && p->nfuncs)
 		fprintf(stderr, "ftf-bpf: attached %zu uprobes in %.3f s\n",
 			p->nfuncs, (double)(ftfb_mono_ns() - t0) / 1e9);
 	return 0;
@@ -86,32 +86,21 @@ static int attach_usdt(const struct ftfb_source_ctx *c, char *err, size_t errlen
 	return 0;
 }
 
-/* --syscalls with -p/-- records the target's own calls, with -f also
- * those of the processes it forks (as -u does); -a every process. */
-static uint32_t syscall_only_tgid(const struct ftfb_source_ctx *c)
-{
-	if (c->o->all || c->o->follow_children)
-		return 0;
-	return (uint32_t)(c->o->pid ? c->o->pid : c->target_pid);
-}
-
 static int attach_syscalls(const struct ftfb_source_ctx *c, char *err, size_t errlen)
 {
-	return ftfb_loader_attach_syscalls(c->loader,
-					   c->o->syscall_list ? c->sys_wanted
-							      : NULL,
-					   syscall_only_tgid(c), err, errlen);
+	return ftfb_loader_attach_syscalls(c->loader, c->sys_wanted,
+					   c->sys_tgid, err, errlen);
 }
 
 static int attach_stacks(const struct ftfb_source_ctx *c, char *err, size_t errlen)
 {
-	return ftfb_loader_attach_stacks(c->loader, c->o->freq_hz, err,
+	return ftfb_loader_attach_stacks(c->loader, c->freq_hz, err,
 					 errlen);
 }
 
 static bool want_sched(const struct ftfb_source_ctx *c)
 {
-	return !c->o->no_sched;
+	return c->sched;
 }
 
 static bool want_usdt(const struct ftfb_source_ctx *c)
@@ -127,13 +116,22 @@ static bool want_probes(const struct ftfb_source_ctx *c)
 
 static bool want_syscalls(const struct ftfb_source_ctx *c)
 {
-	return c->o->syscalls;
+	return c->syscalls;
 }
 
 static bool want_stacks(const struct ftfb_source_ctx *c)
 {
-	return c->o->stacks;
+	return c->stacks;
 }
+
+/* An --events source's two halves, which its row joins: its attach
+ * (loader/loader_NAME.c) and its translator (translate/translate_NAME.c). */
+#define EVENTS_SOURCE(name)                                                    \
+	ftfb_loader_attach_fn ftfb_loader_attach_##name;                       \
+	extern const struct ftfb_tr_source ftfb_tr_##name
+EVENTS_SOURCE(blockio);
+EVENTS_SOURCE(mem);
+EVENTS_SOURCE(irq);
 
 const struct ftfb_source ftfb_sources[] = {
 	{ "sched", "default; --no-sched: off", "bpf/sched.bpf.c",
@@ -150,34 +148,119 @@ const struct ftfb_source ftfb_sources[] = {
 	{ "syscalls", "--syscalls[=LIST]", "bpf/syscalls.bpf.c",
 	  "ftfb_sys_enter, ftfb_sys_exit", { FTFB_EV_SENTER, FTFB_EV_SEXIT },
 	  .wanted = want_syscalls, .attach = attach_syscalls },
-	{ "stacks", "-g, --stacks (--events=waker: ftfb_waker_stack)",
-	  "bpf/stacks.bpf.c",
-	  "ftfb_cpu_sample, ftfb_offcpu_switch, ftfb_waker_stack",
-	  { FTFB_EV_STACK_ON, FTFB_EV_STACK_OFF, FTFB_EV_STACK_WAKER },
+	{ "stacks", "-g, --stacks", "bpf/stacks.bpf.c",
+	  "ftfb_cpu_sample, ftfb_offcpu_switch",
+	  { FTFB_EV_STACK_ON, FTFB_EV_STACK_OFF },
 	  .wanted = want_stacks, .attach = attach_stacks },
+	/* --events: their names, bits (1 << row) and help lines here */
 	{ "io", "--events=io", "bpf/blockio.bpf.c",
 	  "ftfb_blk_start, ftfb_blk_insert, ftfb_blk_issue, ftfb_blk_complete",
-	  { FTFB_EV_BLOCK_IO }, .events = CLI_EV_IO,
-	  .attach_to = ftfb_loader_attach_blockio },
+	  .events_help = "each block request from its making to its\n"
+			 "completion, as a slice in the process that\n"
+			 "made it and in its disk (op, sector, bytes,\n"
+			 "queue and device time)",
+	  .attach_to = ftfb_loader_attach_blockio, .tr = &ftfb_tr_blockio },
 	{ "mem", "--events=mem", "bpf/mem.bpf.c",
 	  "ftfb_rss_stat, ftfb_fault_user, ftfb_fault_switch",
-	  { FTFB_EV_RSS, FTFB_EV_FAULT }, .events = CLI_EV_MEM,
-	  .attach_to = ftfb_loader_attach_mem },
+	  .events_help = "resident memory (rss:file, rss:anon,\n"
+			 "rss:swap, rss:shmem counters in bytes), and\n"
+			 "user page faults in which a thread slept, as\n"
+			 "slices on the thread",
+	  .attach_to = ftfb_loader_attach_mem, .tr = &ftfb_tr_mem },
 	{ "irq", "--events=irq", "bpf/irq.bpf.c",
 	  "ftfb_irq_entry, ftfb_irq_exit, ftfb_softirq_entry, ftfb_softirq_exit, ftfb_vec_* (irq_vectors, where the kernel has them)",
-	  { FTFB_EV_IRQ }, .events = CLI_EV_IRQ,
-	  .attach_to = ftfb_loader_attach_irq },
+	  .events_help = "hard and soft interrupts as slices on one\n"
+			 "track per CPU (with -p/--: those that\n"
+			 "interrupted a traced thread)",
+	  .attach_to = ftfb_loader_attach_irq, .tr = &ftfb_tr_irq },
+	/* an option of the stacks source (its attach loads the program
+	 * when the loader's waker_stacks is set) */
+	{ "waker", "--events=waker, with -g", "bpf/stacks.bpf.c",
+	  "ftfb_waker_stack", { FTFB_EV_STACK_WAKER },
+	  .events_help = "with -g: the waker's stacks at each wakeup\n"
+			 "of a traced thread (timebase 'waker')" },
 };
 const size_t ftfb_nsources = sizeof(ftfb_sources) / sizeof(ftfb_sources[0]);
+
+const struct ftfb_tr_source *const *ftfb_sources_tr(size_t *n)
+{
+	static const struct ftfb_tr_source *v[sizeof(ftfb_sources) /
+					      sizeof(ftfb_sources[0])];
+	static size_t nv;
+
+	if (!nv)
+		for (size_t i = 0; i < ftfb_nsources; i++)
+			if (ftfb_sources[i].tr)
+				v[nv++] = ftfb_sources[i].tr;
+	*n = nv;
+	return v;
+}
+
+const char *ftfb_sources_kind_label(unsigned kind)
+{
+	for (size_t i = 0; i < ftfb_nsources; i++) {
+		const struct ftfb_tr_source *tr = ftfb_sources[i].tr;
+
+		for (size_t j = 0; tr && j < tr->nkinds; j++)
+			if (tr->kinds[j].kind == kind)
+				return tr->kinds[j].label;
+	}
+	return ftfb_kind_label(kind);
+}
+
+unsigned ftfb_sources_event_bit(const char *name, size_t len)
+{
+	for (size_t i = 0; i < ftfb_nsources; i++) {
+		const struct ftfb_source *src = &ftfb_sources[i];
+
+		if (src->events_help && strlen(src->name) == len &&
+		    !strncmp(src->name, name, len))
+			return 1u << i;
+	}
+	return 0;
+}
+
+void ftfb_sources_event_names(char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < ftfb_nsources && n < size; i++)
+		if (ftfb_sources[i].events_help)
+			n += (size_t)snprintf(buf + n, size - n, "%s%s",
+					      n ? ", " : "",
+					      ftfb_sources[i].name);
+}
+
+/* NAME, padded to 6, then its lines, the later ones under the first. */
+void ftfb_sources_event_help(FILE *f, int indent)
+{
+	for (size_t i = 0; i < ftfb_nsources; i++) {
+		const char *h = ftfb_sources[i].events_help;
+
+		if (!h)
+			continue;
+		fprintf(f, "%*s%-5s ", indent, "", ftfb_sources[i].name);
+		for (const char *nl; (nl = strchr(h, '\n')); h = nl + 1)
+			fprintf(f, "%.*s\n%*s", (int)(nl - h), h, indent + 6,
+				"");
+		fprintf(f, "%s\n", h);
+	}
+}
 
 /* -v: the source and the kinds it brings. */
 static void say_attached(const struct ftfb_source *src)
 {
+	size_t n = 0;
+
 	fprintf(stderr, "ftf-bpf: source %s (%s): %s", src->name,
 		src->option, src->object);
-	for (int k = 0; k < FTFB_SOURCE_MAX_KINDS && src->kinds[k]; k++)
-		fprintf(stderr, "%s%s", k ? ", " : " -> ",
+	for (int k = 0; k < FTFB_SOURCE_MAX_KINDS && src->kinds[k]; k++, n++)
+		fprintf(stderr, "%s%s", n ? ", " : " -> ",
 			ftfb_kind_label(src->kinds[k]));
+	for (size_t k = 0; src->tr && k < src->tr->nkinds; k++, n++)
+		fprintf(stderr, "%s%s", n ? ", " : " -> ",
+			src->tr->kinds[k].label);
 	fputc('\n', stderr);
 }
 
@@ -187,7 +270,7 @@ int ftfb_sources_attach(const struct ftfb_source_ctx *c, char *err, size_t errle
 		const struct ftfb_source *src = &ftfb_sources[i];
 		int r;
 
-		if (src->wanted ? !src->wanted(c) : !(c->o->events & src->events))
+		if (src->wanted ? !src->wanted(c) : !(c->events & (1u << i)))
 			continue;
 		if (src->attach)
 			r = src->attach(c, err, errlen);
@@ -197,7 +280,7 @@ int ftfb_sources_attach(const struct ftfb_source_ctx *c, char *err, size_t errle
 			r = 0;
 		if (r)
 			return r;
-		if (c->o->verbose)
+		if (c->verbose)
 			say_attached(src);
 	}
 	return 0;

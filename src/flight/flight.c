@@ -20,8 +20,6 @@
 #include "flight.h"
 #include "flight_ring.h"
 #include "output.h"
-#include "procfs.h"
-#include "target.h"
 #include "trigger.h"
 
 struct snapshot {
@@ -128,7 +126,8 @@ static int tracker_lookup(void *ctx, uint32_t tid, struct ftfb_task_info *ti)
 			 k->pname);
 		return 0;
 	}
-	return ftfb_procfs_lookup(NULL, tid, ti);
+	return f->o.tr.lookup ? f->o.tr.lookup(f->o.tr.lookup_ctx, tid, ti)
+			      : -ENOENT;
 }
 
 int ftfb_flight_open(struct ftfb_flight **out,
@@ -153,9 +152,7 @@ int ftfb_flight_open(struct ftfb_flight **out,
 	f->null.base.next_buf = null_next_buf;
 	f->null.base.close = null_close;
 	f->null.base.errmsg = null_errmsg;
-	to.w = &f->tw;
-	to.lookup = ftfb_procfs_lookup;
-	to.lookup_ctx = NULL;
+	to.w = &f->tw; /* (the lookup the session gives: /proc) */
 	if (ftf_writer_init(&f->tw, &f->null.base, &wo) ||
 	    ftfb_translator_new(&f->tracker, &to)) {
 		snprintf(err, errlen, "cannot set up the flight recorder: %s",

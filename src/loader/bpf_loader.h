@@ -96,14 +96,12 @@ int ftfb_loader_attach_syscalls(struct ftfb_loader *l, const uint8_t *wanted,
 int ftfb_loader_attach_stacks(struct ftfb_loader *l, unsigned freq_hz,
 			      char *errmsg, size_t errlen);
 
-/* --events sources, each its own object, attached and armed at once:
- * block requests (io), interrupts (irq), resident memory and blocking
- * page faults (mem); of the traced processes, or all with -a. 0 or
- * -errno with errmsg. */
-int ftfb_loader_attach_blockio(struct ftfb_loader *l, char *errmsg,
-			       size_t errlen);
-int ftfb_loader_attach_irq(struct ftfb_loader *l, char *errmsg, size_t errlen);
-int ftfb_loader_attach_mem(struct ftfb_loader *l, char *errmsg, size_t errlen);
+/* An --events source's attach (loader/loader_NAME.c, reached through its
+ * row of the source table, src/sources.c): its own object opened,
+ * loaded, attached and armed at once, recording the traced processes,
+ * or all with -a. 0 or -errno with errmsg. */
+typedef int ftfb_loader_attach_fn(struct ftfb_loader *l, char *errmsg,
+				  size_t errlen);
 
 /* true once uprobes were attached through uprobe_multi links. */
 bool ftfb_loader_uprobe_multi(const struct ftfb_loader *l);

@@ -5,6 +5,8 @@
 #include "bpf_loader_priv.h"
 #include "blockio.skel.h"
 
+ftfb_loader_attach_fn ftfb_loader_attach_blockio; /* (its type checked) */
+
 int ftfb_loader_attach_blockio(struct ftfb_loader *l, char *errmsg,
 			       size_t errlen)
 {

@@ -35,6 +35,8 @@ static void load_present_tracepoints(struct bpf_object *obj)
 	btf__free(vmlinux);
 }
 
+ftfb_loader_attach_fn ftfb_loader_attach_irq; /* (its type checked) */
+
 int ftfb_loader_attach_irq(struct ftfb_loader *l, char *errmsg, size_t errlen)
 {
 	struct irq_bpf *s;

@@ -5,6 +5,8 @@
 #include "bpf_loader_priv.h"
 #include "mem.skel.h"
 
+ftfb_loader_attach_fn ftfb_loader_attach_mem; /* (its type checked) */
+
 int ftfb_loader_attach_mem(struct ftfb_loader *l, char *errmsg, size_t errlen)
 {
 	struct mem_bpf *s;

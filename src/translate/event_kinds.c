@@ -4,8 +4,9 @@
  */
 #include "event_kinds.h"
 
-#define KIND(k, type_size, n, l, h) \
-	[k] = { .size = (type_size), .name = (n), .label = (l), .handler = (h) }
+#define KIND(k, type_size, n, l, h)                                            \
+	[k] = { .kind = (k), .size = (type_size), .name = (n), .label = (l),   \
+		.handler = (h) }
 
 const struct ftfb_kind_info ftfb_kinds[FTFB_EV_KIND_MAX] = {
 	KIND(FTFB_EV_SWITCH, sizeof(struct ftfb_switch), "switch",
@@ -48,23 +49,7 @@ const struct ftfb_kind_info ftfb_kinds[FTFB_EV_KIND_MAX] = {
 	/* turned into FTFB_EV_STACK_ON before the sink (stack_finish.h) */
 	KIND(FTFB_EV_STACK_COPY, sizeof(struct ftfb_stack),
 	     "stack_copy", "on-CPU samples with a stack copy", NULL),
-	/* --events: translate_blockio.c, translate_irq.c, translate_mem.c */
-	KIND(FTFB_EV_BLOCK_IO, sizeof(struct ftfb_block_io), "block_io",
-	     "block requests", ftfb_tr_ev_block_io),
-	KIND(FTFB_EV_IRQ, sizeof(struct ftfb_irq), "irq", "interrupts",
-	     ftfb_tr_ev_irq),
-	KIND(FTFB_EV_RSS, sizeof(struct ftfb_rss), "rss",
-	     "memory counter changes", ftfb_tr_ev_rss),
-	KIND(FTFB_EV_FAULT, sizeof(struct ftfb_fault), "page_fault",
-	     "blocking page faults", ftfb_tr_ev_fault),
 };
-
-const struct ftfb_kind_info *ftfb_kind(unsigned kind)
-{
-	if (kind >= FTFB_EV_KIND_MAX || !ftfb_kinds[kind].handler)
-		return NULL;
-	return &ftfb_kinds[kind];
-}
 
 const char *ftfb_kind_label(unsigned kind)
 {

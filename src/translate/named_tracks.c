@@ -59,7 +59,7 @@
  * ftfb_nt_flush. */
 #define BATCH_MAX FTF_MAX_BLOB_LEN
 
-/* FNV-1a of the name, with the pid (or tid): a lane's key */
+/* FNV-1a of the name, with the pid (or tid): a sibling's key */
 static uint64_t key_of(uint32_t pid, const char *name)
 {
 	uint64_t h = 0xcbf29ce484222325ull ^ pid;
@@ -128,16 +128,16 @@ static int owner_track(struct ftfb_named_tracks *nt, struct ftfb_pb *pb,
 /* A new track named `track` under parent (0: at the top), its uuid in
  * *uuid. */
 static int declare(struct ftfb_named_tracks *nt, struct ftfb_pb *pb,
-		   struct ftfb_nt_lane lane, uint64_t parent, const char *track,
-		   uint64_t ts, uint64_t *uuid)
+		   struct ftfb_nt_sibling sibling, uint64_t parent,
+		   const char *track, uint64_t ts, uint64_t *uuid)
 {
 	size_t pk, td;
 
-	if (ftfb_grow_array((void **)&nt->lanes, &nt->cap, nt->n + 1,
-			    sizeof(*nt->lanes)))
+	if (ftfb_grow_array((void **)&nt->siblings, &nt->cap, nt->n + 1,
+			    sizeof(*nt->siblings)))
 		return -ENOMEM;
-	lane.uuid = *uuid = ++nt->next_uuid;
-	nt->lanes[nt->n++] = lane;
+	sibling.uuid = *uuid = ++nt->next_uuid;
+	nt->siblings[nt->n++] = sibling;
 	pk = ftfb_pb_begin(pb, F_TRACE_PACKET);
 	packet_head(nt, pb, ts);
 	td = ftfb_pb_begin(pb, F_TRACK_DESCRIPTOR);
@@ -150,18 +150,18 @@ static int declare(struct ftfb_named_tracks *nt, struct ftfb_pb *pb,
 	return 0;
 }
 
-/* The first lane of (pid, track) free at begin, or a new one declared
+/* The first sibling of (pid, track) free at begin, or a new one declared
  * (under its process's track, or at the top for pid 0). */
-static int lane_for(struct ftfb_named_tracks *nt, struct ftfb_pb *pb,
-		    uint32_t pid, const char *track, uint64_t begin,
-		    uint64_t end, uint64_t *uuid)
+static int sibling_for(struct ftfb_named_tracks *nt, struct ftfb_pb *pb,
+		       uint32_t pid, const char *track, uint64_t begin,
+		       uint64_t end, uint64_t *uuid)
 {
 	uint64_t key = key_of(pid, track), parent = 0;
 	uint16_t n = 0;
 	int err;
 
 	for (size_t i = 0; i < nt->n; i++) {
-		struct ftfb_nt_lane *l = &nt->lanes[i];
+		struct ftfb_nt_sibling *l = &nt->siblings[i];
 
 		if (l->key != key || l->pid != pid || l->tid)
 			continue;
@@ -175,15 +175,15 @@ static int lane_for(struct ftfb_named_tracks *nt, struct ftfb_pb *pb,
 	if (pid && (err = owner_track(nt, pb, pid, 0, begin, &parent)))
 		return err;
 	return declare(nt, pb,
-		       (struct ftfb_nt_lane){
+		       (struct ftfb_nt_sibling){
 			       .key = key, .last_end = end, .pid = pid, .n = n},
 		       parent, track, begin, uuid);
 }
 
 /*
  * The threads' tracks by (tid, key), for a START to find its track in a
- * few probes however many threads there are: lane index + 1 in an
- * open-addressing table (0: empty) of at least twice their number. Lanes
+ * few probes however many threads there are: sibling index + 1 in an
+ * open-addressing table (0: empty) of at least twice their number. Siblings
  * are appended, so an index stays valid until a forget moves them; the
  * table is then built again in place (it never shrinks: no allocation).
  */
@@ -193,14 +193,14 @@ static size_t slot_of(uint64_t key, uint32_t tid, size_t cap)
 	       (cap - 1);
 }
 
-static void index_put(struct ftfb_named_tracks *nt, size_t lane)
+static void index_put(struct ftfb_named_tracks *nt, size_t sibling)
 {
-	const struct ftfb_nt_lane *l = &nt->lanes[lane];
+	const struct ftfb_nt_sibling *l = &nt->siblings[sibling];
 	size_t i = slot_of(l->key, l->tid, nt->idx_cap);
 
 	while (nt->idx[i])
 		i = (i + 1) & (nt->idx_cap - 1);
-	nt->idx[i] = (uint32_t)lane + 1;
+	nt->idx[i] = (uint32_t)sibling + 1;
 	nt->nidx++;
 }
 
@@ -222,20 +222,20 @@ static int index_build(struct ftfb_named_tracks *nt, size_t want)
 	memset(nt->idx, 0, cap * sizeof(*nt->idx));
 	nt->nidx = 0;
 	for (size_t i = 0; i < nt->n; i++)
-		if (nt->lanes[i].tid)
+		if (nt->siblings[i].tid)
 			index_put(nt, i);
 	return 0;
 }
 
-static const struct ftfb_nt_lane *index_find(struct ftfb_named_tracks *nt,
-					     uint32_t pid, uint32_t tid,
-					     uint64_t key)
+static const struct ftfb_nt_sibling *
+index_find(struct ftfb_named_tracks *nt, uint32_t pid, uint32_t tid,
+	   uint64_t key)
 {
 	if (!nt->idx_cap)
 		return NULL;
 	for (size_t i = slot_of(key, tid, nt->idx_cap); nt->idx[i];
 	     i = (i + 1) & (nt->idx_cap - 1)) {
-		const struct ftfb_nt_lane *l = &nt->lanes[nt->idx[i] - 1];
+		const struct ftfb_nt_sibling *l = &nt->siblings[nt->idx[i] - 1];
 
 		if (l->tid == tid && l->key == key && l->pid == pid)
 			return l;
@@ -250,7 +250,7 @@ static int thread_track(struct ftfb_named_tracks *nt, struct ftfb_pb *pb,
 			uint64_t ts, uint64_t *uuid)
 {
 	uint64_t key = key_of(tid, track), parent;
-	const struct ftfb_nt_lane *l = index_find(nt, pid, tid, key);
+	const struct ftfb_nt_sibling *l = index_find(nt, pid, tid, key);
 	int err;
 
 	if (l) {
@@ -263,7 +263,7 @@ static int thread_track(struct ftfb_named_tracks *nt, struct ftfb_pb *pb,
 	err = owner_track(nt, pb, pid, tid, ts, &parent);
 	if (!err)
 		err = declare(nt, pb,
-			      (struct ftfb_nt_lane){
+			      (struct ftfb_nt_sibling){
 				      .key = key, .pid = pid, .tid = tid},
 			      parent, track, ts, uuid);
 	if (!err)
@@ -360,7 +360,7 @@ int ftfb_nt_slice(struct ftfb_named_tracks *nt, struct ftf_writer *w,
 	int err = blob_begin(nt, w, blob_name, &pb);
 
 	if (!err)
-		err = lane_for(nt, &pb, pid, track, begin_ns, end_ns, &uuid);
+		err = sibling_for(nt, &pb, pid, track, begin_ns, end_ns, &uuid);
 	if (err)
 		return err;
 	slice_packet(nt, &pb, begin_ns, uuid, TE_SLICE_BEGIN, cat, name, args,
@@ -400,17 +400,17 @@ int ftfb_nt_end(struct ftfb_named_tracks *nt, struct ftf_writer *w,
 	return blob_write(nt, &pb);
 }
 
-/* Drops the lanes and owner tracks of pid (tid 0) or of thread tid,
+/* Drops the siblings and owner tracks of pid (tid 0) or of thread tid,
  * and builds the threads' index again if a thread's track went. */
 static void forget(struct ftfb_named_tracks *nt, uint32_t pid, uint32_t tid)
 {
 	size_t j = 0, threads = 0;
 
 	for (size_t i = 0; i < nt->n; i++) {
-		const struct ftfb_nt_lane *l = &nt->lanes[i];
+		const struct ftfb_nt_sibling *l = &nt->siblings[i];
 
 		if (tid ? l->tid != tid : l->pid != pid)
-			nt->lanes[j++] = *l;
+			nt->siblings[j++] = *l;
 		else
 			threads += l->tid != 0;
 	}
@@ -441,7 +441,7 @@ void ftfb_nt_forget_thread(struct ftfb_named_tracks *nt, uint32_t tid)
 
 void ftfb_nt_free(struct ftfb_named_tracks *nt)
 {
-	free(nt->lanes);
+	free(nt->siblings);
 	free(nt->procs);
 	free(nt->buf);
 	free(nt->idx);

@@ -6,10 +6,10 @@
  * (blobs of type 3, as proctree.h writes its packets).
  *
  * FTF can only put a slice on a thread of a process, and Perfetto's UI
- * shows a thread with its tid and a process with its pid: lanes as
+ * shows a thread with its tid and a process with its pid: tracks as
  * pseudo threads showed `block I/O 2097152004`, a disk a pid of
  * 2,081,415,168. A TrackEvent track is shown by its name. Slices that
- * overlap go to lanes, sibling tracks of one name, which the UI merges
+ * overlap go to siblings, tracks of one name and parent, which the UI merges
  * into one track (its rows laid out as for async slices): a process shows
  * one "block I/O" track however many requests it has in flight.
  *
@@ -17,7 +17,7 @@
  * packet; Perfetto sorts them by time. Packets are kept and written a
  * blob record of a few hundred at a time (ftfb_nt_flush at the end). A thread's
  * track (ftfb_nt_thread_begin, ftfb_nt_end: USDT pairs of one kind) is one
- * track, not lanes: its slices nest, each begin written when it happens
+ * track, not siblings: its slices nest, each begin written when it happens
  * and each end when it happens, so they reach Perfetto in the order they
  * nest in, even at equal timestamps.
  */
@@ -45,23 +45,23 @@ struct ftfb_nt_proc {
 	uint64_t uuid;
 };
 
-/* One lane: a track of its parent and name, free from last_end on; or
+/* One sibling: a track of its parent and name, free from last_end on; or
  * (tid not 0) the one track of a thread and name. */
-struct ftfb_nt_lane {
+struct ftfb_nt_sibling {
 	uint64_t uuid;
 	uint64_t key; /* parent and name */
 	uint64_t last_end;
 	uint32_t pid, tid;
-	uint16_t n; /* its number among the lanes of its key */
+	uint16_t n; /* its number among the siblings of its key */
 };
 
 struct ftfb_named_tracks {
-	struct ftfb_nt_lane *lanes;
+	struct ftfb_nt_sibling *siblings;
 	size_t n, cap;
 	struct ftfb_nt_proc *procs; /* processes whose track was declared */
 	size_t nprocs, procs_cap;
 	uint64_t next_uuid;
-	uint32_t *idx; /* the threads' tracks: lane index + 1, 0: empty */
+	uint32_t *idx; /* the threads' tracks: sibling index + 1, 0: empty */
 	size_t idx_cap, nidx;
 	uint8_t *buf;	/* packets not written yet (ftfb_nt_flush) */
 	size_t pending; /* their bytes */
@@ -70,7 +70,7 @@ struct ftfb_named_tracks {
 };
 
 /* Writes a slice [begin_ns, end_ns] (Perfetto ns) named `name`, category
- * cat, with args, on a lane of track `track` of process pid (pid 0: a
+ * cat, with args, on a sibling of track `track` of process pid (pid 0: a
  * track at the top), the first whose last slice ended by begin_ns, or a
  * new one. 0, -ENOMEM or the writer's error. */
 int ftfb_nt_slice(struct ftfb_named_tracks *nt, struct ftf_writer *w,
@@ -105,7 +105,7 @@ void ftfb_nt_forget_thread(struct ftfb_named_tracks *nt, uint32_t tid);
 int ftfb_nt_flush(struct ftfb_named_tracks *nt, struct ftf_writer *w,
 		  int blob_name);
 
-/* Process pid exited: its lanes are forgotten (a pid reused is another
+/* Process pid exited: its siblings are forgotten (a pid reused is another
  * process, its tracks declared anew). */
 void ftfb_nt_forget(struct ftfb_named_tracks *nt, uint32_t pid);
 

@@ -46,4 +46,8 @@ static inline uint64_t ftfb_ticks_of(struct ftfb_ticks *tk, uint64_t ns)
 	return tk->sec_ticks + r * tk->tps / 1000000000u;
 }
 
+/* An FTF timestamp in ns as Perfetto reads it (its truncating formula,
+ * not the exact quotient): what the stack samples' packets carry. */
+uint64_t ftfb_ticks_to_ns_as_perfetto(uint64_t ticks, uint64_t tps);
+
 #endif

@@ -56,6 +56,37 @@ static int intern_fixed(struct ftfb_translator *t, const char *s)
 	return ftfb_tr_str_id(t, s, strlen(s), NULL);
 }
 
+/* The core's kinds, then each source's (a kind claimed twice: -EINVAL),
+ * and each source's state. */
+static int add_sources(struct ftfb_translator *t)
+{
+	const struct ftfb_translator_opts *o = &t->o;
+
+	memcpy(t->kinds, ftfb_kinds, sizeof(t->kinds));
+	if (!o->nsources)
+		return 0;
+	t->src_state = calloc(o->nsources, sizeof(*t->src_state));
+	if (!t->src_state)
+		return -ENOMEM;
+	for (size_t i = 0; i < o->nsources; i++) {
+		const struct ftfb_tr_source *src = o->sources[i];
+
+		if (src->state_size &&
+		    !(t->src_state[i] = calloc(1, src->state_size)))
+			return -ENOMEM;
+		for (size_t j = 0; j < src->nkinds; j++) {
+			const struct ftfb_kind_info *ki = &src->kinds[j];
+
+			if (ki->kind >= FTFB_EV_KIND_MAX ||
+			    t->kinds[ki->kind].name)
+				return -EINVAL;
+			t->kinds[ki->kind] = *ki;
+			t->kind_state[ki->kind] = t->src_state[i];
+		}
+	}
+	return 0;
+}
+
 /* ---- public API ---- */
 
 int ftfb_translator_init(struct ftfb_translator *t,
@@ -67,7 +98,8 @@ int ftfb_translator_init(struct ftfb_translator *t,
 	memset(t, 0, sizeof(*t));
 	t->o = *o;
 	t->w = o->w;
-	if (!t->w || (o->nfuncs && !o->funcs))
+	t->close_task = ftfb_tr_close_all;
+	if (!t->w || (o->nfuncs && !o->funcs) || (o->nsources && !o->sources))
 		return -EINVAL;
 	ftfb_tr_sched_init(t);
 	err = ftfb_pt_init(&t->pt, o->expected_tasks ? o->expected_tasks : 4096,
@@ -113,9 +145,11 @@ int ftfb_translator_init(struct ftfb_translator *t,
 	INTERN(s_drop_name, COUNTER_NAME);
 	INTERN(s_drop_cat, COUNTER_CAT);
 	INTERN(s_total, "total");
+	err = add_sources(t);
+	if (err < 0)
+		goto fail;
 	for (int i = 0; i < FTFB_EV_KIND_MAX; i++)
-		INTERN(s_kind[i],
-		       ftfb_kinds[i].name ? ftfb_kinds[i].name : "other");
+		INTERN(s_kind[i], t->kinds[i].name ? t->kinds[i].name : "other");
 	err = ftfb_tr_usdt_init(t);
 	if (err < 0)
 		goto fail;
@@ -135,37 +169,13 @@ void ftfb_translator_free(struct ftfb_translator *t)
 	ftfb_tr_usdt_free(t);
 	ftfb_proctree_free(&t->ptree);
 	ftfb_nt_free(&t->ntracks);
+	for (size_t i = 0; t->src_state && i < t->o.nsources; i++)
+		free(t->src_state[i]);
+	free(t->src_state);
+	t->src_state = NULL;
 	t->fstats = NULL;
 	t->func_name_id = NULL;
 	t->func_cat_id = NULL;
-}
-
-/* Ticks to ns as Perfetto's Fuchsia importer converts an FTF timestamp:
- * the high 32 bits of the ticks times a truncated (1e9 << 32) / tps, plus
- * the low 32 bits times 1e9 / tps. The truncation puts its result up to
- * ticks >> 32 ns early (1.3 us an hour after boot on a 2.6 GHz TSC, more
- * with uptime), so a sample timed exactly would not land on the
- * scheduling records it belongs with. */
-uint64_t ftfb_ticks_to_ns_as_perfetto(uint64_t ticks, uint64_t tps)
-{
-	const uint64_t ns_per_s = 1000000000ull;
-
-	if (!tps)
-		return 0;
-	return (ticks >> 32) * ((ns_per_s << 32) / tps) +
-	       (ticks & 0xffffffffull) * ns_per_s / tps;
-}
-
-/* mono ns as Perfetto reads the FTF part's time: the ticks written,
- * converted with the ticks per second of the tick initialization. */
-uint64_t ftfb_tr_perfetto_ns(struct ftfb_translator *t, uint64_t ns)
-{
-	uint64_t ticks = ftfb_tr_ticks(t, ns);
-	uint64_t tps = t->o.clock_mono
-			       ? 1000000000ull
-			       : ftf_writer_clock(t->w)->ticks_per_second;
-
-	return ftfb_ticks_to_ns_as_perfetto(ticks, tps);
 }
 
 int ftfb_translator_event(struct ftfb_translator *t, const void *data,
@@ -187,7 +197,7 @@ int ftfb_translator_event(struct ftfb_translator *t, const void *data,
 	       sizeof(kind));
 	memcpy(&ts, (const char *)data + offsetof(struct ftfb_hdr, ts),
 	       sizeof(ts));
-	ki = kind < FTFB_EV_KIND_MAX ? &ftfb_kinds[kind] : NULL;
+	ki = kind < FTFB_EV_KIND_MAX ? &t->kinds[kind] : NULL;
 	if (!ki || !ki->handler || size < ki->size) {
 		t->st.skipped++;
 		return 0;

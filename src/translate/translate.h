@@ -67,7 +67,10 @@
 #include "events.h"
 #include "proctable.h"
 #include "stackprof.h"
+#include "ticks.h"
 #include "tr_types.h"
+
+struct ftfb_tr_source; /* event_kinds.h */
 
 /* Open USDT slices, all threads together, at most (more are counted,
  * not written). */
@@ -94,6 +97,11 @@ struct ftfb_translator_opts {
 	 * traced ones: ftfb_translator_add_task's, their forks, their
 	 * threads. */
 	bool strangers_apart;
+	/* the event sources beyond the core's kinds (event_kinds.h: their
+	 * kinds, handlers and state), as the source table lists them; a
+	 * kind of none of them is skipped */
+	const struct ftfb_tr_source *const *sources;
+	size_t nsources;
 };
 
 struct ftfb_translator_stats {
@@ -152,9 +160,7 @@ void ftfb_translator_destroy(struct ftfb_translator *t);
 int ftfb_translator_add_task(struct ftfb_translator *t,
 			     const struct ftfb_task_info *ti);
 
-/* An FTF timestamp in ns as Perfetto reads it (its truncating formula,
- * not the exact quotient): what the stack samples' packets carry. */
-uint64_t ftfb_ticks_to_ns_as_perfetto(uint64_t ticks, uint64_t tps);
+/* (ftfb_ticks_to_ns_as_perfetto: ticks.h) */
 
 /* n, less a UTF-8 character cut short at the end of s[0..n) (a comm the
  * kernel cut at 15 bytes): the bytes of whole characters. */
@@ -215,9 +221,7 @@ ftfb_translator_syscall_stats(const struct ftfb_translator *t, uint32_t nr);
  * recorder's tracker reads what the window's start inherits). */
 struct ftfb_proctable *ftfb_translator_tasks(struct ftfb_translator *t);
 
-/* Helpers, exposed for tests and the summary. */
-const char *ftfb_blk_op_name(unsigned op);   /* REQ_OP_*: "read", ... */
-const char *ftfb_softirq_name(unsigned vec); /* "TIMER", "NET_RX", ... */
-/* (ftfb_state_of and ftfb_weight_of: sched_records.h) */
+/* (ftfb_state_of and ftfb_weight_of, exposed for tests:
+ * sched_records.h) */
 
 #endif

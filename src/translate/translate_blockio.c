@@ -10,18 +10,26 @@
  * "write" requests would share one global track, outside the process.
  * Requests in flight together overlap, which one thread's track cannot
  * show either; so they go on named tracks (named_tracks.h): "block I/O"
- * in the process, "disk NAME" at the top, each as many lanes as
- * requests overlap, which Perfetto's UI shows as one track. The requests
- * arrive in completion order (one ring), so a lane's slices never
+ * in the process, "disk NAME" at the top, each as many siblings (tracks
+ * of one name) as requests overlap, which Perfetto's UI shows as one
+ * track. The requests
+ * arrive in completion order (one ring), so a sibling's slices never
  * overlap.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "blockio.h"
 #include "translate_priv.h"
 
-const char *ftfb_blk_op_name(unsigned op)
+/* the translator's state of the source (ftfb_tr_state) */
+struct blockio_state {
+	uint64_t requests; /* seen */
+};
+
+/* REQ_OP_*: "read", ... */
+static const char *blk_op_name(unsigned op)
 {
 	switch (op) {
 	case 0:
@@ -51,7 +59,7 @@ static const char *op_of(const struct ftfb_block_io *e)
 {
 	return e->op == 1 && !e->bytes && (e->flags & FTFB_BLK_PREFLUSH)
 		       ? "flush"
-		       : ftfb_blk_op_name(e->op);
+		       : blk_op_name(e->op);
 }
 
 /* The request as one slice on track `track` of process pid (0: the
@@ -92,10 +100,11 @@ static int on_block_io(struct ftfb_translator *t, const struct ftfb_block_io *e)
 {
 	uint64_t begin = e->start_ns <= e->hdr.ts ? e->start_ns : e->hdr.ts;
 	char disk[FTFB_COMM_LEN + FTFB_DISK_NAME_LEN];
+	struct blockio_state *st = ftfb_tr_state(t, FTFB_EV_BLOCK_IO);
 	struct ftfb_task *k;
 	int err;
 
-	t->blk.requests++;
+	st->requests++;
 	if (e->hdr.tid) {
 		err = ftfb_tr_ensure_task(t, e->hdr.tid, e->hdr.tgid, &k);
 		if (!err)
@@ -108,8 +117,7 @@ static int on_block_io(struct ftfb_translator *t, const struct ftfb_block_io *e)
 	return write_request(t, 0, disk, e, begin);
 }
 
-int ftfb_tr_ev_block_io(struct ftfb_translator *t, const void *data,
-			size_t size)
+static int ev_block_io(struct ftfb_translator *t, const void *data, size_t size)
 {
 	struct ftfb_block_io e;
 
@@ -117,3 +125,11 @@ int ftfb_tr_ev_block_io(struct ftfb_translator *t, const void *data,
 	memcpy(&e, data, sizeof(e)); /* (aligned, whatever the caller's) */
 	return on_block_io(t, &e);
 }
+
+static const struct ftfb_kind_info kinds[] = {
+	{FTFB_EV_BLOCK_IO, sizeof(struct ftfb_block_io), "block_io",
+	 "block requests", ev_block_io},
+};
+
+const struct ftfb_tr_source ftfb_tr_blockio = {"io", kinds, 1,
+					       sizeof(struct blockio_state)};

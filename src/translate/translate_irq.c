@@ -6,30 +6,35 @@
  * FTF has no CPU-scoped slices, and Perfetto's Fuchsia importer makes
  * counters per process: so each CPU gets a named track at the top
  * ("cpu 3 interrupts", named_tracks.h: no pseudo pid on screen), where
- * every hard interrupt handler run and softirq run is a slice (named by the handler, or by the softirq
- * vector; category irq or softirq), a hard one nested in the softirq it
- * interrupted. Slices rather than counters: a slice shows which
- * interrupt took the time and when, and Perfetto sums a selection's.
+ * every hard interrupt handler run and softirq run is a slice (named by the
+ * handler, or by the softirq vector; category irq or softirq), a hard one
+ * nested in the softirq it interrupted. Slices rather than counters: a slice
+ * shows which interrupt took the time and when, and Perfetto sums a
+ * selection's.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "irq.h"
 #include "translate_priv.h"
+
+#define MAX_CPUS 4096 /* an event of a cpu beyond: skipped, as a bad one */
 
 static const char *const softirq_names[FTFB_NR_SOFTIRQS] = {
 	"HI",	    "TIMER",   "NET_TX", "NET_RX",  "BLOCK",
 	"IRQ_POLL", "TASKLET", "SCHED",	 "HRTIMER", "RCU",
 };
 
-const char *ftfb_softirq_name(unsigned vec)
+/* "TIMER", "NET_RX", ... */
+static const char *softirq_name(unsigned vec)
 {
 	return vec < FTFB_NR_SOFTIRQS ? softirq_names[vec] : "softirq";
 }
 
 static int on_irq(struct ftfb_translator *t, const struct ftfb_irq *e)
 {
-	const char *nm = e->soft ? ftfb_softirq_name(e->nr) : e->name;
+	const char *nm = e->soft ? softirq_name(e->nr) : e->name;
 	uint64_t begin = e->start_ns <= e->hdr.ts ? e->start_ns : e->hdr.ts;
 	char name[FTFB_COMM_LEN], track[32];
 	struct ftfb_nt_arg a[2] = {
@@ -38,7 +43,7 @@ static int on_irq(struct ftfb_translator *t, const struct ftfb_irq *e)
 	};
 	int blob, err;
 
-	if (e->hdr.cpu >= FTFB_PSEUDO_MAX_CPUS) {
+	if (e->hdr.cpu >= MAX_CPUS) {
 		t->st.skipped++;
 		return 0;
 	}
@@ -56,7 +61,7 @@ static int on_irq(struct ftfb_translator *t, const struct ftfb_irq *e)
 	return err;
 }
 
-int ftfb_tr_ev_irq(struct ftfb_translator *t, const void *data, size_t size)
+static int ev_irq(struct ftfb_translator *t, const void *data, size_t size)
 {
 	struct ftfb_irq e;
 
@@ -64,3 +69,9 @@ int ftfb_tr_ev_irq(struct ftfb_translator *t, const void *data, size_t size)
 	memcpy(&e, data, sizeof(e)); /* (aligned, whatever the caller's) */
 	return on_irq(t, &e);
 }
+
+static const struct ftfb_kind_info kinds[] = {
+	{FTFB_EV_IRQ, sizeof(struct ftfb_irq), "irq", "interrupts", ev_irq},
+};
+
+const struct ftfb_tr_source ftfb_tr_irq = {"irq", kinds, 1, 0};

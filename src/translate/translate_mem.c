@@ -14,7 +14,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mem.h"
 #include "translate_priv.h"
+
+/* the translator's state of the source (ftfb_tr_state): names (0: not
+ * yet) and the page size */
+struct mem_state {
+	int s_mm, s_rss, s_fault, s_addr, s_blocked, s_write;
+	int s_member[FTFB_RSS_MEMBERS];
+	uint64_t page_size;
+};
 
 static const char *const member_names[FTFB_RSS_MEMBERS] = {
 	"file",
@@ -36,6 +45,7 @@ static int id_of(struct ftfb_translator *t, int *cache, const char *s, int *out)
 
 static int on_rss(struct ftfb_translator *t, const struct ftfb_rss *e)
 {
+	struct mem_state *m = ftfb_tr_state(t, FTFB_EV_RSS);
 	struct ftfb_task *k;
 	int ref, err, mm = 0, rss = 0, arg = 0;
 
@@ -43,16 +53,16 @@ static int on_rss(struct ftfb_translator *t, const struct ftfb_rss *e)
 		t->st.skipped++;
 		return 0;
 	}
-	if (!t->mem.page_size)
-		t->mem.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+	if (!m->page_size)
+		m->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	err = ftfb_tr_ensure_task(t, e->hdr.tgid, e->hdr.tgid, &k);
 	if (!err)
-		err = id_of(t, &t->mem.s_rss, "rss", &rss);
+		err = id_of(t, &m->s_rss, "rss", &rss);
 	if (!err)
-		err = id_of(t, &t->mem.s_mm, "mm", &mm);
+		err = id_of(t, &m->s_mm, "mm", &mm);
 	if (!err)
-		err = id_of(t, &t->mem.s_member[e->member],
-			    member_names[e->member], &arg);
+		err = id_of(t, &m->s_member[e->member], member_names[e->member],
+			    &arg);
 	if (err)
 		return err;
 	ref = ftfb_tr_thread_ref(t, k);
@@ -62,7 +72,7 @@ static int on_rss(struct ftfb_translator *t, const struct ftfb_rss *e)
 				rss, ftfb_tr_ticks(t, e->hdr.ts), 0);
 	if (!err)
 		err = ftf_arg_int64(t->w, arg,
-				    e->pages * (int64_t)t->mem.page_size);
+				    e->pages * (int64_t)m->page_size);
 	if (err)
 		return err;
 	t->st.records++;
@@ -71,21 +81,22 @@ static int on_rss(struct ftfb_translator *t, const struct ftfb_rss *e)
 
 static int on_fault(struct ftfb_translator *t, const struct ftfb_fault *e)
 {
+	struct mem_state *m = ftfb_tr_state(t, FTFB_EV_FAULT);
 	uint64_t begin = e->start_ns <= e->hdr.ts ? e->start_ns : e->hdr.ts;
 	struct ftfb_task *k;
 	int ref, err, mm = 0, name = 0, addr = 0, blocked = 0, wr = 0;
 
 	err = ftfb_tr_ensure_task(t, e->hdr.tid, e->hdr.tgid, &k);
 	if (!err)
-		err = id_of(t, &t->mem.s_mm, "mm", &mm);
+		err = id_of(t, &m->s_mm, "mm", &mm);
 	if (!err)
-		err = id_of(t, &t->mem.s_fault, "page fault", &name);
+		err = id_of(t, &m->s_fault, "page fault", &name);
 	if (!err)
-		err = id_of(t, &t->mem.s_addr, "address", &addr);
+		err = id_of(t, &m->s_addr, "address", &addr);
 	if (!err)
-		err = id_of(t, &t->mem.s_blocked, "blocked_ns", &blocked);
+		err = id_of(t, &m->s_blocked, "blocked_ns", &blocked);
 	if (!err)
-		err = id_of(t, &t->mem.s_write, "write", &wr);
+		err = id_of(t, &m->s_write, "write", &wr);
 	if (err)
 		return err;
 	ref = ftfb_tr_thread_ref(t, k);
@@ -106,7 +117,7 @@ static int on_fault(struct ftfb_translator *t, const struct ftfb_fault *e)
 	return 0;
 }
 
-int ftfb_tr_ev_rss(struct ftfb_translator *t, const void *data, size_t size)
+static int ev_rss(struct ftfb_translator *t, const void *data, size_t size)
 {
 	struct ftfb_rss e;
 
@@ -115,8 +126,7 @@ int ftfb_tr_ev_rss(struct ftfb_translator *t, const void *data, size_t size)
 	return on_rss(t, &e);
 }
 
-int ftfb_tr_ev_fault(struct ftfb_translator *t, const void *data,
-		     size_t size)
+static int ev_fault(struct ftfb_translator *t, const void *data, size_t size)
 {
 	struct ftfb_fault e;
 
@@ -124,3 +134,13 @@ int ftfb_tr_ev_fault(struct ftfb_translator *t, const void *data,
 	memcpy(&e, data, sizeof(e));
 	return on_fault(t, &e);
 }
+
+static const struct ftfb_kind_info kinds[] = {
+	{FTFB_EV_RSS, sizeof(struct ftfb_rss), "rss", "memory counter changes",
+	 ev_rss},
+	{FTFB_EV_FAULT, sizeof(struct ftfb_fault), "page_fault",
+	 "blocking page faults", ev_fault},
+};
+
+const struct ftfb_tr_source ftfb_tr_mem = {"mem", kinds, 2,
+					   sizeof(struct mem_state)};

@@ -29,18 +29,6 @@ struct ftfb_uslice {
 	uint64_t track;
 };
 
-/* --events=io: requests seen (their slices: named_tracks.h) */
-struct ftfb_tr_blockio {
-	uint64_t requests;
-};
-
-/* --events=mem: names (0: not yet) and the page size */
-struct ftfb_tr_mem {
-	int s_mm, s_rss, s_fault, s_addr, s_blocked, s_write;
-	int s_member[FTFB_RSS_MEMBERS];
-	uint64_t page_size;
-};
-
 struct ftfb_translator {
 	struct ftfb_translator_opts o;
 	struct ftf_writer *w;
@@ -66,8 +54,6 @@ struct ftfb_translator {
 	int s_uarg[FTFB_USDT_MAX_ARGS], s_end_arg[FTFB_USDT_MAX_ARGS];
 	struct ftfb_uslice *uslices;
 	uint32_t uslice_free;	    /* index + 1, 0: none */
-	struct ftfb_tr_blockio blk; /* --events: translate_blockio.c, */
-	struct ftfb_tr_mem mem;	    /* translate_mem.c */
 	bool drops_written;
 	struct ftfb_proctree ptree; /* command lines waiting to be written */
 	struct ftfb_named_tracks ntracks; /* slices on named tracks */
@@ -81,6 +67,16 @@ struct ftfb_translator {
 	/* a stranger was named (process 0 has threads), and process 0 was
 	 * then ranked after the traced processes (process_order.h) */
 	bool strangers_named, strangers_ranked;
+	/* ends all a task has open (ftfb_tr_close_all): the core's way to
+	 * the parts above it (translate_tasks.c calls no part by name) */
+	int (*close_task)(struct ftfb_translator *t, struct ftfb_task *k,
+			  uint64_t ns);
+	/* each kind's row (the core's, then o.sources'; copied, so the
+	 * dispatch reads it without a load more), and the state of the
+	 * source it is of (opaque here: its translator's own) */
+	struct ftfb_kind_info kinds[FTFB_EV_KIND_MAX];
+	void *kind_state[FTFB_EV_KIND_MAX];
+	void **src_state; /* o.nsources, freed with t */
 };
 
 /* In place (the tests' harness keeps one in a struct): 0 or a negative
@@ -88,6 +84,13 @@ struct ftfb_translator {
 int ftfb_translator_init(struct ftfb_translator *t,
 			 const struct ftfb_translator_opts *o);
 void ftfb_translator_free(struct ftfb_translator *t);
+
+/* The state of kind's source (struct ftfb_tr_source: NULL if it has
+ * none), for its handlers. */
+static inline void *ftfb_tr_state(struct ftfb_translator *t, unsigned kind)
+{
+	return t->kind_state[kind];
+}
 
 /* mono ns -> the trace's ticks (ticks.h) */
 static inline uint64_t ftfb_tr_ticks(struct ftfb_translator *t, uint64_t ns)
@@ -101,6 +104,14 @@ int ftfb_tr_str_id(struct ftfb_translator *t, const char *s, size_t len,
 /* a task not known yet: created and named */
 int ftfb_tr_add_task(struct ftfb_translator *t, uint32_t tid,
 		     uint32_t tgid_hint, struct ftfb_task **out);
+/* the entry for ti made (again: what it had open ended first, through
+ * t->close_task) and its kernel objects written; out may be NULL */
+int ftfb_tr_new_task(struct ftfb_translator *t, const struct ftfb_task_info *ti,
+		     struct ftfb_task **out);
+/* a task the lookup found, after its process's leader */
+int ftfb_tr_add_found_task(struct ftfb_translator *t,
+			   const struct ftfb_task_info *ti,
+			   struct ftfb_task **out);
 /* the task, created (and named) on first sight; 0 or -errno */
 static inline int ftfb_tr_ensure_task(struct ftfb_translator *t, uint32_t tid,
 				      uint32_t tgid_hint,
@@ -134,14 +145,24 @@ int ftfb_tr_write_thread(struct ftfb_translator *t, struct ftfb_task *k);
 void ftfb_tr_set_comm(char *dst, const char *src);
 void ftfb_tr_set_pname(char *dst, const char *src);
 
-/* translate.c: mono ns as Perfetto reads the FTF part's time */
-uint64_t ftfb_tr_perfetto_ns(struct ftfb_translator *t, uint64_t ns);
+/* mono ns as Perfetto reads the FTF part's time: the ticks written,
+ * converted with the ticks per second of the tick initialization */
+static inline uint64_t ftfb_tr_perfetto_ns(struct ftfb_translator *t,
+					   uint64_t ns)
+{
+	uint64_t tps = t->o.clock_mono
+			       ? 1000000000ull
+			       : ftf_writer_clock(t->w)->ticks_per_second;
+
+	return ftfb_ticks_to_ns_as_perfetto(ftfb_tr_ticks(t, ns), tps);
+}
 
 /* translate_sched.c: the switch and wakeup writer over t's writer */
 void ftfb_tr_sched_init(struct ftfb_translator *t);
 
-/* translate_tasks.c: ends all k has open at ns (its system call, USDT
- * slices and calls, marked unfinished) */
+/* translate_task_events.c: ends all k has open at ns (its system call,
+ * USDT slices and calls, marked unfinished); the translator's
+ * t->close_task */
 int ftfb_tr_close_all(struct ftfb_translator *t, struct ftfb_task *k,
 		      uint64_t ns);
 

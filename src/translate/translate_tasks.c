@@ -1,35 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * translate_tasks.c - tasks: first seen, forked, exec'd, renamed, named by
- * the kernel, exited; what a task leaves open ends with it.
+ * translate_tasks.c - the translator's tasks: made when first seen (from
+ * the lookup, or from what an event says), with their process and thread
+ * records, and their thread refs. The core the other parts call: what a
+ * task leaves open when it is made again is ended through the hook the
+ * translator sets (t->close_task), never by a call up into them.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "translate.h"
 #include "translate_priv.h"
-#include "stackprof.h"
-
-int ftfb_tr_close_all(struct ftfb_translator *t, struct ftfb_task *k,
-		      uint64_t ns)
-{
-	int serr = ftfb_tr_end_syscall(t, k, ns, SYS_END_UNFINISHED, 0);
-
-	if (!serr)
-		serr = ftfb_tr_usdt_close(t, k, ns);
-	if (serr)
-		return serr;
-	while (k->depth > 0) {
-		int err = ftfb_tr_end_frame(t, k, ns, false, 0);
-
-		if (err)
-			return err;
-	}
-	k->overflow = 0;
-	k->overflow_sp = 0;
-	k->tail_sp = 0;
-	return 0;
-}
 
 /* A task of a traced process (opts.strangers_apart; all are without):
  * the idle task, one the caller says is (scan, fork), a thread of a
@@ -46,8 +27,8 @@ static bool is_traced(struct ftfb_translator *t,
 }
 
 /* Creates the entry for a task and writes its kernel objects. */
-static int new_task(struct ftfb_translator *t, const struct ftfb_task_info *ti,
-		    struct ftfb_task **out)
+int ftfb_tr_new_task(struct ftfb_translator *t, const struct ftfb_task_info *ti,
+		     struct ftfb_task **out)
 {
 	struct ftfb_task *k = ftfb_pt_find(&t->pt, ti->tid);
 	/* (declared again by its exec, say: still traced) */
@@ -56,7 +37,7 @@ static int new_task(struct ftfb_translator *t, const struct ftfb_task_info *ti,
 
 	/* A task declared again: whatever it had open ends now. */
 	if (k) {
-		err = ftfb_tr_close_all(t, k, t->last_ts);
+		err = t->close_task(t, k, t->last_ts);
 		if (err)
 			return err;
 	}
@@ -88,9 +69,9 @@ static int new_task(struct ftfb_translator *t, const struct ftfb_task_info *ti,
 /* A task the lookup found (ti), after its process's leader. Takes ti as
  * found: a second lookup could find the task gone (seen: nameless
  * tasks in a trace). */
-static int add_found_task(struct ftfb_translator *t,
-			  const struct ftfb_task_info *ti,
-			  struct ftfb_task **out)
+int ftfb_tr_add_found_task(struct ftfb_translator *t,
+			   const struct ftfb_task_info *ti,
+			   struct ftfb_task **out)
 {
 	if (ti->tgid != ti->tid && !ftfb_pt_find(&t->pt, ti->tgid)) {
 		struct ftfb_task *leader;
@@ -99,7 +80,7 @@ static int add_found_task(struct ftfb_translator *t,
 		if (err)
 			return err;
 	}
-	return new_task(t, ti, out);
+	return ftfb_tr_new_task(t, ti, out);
 }
 
 /*
@@ -138,8 +119,8 @@ int ftfb_tr_add_task(struct ftfb_translator *t, uint32_t tid,
 	if (ti.tgid == 0)
 		ti.tgid = tid;
 	if (found)
-		return add_found_task(t, &ti, out);
-	return new_task(t, &ti, out);
+		return ftfb_tr_add_found_task(t, &ti, out);
+	return ftfb_tr_new_task(t, &ti, out);
 }
 
 /* The thread ref (1..255) of a task that has no slot: the least recently
@@ -160,201 +141,6 @@ int ftfb_tr_thread_ref_new(struct ftfb_translator *t, struct ftfb_task *k)
 	return ref;
 }
 
-static int on_fork(struct ftfb_translator *t, const struct ftfb_fork *e)
-{
-	struct ftfb_task_info ti;
-	struct ftfb_task *parent, *old;
-	int err;
-
-	err = ftfb_tr_ensure_task(t, e->hdr.tid, e->hdr.tgid, &parent);
-	if (err)
-		return err;
-	/* A reused tid: whatever the old thread left open ends now. */
-	old = ftfb_pt_find(&t->pt, e->child_tid);
-	if (old) {
-		err = ftfb_tr_close_all(t, old, e->hdr.ts);
-		if (err)
-			return err;
-	}
-	memset(&ti, 0, sizeof(ti));
-	ti.tid = e->child_tid;
-	ti.tgid = e->child_tgid ? e->child_tgid : e->child_tid;
-	ftfb_tr_set_comm(ti.comm, e->comm);
-	if (ti.tid == ti.tgid) {
-		/* A new process runs the parent's program: same cmdline. */
-		struct ftfb_task *pl = ftfb_pt_find(&t->pt, parent->tgid);
-
-		if (pl && !strcmp(pl->comm, ti.comm))
-			ftfb_tr_set_pname(ti.process_name, pl->pname);
-	} else if (!ftfb_pt_find(&t->pt, ti.tgid)) {
-		struct ftfb_task *leader;
-
-		t->adding_traced = parent->traced;
-		err = ftfb_tr_ensure_task(t, ti.tgid, ti.tgid, &leader);
-		t->adding_traced = false;
-		if (err)
-			return err;
-	}
-	t->adding_traced = parent->traced;
-	err = new_task(t, &ti, NULL);
-	t->adding_traced = false;
-	return err;
-}
-
-static int on_exec(struct ftfb_translator *t, const struct ftfb_comm_ev *e)
-{
-	struct ftfb_task_info ti, li;
-	struct ftfb_task *k;
-	int err = 0;
-
-	/* The exec'ing thread's open calls never return (new image). */
-	k = ftfb_pt_find(&t->pt, e->old_tid);
-	if (k)
-		err = ftfb_tr_end_syscall_never_returning(t, k, e->hdr.ts,
-							  true);
-	if (k && !err) {
-		err = ftfb_tr_close_all(t, k, e->hdr.ts);
-		if (err)
-			return err;
-	}
-	k = ftfb_pt_find(&t->pt, e->hdr.tid);
-	if (k) {
-		err = ftfb_tr_close_all(t, k, e->hdr.ts);
-		if (err)
-			return err;
-	}
-	if (e->old_tid != e->hdr.tid)
-		ftfb_pt_remove(&t->pt, e->old_tid);
-	memset(&ti, 0, sizeof(ti));
-	ti.tid = e->hdr.tid;
-	ti.tgid = e->hdr.tgid ? e->hdr.tgid : e->hdr.tid;
-	ftfb_tr_set_comm(ti.comm, e->comm);
-	/* The new cmdline: Perfetto's process details, and the name when
-	 * comm is truncated (if /proc still shows this image) */
-	if (t->o.lookup) {
-		memset(&li, 0, sizeof(li));
-		if (!t->o.lookup(t->o.lookup_ctx, ti.tid, &li) &&
-		    !strncmp(li.comm, ti.comm, FTFB_COMM_LEN)) {
-			if (strlen(ti.comm) == FTFB_COMM_LEN - 1 ||
-			    strchr(li.process_name, ' '))
-				ftfb_tr_set_pname(ti.process_name,
-						  li.process_name);
-			memcpy(ti.cmdline, li.cmdline, sizeof(ti.cmdline));
-			ti.cmdline_len = li.cmdline_len;
-		}
-	}
-	/* The rename that exec does came first: if it already said all this,
-	 * keep the entry (its thread slot too) and write nothing. */
-	k = ftfb_pt_find(&t->pt, ti.tid);
-	if (k && k->named && !k->exited && k->tgid == ti.tgid &&
-	    !strcmp(k->comm, ti.comm) && !strcmp(k->pname, ti.process_name))
-		return ftfb_tr_write_cmdline(
-			t, &ti); /* (only the new image says it) */
-	return new_task(t, &ti, NULL);
-}
-
-static int on_rename(struct ftfb_translator *t, const struct ftfb_comm_ev *e)
-{
-	struct ftfb_task *k;
-	int err;
-
-	err = ftfb_tr_ensure_task(t, e->hdr.tid, e->hdr.tgid, &k);
-	if (err)
-		return err;
-	/* exec renames too (same name as its exec event): write once */
-	if (k->named && !strncmp(k->comm, e->comm, FTFB_COMM_LEN - 1))
-		return 0;
-	ftfb_tr_set_comm(k->comm, e->comm);
-	if (k->tid == k->tgid) {
-		k->pname[0] = '\0';
-		err = ftfb_tr_write_process(t, k);
-		if (err)
-			return err;
-	}
-	return ftfb_tr_write_thread(t, k);
-}
-
-/*
- * Names task tid from what the kernel said (its comm and its process's,
- * the group leader's) if the trace holds it without a name: first seen in
- * a switch or wakeup when its /proc entry was already gone. With `create`
- * (the names come before the switch that shows the task) an unknown task
- * is created: from /proc if it is still there (which may know the whole
- * cmdline), else from these names. A named task is left alone.
- */
-static int name_task(struct ftfb_translator *t, uint32_t tid, uint32_t tgid,
-		     const char *comm, const char *pcomm, bool create)
-{
-	struct ftfb_task *k = ftfb_pt_find(&t->pt, tid), *l;
-	struct ftfb_task_info ti;
-	int err;
-
-	if (!tid || !comm[0])
-		return 0;
-	if (!tgid)
-		tgid = tid;
-	if (!k) {
-		if (!create)
-			return 0;
-		memset(&ti, 0, sizeof(ti));
-		if (t->o.lookup && t->o.lookup(t->o.lookup_ctx, tid, &ti) == 0)
-			return add_found_task(t, &ti, &k);
-	} else if (k->comm[0]) {
-		return 0;
-	}
-	l = ftfb_pt_find(&t->pt, tgid);
-	if (tgid != tid && pcomm[0] && (!l || !l->comm[0])) {
-		/* its process first: the leader thread, named */
-		memset(&ti, 0, sizeof(ti));
-		ti.tid = ti.tgid = tgid;
-		ftfb_tr_set_comm(ti.comm, pcomm);
-		err = new_task(t, &ti, NULL);
-		if (err)
-			return err;
-		k = ftfb_pt_find(&t->pt, tid); /* (the table may move) */
-	}
-	t->st.named_by_kernel++;
-	if (!k) {
-		memset(&ti, 0, sizeof(ti));
-		ti.tid = tid;
-		ti.tgid = tgid;
-		ftfb_tr_set_comm(ti.comm, comm);
-		return new_task(t, &ti, NULL);
-	}
-	k->tgid = tgid;
-	ftfb_tr_set_comm(k->comm, comm);
-	if (tid == tgid) {
-		err = ftfb_tr_write_process(t, k);
-		if (err)
-			return err;
-	}
-	return ftfb_tr_write_thread(t, k);
-}
-
-static int on_task_exit(struct ftfb_translator *t, const struct ftfb_exit *e)
-{
-	struct ftfb_task *k = ftfb_pt_find(&t->pt, e->hdr.tid);
-	int err;
-
-	if (!k)
-		return 0;
-	err = name_task(t, e->hdr.tid, e->hdr.tgid, e->comm, e->pcomm, false);
-	if (err)
-		return err;
-	k = ftfb_pt_find(&t->pt, e->hdr.tid);
-	err = ftfb_tr_end_syscall_never_returning(t, k, e->hdr.ts, false);
-	if (!err)
-		err = ftfb_tr_close_all(t, k, e->hdr.ts);
-	if (err)
-		return err;
-	ftfb_pt_mark_exited(&t->pt, k);
-	/* (after ftfb_tr_close_all: the slices it ended may have used them) */
-	ftfb_nt_forget_thread(&t->ntracks, e->hdr.tid);
-	if (e->group_dead)
-		ftfb_nt_forget(&t->ntracks, e->hdr.tgid);
-	return 0;
-}
-
 int ftfb_translator_add_task(struct ftfb_translator *t,
 			     const struct ftfb_task_info *ti)
 {
@@ -370,47 +156,7 @@ int ftfb_translator_add_task(struct ftfb_translator *t,
 	else
 		err = 0;
 	if (!err)
-		err = new_task(t, &c, NULL);
+		err = ftfb_tr_new_task(t, &c, NULL);
 	t->adding_traced = false;
 	return err;
-}
-
-int ftfb_tr_ev_fork(struct ftfb_translator *t, const void *data, size_t size)
-{
-	COPY_EVENT(struct ftfb_fork, e, data);
-	(void)size;
-	return on_fork(t, &e);
-}
-
-int ftfb_tr_ev_exec(struct ftfb_translator *t, const void *data, size_t size)
-{
-	COPY_EVENT(struct ftfb_comm_ev, e, data);
-	(void)size;
-	if (t->o.stacks) /* its addresses are another image's now */
-		ftfb_stackprof_forget(t->o.stacks, e.hdr.tgid);
-	return on_exec(t, &e);
-}
-
-int ftfb_tr_ev_rename(struct ftfb_translator *t, const void *data, size_t size)
-{
-	COPY_EVENT(struct ftfb_comm_ev, e, data);
-	(void)size;
-	return on_rename(t, &e);
-}
-
-int ftfb_tr_ev_exit(struct ftfb_translator *t, const void *data, size_t size)
-{
-	COPY_EVENT(struct ftfb_exit, e, data);
-	(void)size;
-	if (t->o.stacks && e.group_dead) /* its pid may come back */
-		ftfb_stackprof_forget(t->o.stacks, e.hdr.tgid);
-	return on_task_exit(t, &e);
-}
-
-int ftfb_tr_ev_taskname(struct ftfb_translator *t, const void *data,
-			size_t size)
-{
-	COPY_EVENT(struct ftfb_taskname, e, data);
-	(void)size;
-	return name_task(t, e.hdr.tid, e.hdr.tgid, e.comm, e.pcomm, true);
 }

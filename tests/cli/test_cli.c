@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "cli.h"
+#include "sources.h"
 
 #define ARGV(...) ((char *[]){ "ftf-bpf", __VA_ARGS__, NULL })
 #define ARGC(...) ((int)(sizeof((char *[]){ "ftf-bpf", __VA_ARGS__ }) / sizeof(char *)))
@@ -377,28 +378,42 @@ static void stack_options(void **state)
 	assert_true(o.stacks);
 }
 
+/* The bit of an --events source (its row in the source table). */
+static unsigned bit(const char *name)
+{
+	unsigned b = ftfb_sources_event_bit(name, strlen(name));
+
+	assert_int_not_equal(b, 0);
+	return b;
+}
+
 /* --events LIST: each source off unless listed, unknown names and
- * waker without -g refused in one line */
+ * waker without -g refused in one line, naming the sources there are */
 static void event_source_options(void **state)
 {
 	struct cli_opts o;
 	char err[512];
 
 	(void)state;
+	assert_int_equal(__builtin_popcount(bit("io") | bit("mem") |
+					    bit("irq") | bit("waker")),
+			 4);
+	assert_int_equal(ftfb_sources_event_bit("sched", 5), 0);
 	assert_int_equal(PARSE(&o, err, "-a"), 0);
 	assert_int_equal(o.events, 0);
 	assert_int_equal(PARSE(&o, err, "--events=io", "-a"), 0);
-	assert_int_equal(o.events, CLI_EV_IO);
+	assert_int_equal(o.events, bit("io"));
 	assert_int_equal(PARSE(&o, err, "--events", "irq,mem", "-p", "1"), 0);
-	assert_int_equal(o.events, CLI_EV_IRQ | CLI_EV_MEM);
+	assert_int_equal(o.events, bit("irq") | bit("mem"));
 	assert_int_equal(PARSE(&o, err, "--events=io,mem,irq,waker", "-g",
 			       "-a"), 0);
 	assert_int_equal(o.events,
-			 CLI_EV_IO | CLI_EV_MEM | CLI_EV_IRQ | CLI_EV_WAKER);
+			 bit("io") | bit("mem") | bit("irq") | bit("waker"));
 	/* sources alone are something to record */
 	assert_int_equal(PARSE(&o, err, "--events=io", "--no-sched", "-a"), 0);
 	assert_int_equal(PARSE(&o, err, "--events=disk", "-a"), -EINVAL);
 	assert_non_null(strstr(err, "unknown event source 'disk'"));
+	assert_non_null(strstr(err, "give any of io, mem, irq, waker"));
 	assert_int_equal(PARSE(&o, err, "--events=io,", "-a"), -EINVAL);
 	assert_non_null(strstr(err, "ends with a comma"));
 	assert_int_equal(PARSE(&o, err, "--events=", "-a"), -EINVAL);

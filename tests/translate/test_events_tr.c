@@ -2,15 +2,26 @@
 /*
  * test_events_tr.c - the translator's --events handlers, fed raw events
  * built here: block requests on named tracks of their process and of
- * their disk (overlapping ones on different lanes, a lane reused once
+ * their disk (overlapping ones on different siblings, a sibling reused once
  * free), an fsync's flush named flush; interrupts as slices on their
  * cpu's named track, no made-up pid or tid anywhere; rss changes as counters in bytes; blocking faults as slices.
  */
+#include <errno.h>
 #include <unistd.h>
 
 #include "tr_harness.h"
 #include "../stacks/perfetto_bytes.h"
 #include "nt_slices.h"
+#include "blockio.h"
+#include "irq.h"
+#include "mem.h"
+
+/* the sources' translators, as the source table hands them over */
+extern const struct ftfb_tr_source ftfb_tr_blockio, ftfb_tr_irq, ftfb_tr_mem;
+static const struct ftfb_tr_source *const sources[] = {
+	&ftfb_tr_blockio, &ftfb_tr_irq, &ftfb_tr_mem
+};
+#define EVENTS_OPTS { .sources = sources, .nsources = 3 }
 
 #define DEV_VDA ((254u << 20) | 0) /* major 254, minor 0 */
 
@@ -46,10 +57,10 @@ static void no_pseudo_ids(const struct tr *h)
 			assert_true(h->recs[i].koid < (1u << 22));
 }
 
-static void requests_take_free_lanes(void **state)
+static void requests_take_free_siblings(void **state)
 {
 	const struct nt_slice *b, *d, *a, *c, *f;
-	struct ftfb_translator_opts o = { 0 };
+	struct ftfb_translator_opts o = EVENTS_OPTS;
 	static struct nt_view v;
 	struct tr h;
 
@@ -57,7 +68,7 @@ static void requests_take_free_lanes(void **state)
 	tr_setup(&h, &o);
 	tr_add(&h, 100, 100, "app", "app");
 	/* B [2000, 4000] completes before A [1000, 5000]; C [6000, 7000]
-	 * starts after B's lane is free; then an fsync's flush */
+	 * starts after B's sibling is free; then an fsync's flush */
 	ev_blk(&h, 2000, 2500, 4000, 100, 1, 65536, FTFB_BLK_SYNC);
 	ev_blk(&h, 1000, 1200, 5000, 100, 0, 4096, 0);
 	ev_blk(&h, 6000, 6100, 7000, 100, 1, 8192, 0);
@@ -88,7 +99,7 @@ static void requests_take_free_lanes(void **state)
 	assert_string_equal(nt_arg_s(b, "disk"), "vda");
 	assert_string_equal(a->name, "read");
 	assert_int_equal(a->pid, 100);
-	/* A overlaps B: another lane (of the same name); C reuses B's */
+	/* A overlaps B: another sibling (of the same name); C reuses B's */
 	assert_true(a->track != b->track);
 	assert_string_equal(a->track_name, "block I/O");
 	assert_int_equal(c->track, b->track);
@@ -102,11 +113,11 @@ static void requests_take_free_lanes(void **state)
 	tr_free(&h);
 }
 
-/* Requests all in flight together take a lane each, all of one name
+/* Requests all in flight together take a sibling each, all of one name
  * (Perfetto shows them as one track): none refused. */
 static void requests_in_flight_together_all_written(void **state)
 {
-	struct ftfb_translator_opts o = { 0 };
+	struct ftfb_translator_opts o = EVENTS_OPTS;
 	const unsigned n = 30;
 	static struct nt_view v;
 	struct tr h;
@@ -144,7 +155,7 @@ static void ev_irq(struct tr *h, uint64_t start, uint64_t end, uint16_t cpu,
 static void interrupts_on_their_cpu(void **state)
 {
 	const struct nt_slice *hard, *soft;
-	struct ftfb_translator_opts o = { 0 };
+	struct ftfb_translator_opts o = EVENTS_OPTS;
 	static struct nt_view v;
 	struct tr h;
 
@@ -179,7 +190,7 @@ static void interrupts_on_their_cpu(void **state)
 static void memory_counters_and_faults(void **state)
 {
 	const struct trec *c, *f;
-	struct ftfb_translator_opts o = { 0 };
+	struct ftfb_translator_opts o = EVENTS_OPTS;
 	struct ftfb_fault fe;
 	struct ftfb_rss re;
 	struct tr h;
@@ -217,13 +228,42 @@ static void memory_counters_and_faults(void **state)
 	tr_free(&h);
 }
 
+/* A source's kinds reach the translator only through its options: an
+ * irq event is skipped without the irq source, handled with it; two
+ * sources claiming one kind are refused at init. */
+static void source_kinds_come_from_the_options(void **state)
+{
+	static const struct ftfb_tr_source *const twice[] = { &ftfb_tr_irq,
+							      &ftfb_tr_irq };
+	struct ftfb_translator_opts o = { 0 }, o2 = { .sources = twice,
+						     .nsources = 2 };
+	struct ftfb_translator t2;
+	struct tr h;
+
+	(void)state;
+	tr_setup(&h, &o);
+	ev_irq(&h, 1000, 2000, 0, 1, 1, NULL);
+	assert_int_equal(h.t.st.skipped, 1);
+	assert_int_equal(h.t.st.by_kind[FTFB_EV_IRQ], 0);
+	o2.w = &h.w;
+	assert_int_equal(ftfb_translator_init(&t2, &o2), -EINVAL);
+	tr_free(&h);
+	o = (struct ftfb_translator_opts)EVENTS_OPTS;
+	tr_setup(&h, &o);
+	ev_irq(&h, 1000, 2000, 0, 1, 1, NULL);
+	assert_int_equal(h.t.st.skipped, 0);
+	assert_int_equal(h.t.st.by_kind[FTFB_EV_IRQ], 1);
+	tr_free(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(requests_take_free_lanes),
+		cmocka_unit_test(requests_take_free_siblings),
 		cmocka_unit_test(requests_in_flight_together_all_written),
 		cmocka_unit_test(interrupts_on_their_cpu),
 		cmocka_unit_test(memory_counters_and_faults),
+		cmocka_unit_test(source_kinds_come_from_the_options),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
