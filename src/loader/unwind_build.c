@@ -70,12 +70,8 @@ void ftfb_uw_use_cache(struct ftfb_uw_loader *u, const char *dir)
 	char err[FTFB_UW_CACHE_MSG];
 
 	u->cache = ftfb_uw_cache_open(dir, 0, err, sizeof(err));
-	if (!u->cache && err[0]) {
-		/* said at once (the run goes on without it) and again in
-		 * the summary */
+	if (!u->cache && err[0]) /* (once, at the start: the run goes on) */
 		fprintf(stderr, "ftf-bpf: %s\n", err);
-		note_refusal(u, err);
-	}
 }
 
 /* The key of the binary open at fd: false if it has no build id. */
@@ -119,6 +115,7 @@ static int table_of_fd(struct ftfb_uw_loader *u, int fd, const char *path,
 			note_refusal(u, err);
 		}
 	}
+	injected_delay(u); /* (a build's: a table read from the cache is not) */
 	rc = ftfb_uw_table_from_fd(fd, path, o, t, err, errlen);
 	if (!rc && keyed && !ftfb_uw_cache_store(u->cache, &k, t))
 		u->st.cache_written++;
@@ -250,7 +247,6 @@ struct binary *ftfb_uwl_build_binary(struct ftfb_uw_loader *u,
 		return b;
 	if (!b && !(b = new_binary(u, dev, ino)))
 		return NULL;
-	injected_delay(u);
 	fd = ftfb_proc_file_open(p->tgid, &l);
 	if (fd < 0) {
 		/* its process is gone (a short-lived cc1 or sh, exited

@@ -102,7 +102,7 @@ struct ftfb_uw_stats {
 	/* the first of them (not copied with the counters above: each is
 	 * written once, before it is counted) */
 	struct ftfb_uw_skip skipped[FTFB_UW_SKIPS_SHOWN];
-	/* why the first cache file (or the directory) was refused, "" */
+	/* why the first cache file was refused, "" */
 	char cache_msg[FTFB_UW_CACHE_MSG];
 };
 void ftfb_uw_get_stats(struct ftfb_uw_loader *u, struct ftfb_uw_stats *st);
