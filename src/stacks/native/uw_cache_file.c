@@ -30,6 +30,9 @@ struct hdr {
 	uint32_t pad;
 };
 
+/* (tests/unwind/test_uw_cache.py and the fuzz seeds write headers) */
+_Static_assert(sizeof(struct hdr) == 504, "the cache file header is 504 bytes");
+
 static uint32_t file_crc(const struct hdr *h, const void *rows, size_t n)
 {
 	struct hdr z = *h;
