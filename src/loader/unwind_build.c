@@ -214,6 +214,61 @@ static struct binary *new_binary(struct ftfb_uw_loader *u, uint64_t dev,
 	return b;
 }
 
+/* The file p names, opened as the process that mapped it maps it
+ * (proc_file.h), never by a path its user may have replaced. */
+static int open_mapped(const struct pending *p)
+{
+	struct ftfb_maps_line l = {
+		.start = p->start,
+		.end = p->end,
+		.dev = p->dev,
+		.ino = p->ino,
+		.name = p->path,
+	};
+
+	return ftfb_proc_file_open(p->tgid, &l);
+}
+
+/* The rows a table may have: no more than are left (a table that could
+ * not be installed is not built). */
+static uint32_t rows_allowed(const struct ftfb_uw_loader *u)
+{
+	uint32_t room = u->max_rows - u->next_row;
+
+	return room < u->row_budget ? (room ? room : 1) : u->row_budget;
+}
+
+bool ftfb_uwl_load_cached(struct ftfb_uw_loader *u, const struct pending *p)
+{
+	struct binary *b = ftfb_uwl_binary_built(u, p->dev, p->ino);
+	struct ftfb_uw_cache_key k;
+	struct ftfb_uw_table_built t;
+	char err[FTFB_UW_CACHE_MSG];
+	int fd, rc = -ENOENT;
+
+	if (b && b->table != FTFB_UW_TABLE_PENDING)
+		return true;
+	if (!u->cache || (fd = open_mapped(p)) < 0)
+		return false;
+	if (cache_key(fd, &k))
+		rc = ftfb_uw_cache_load(u->cache, &k, &t, err, sizeof(err));
+	close(fd);
+	if (rc && rc != -ENOENT && rc != -ENOMEM) {
+		u->st.cache_refused++;
+		note_refusal(u, err);
+	}
+	if (!rc && (t.n > rows_allowed(u) ||
+		    (!b && !(b = new_binary(u, p->dev, p->ino)))))
+		rc = -E2BIG; /* (left to the build, which says so) */
+	if (!rc) {
+		install_table(u, &t, b);
+		u->st.cache_read++;
+	}
+	if (!rc || rc == -E2BIG)
+		ftfb_uw_table_free(&t);
+	return !rc;
+}
+
 /* Builds the table of the file p names (dev, ino), once: opened as
  * the process that mapped it maps it (proc_file.h), never by a path its
  * user may have replaced. */

@@ -440,7 +440,8 @@ static bool take_waiters(struct pending *p, struct ftfb_idtab *seen,
 	return true;
 }
 
-/* Builds the oldest binaries waited for, for up to BATCH_NS, then
+/* Loads the binaries waited for from the cache, then builds the oldest
+ * ones the cache did not have, for up to BATCH_NS in all, then
  * rewrites the entries of the processes that waited for them (once
  * each; they may wait for others still). */
 static void build_some(struct ftfb_uw_loader *u)
@@ -451,9 +452,22 @@ static void build_some(struct ftfb_uw_loader *u)
 	size_t nw = 0, cap = 0;
 
 	do {
-		struct pending p = u->pend[0];
+		size_t i = 0;
+		struct pending p;
 
-		memmove(u->pend, u->pend + 1, --u->npend * sizeof(*u->pend));
+		while (i < u->npend && u->pend[i].cache_tried)
+			i++;
+		if (i < u->npend) { /* the cache first (see load_cached) */
+			u->pend[i].cache_tried = true;
+			if (!ftfb_uwl_load_cached(u, &u->pend[i]))
+				continue;
+		} else {
+			i = 0;
+		}
+		p = u->pend[i];
+		memmove(u->pend + i, u->pend + i + 1,
+			(--u->npend - i) * sizeof(*u->pend));
+		/* (loaded from the cache: returns at once) */
 		ftfb_uwl_build_binary(u, &p);
 		take_waiters(&p, &seen, &w, &nw, &cap);
 		free(p.path);

@@ -37,6 +37,7 @@ struct pending {
 	 * hundreds of processes wait, each for a few binaries) */
 	uint32_t *waiters;
 	size_t nwaiters, waiters_cap;
+	bool cache_tried; /* looked for in the cache, not there */
 };
 
 struct ftfb_uw_loader {
@@ -102,6 +103,11 @@ struct binary *ftfb_uwl_binary_built(struct ftfb_uw_loader *u, uint64_t dev,
  * cache); NULL when out of memory. */
 struct binary *ftfb_uwl_build_binary(struct ftfb_uw_loader *u,
 				     const struct pending *p);
+/* Installs the table of the file p names from the cache, if the cache
+ * has it (or it is built already): true then. Cheap (an open and a
+ * read): every queued binary is looked for there before any is built,
+ * so that a large build does not hold the tables the cache has. */
+bool ftfb_uwl_load_cached(struct ftfb_uw_loader *u, const struct pending *p);
 /* Queues the build of (dev, ino) and notes that tgid waits for it (0:
  * nobody): false when out of memory. */
 bool ftfb_uwl_queue_build(struct ftfb_uw_loader *u, const char *path,
