@@ -40,6 +40,9 @@ enum {
 				  * elsewhere (a body past its prologue, in a
 				  * static program's code without CFI, from
 				  * the prologue: src/.../prologue_rows.h) */
+	FTFB_UW_CFA_LAST = FTFB_UW_CFA_RSP_RET, /* the highest: a new type
+						  * moves it (the table cache
+						  * refuses types above) */
 };
 
 /* ftfb_uw_row.rbp_type */

@@ -252,7 +252,9 @@ void cli_usage(FILE *f, const char *prog)
 "\n"
 "Needs root (or CAP_BPF + CAP_PERFMON) and a kernel with BTF.\n"
 "Open the trace at https://ui.perfetto.dev (Open trace file), or check it\n"
-"with ftf-dump --summary FILE.\n",
+"with ftf-dump --summary FILE.\n"
+"-g keeps the unwind tables it builds in /var/cache/ftf-bpf (at most\n"
+"256 MiB; FTF_BPF_UNWIND_CACHE=DIR elsewhere, =off for none).\n",
 		prog, prog, prog, prog, prog, prog, prog, prog, prog, prog);
 }
 

@@ -4,8 +4,10 @@
  * cpu-clock perf event per cpu), its off-CPU and waker programs, the user
  * stack walker's tables (unwind_maps.h) and CPython's processes.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/perf_event.h>
 #include <sys/resource.h>
@@ -90,6 +92,33 @@ static bool runs_this_program(__u32 tgid)
 	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+/* System-wide (-a): every process running now, but this one and kernel
+ * threads (no executable), asked for as the walker would at its first
+ * sample: in the first seconds of a trace each would otherwise stop
+ * "not loaded yet" while hundreds of processes queue up (92% of the
+ * first 2 s beside a build). */
+static void want_running(struct ftfb_loader *l)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	char path[64], exe[8];
+	char *end;
+
+	while (d && (de = readdir(d))) {
+		unsigned long pid = strtoul(de->d_name, &end, 10);
+
+		if (*end || !pid || pid > UINT32_MAX ||
+		    pid == (unsigned long)getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/%lu/exe", pid);
+		if (readlink(path, exe, sizeof(exe)) < 0)
+			continue;
+		ftfb_uw_want_process(l->uw, (uint32_t)pid);
+	}
+	if (d)
+		closedir(d);
+}
+
 /* The table thread started with opts.tables_nice: its creator (the
  * session's thread) may start at a reader's priority, which a build
  * would take from the readers (reader_priority.h). */
@@ -114,6 +143,9 @@ static int start_table_thread(struct ftfb_loader *l)
  * first sample (the others' when the walker first asks), and the
  * programs that drop a process's table at exec and exit. */
 #define UW_PREBUILD_BUDGET_NS 3000000000ull
+/* system-wide, the start is not held longer than this for them (the
+ * cache's tables load in it; a cold cache's builds go on after) */
+#define UW_PREBUILD_ALL_BUDGET_NS 500000000ull
 
 static int start_unwinder(struct ftfb_loader *l, char *errmsg, size_t errlen)
 {
@@ -131,6 +163,8 @@ static int start_unwinder(struct ftfb_loader *l, char *errmsg, size_t errlen)
 	int err = ftfb_uw_loader_new(&l->uw, &m, errmsg, errlen);
 
 	if (!err) /* (its build starts with the thread, below) */
+		ftfb_uw_use_cache(l->uw, NULL);
+	if (!err)
 		ftfb_uw_prebuild_libc(l->uw);
 	for (size_t i = 0; !err && i < sizeof(progs) / sizeof(*progs); i++) {
 		err = ftfb_ld_keep_link(l, bpf_program__attach(progs[i]));
@@ -147,6 +181,8 @@ static int start_unwinder(struct ftfb_loader *l, char *errmsg, size_t errlen)
 			ftfb_uw_want_process(l->uw, key);
 		prev = &key;
 	}
+	if (!err && !l->opts.filter_tgids)
+		want_running(l);
 	if (!err && (err = start_table_thread(l)))
 		ftfb_ld_set_err(errmsg, errlen,
 				"starting the unwind table thread failed: %s",
@@ -154,8 +190,11 @@ static int start_unwinder(struct ftfb_loader *l, char *errmsg, size_t errlen)
 	/* their binaries' tables before the samplers attach (a process
 	 * mapping many large libraries: the first 3 seconds' worth), built
 	 * by the thread: a stop signal ends the wait */
-	if (!err && l->opts.filter_tgids)
-		ftfb_uw_wait_settled(l->uw, UW_PREBUILD_BUDGET_NS);
+	if (!err)
+		ftfb_uw_wait_settled(l->uw,
+				     l->opts.filter_tgids
+					     ? UW_PREBUILD_BUDGET_NS
+					     : UW_PREBUILD_ALL_BUDGET_NS);
 	return err;
 }
 
@@ -203,7 +242,10 @@ int ftfb_loader_attach_stacks(struct ftfb_loader *l, unsigned freq_hz,
 				  l->opts.waker_stacks);
 	err = ftfb_ld_share_maps(l, s->obj);
 	if (!err)
-		err = ftfb_uw_prepare(s->maps.uw_rows, FTFB_UW_ROWS_DEFAULT);
+		err = ftfb_uw_prepare(s->maps.uw_rows,
+				      l->opts.filter_tgids
+					      ? FTFB_UW_ROWS_DEFAULT
+					      : FTFB_UW_ROWS_SYSTEM);
 	if (!err)
 		err = stacks_bpf__load(s);
 	if (err) {

@@ -20,79 +20,11 @@
 #include <unistd.h>
 
 #include "elfsym.h"
-#include "go_topframe.h"
 #include "grow_array.h"
-#include "idtab.h"
-#include "proc_file.h"
-#include "unwind_maps.h"
-#include "unwind_skips.h"
-#include "unwind_table.h"
+#include "unwind_maps_priv.h"
 
 #define MAX_REREADS 16 /* of one image's maps, for addresses outside them */
 #define MAX_WANTED 256 /* requests answered per service call */
-
-/* A binary whose table is loaded (or could not be). */
-struct binary {
-	uint32_t table; /* index in uw_tables, or FTFB_UW_TABLE_NONE etc. */
-	uint64_t base;	/* the virtual address of its rows' pc 0 */
-	struct ftfb_uw_seg segs[FTFB_UW_MAX_SEGS];
-	size_t nsegs;
-	uint64_t go_mstart; /* no CFI: 1 + runtime.mstart's file offset */
-};
-
-/* A binary to build, and a process waiting for it. */
-struct pending {
-	uint64_t dev, ino;
-	char *path;	     /* as /proc/PID/maps names it */
-	uint32_t tgid;	     /* the first process that mapped it */
-	uint64_t start, end; /* there */
-};
-
-struct ftfb_uw_loader {
-	int rows_fd, tables_fd, procs_fd, wanted_fd, stats_fd;
-	struct ftfb_uw_row *rows; /* mmap of uw_rows */
-	uint32_t max_rows, next_row, max_tables, next_table;
-	struct ftfb_idtab by_file; /* hash of (dev, ino) -> binary + 1 */
-	struct binary *bins;
-	size_t nbins, bins_cap;
-	struct binary vdso;
-	bool vdso_tried;
-	struct ftfb_idtab rereads; /* tgid -> rereads + 1 of its image */
-	struct pending *pend;	   /* binaries mapped, not built yet */
-	size_t npend, pend_cap;
-	uint32_t *waiting; /* processes whose entries name them */
-	size_t nwaiting, waiting_cap;
-	struct ftfb_uw_stats st; /* the thread's own */
-	/* st as of the thread's last step, for the stats readers: copied
-	 * and read field by field, atomically, never under a lock the
-	 * thread holds while it opens a file or builds a table (either can
-	 * take minutes, or forever: a FIFO over a mapped library) */
-	struct ftfb_uw_stats pub;
-	int ncpus;
-	pthread_t thread;
-	bool running;
-	/* a stop the thread did not see in time: it may still be in a
-	 * build, so what it uses is never freed (the process exits) */
-	bool abandoned;
-	bool settled; /* the thread answered the requests and built all */
-	unsigned slow_build_s; /* FTFB_FAULT_SLOW_UW_BUILD_S (tests) */
-	uint32_t row_budget;   /* a build's rows (unwind_skips.h) */
-	/* the first binaries over budget, each written before nskips
-	 * counts it (released: the stats readers read them meanwhile) */
-	struct ftfb_uw_skip skips[FTFB_UW_SKIPS_SHOWN];
-	uint32_t nskips;
-	/* set by ftfb_uw_stop, read by the thread between steps and by the
-	 * table builder (the flag its cancel argument takes) */
-	volatile bool stop;
-};
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 int ftfb_uw_prepare(struct bpf_map *rows, uint32_t max_rows)
 {
@@ -111,14 +43,6 @@ static unsigned injected_build_s(void)
 	const char *s = getenv("FTFB_FAULT_SLOW_UW_BUILD_S");
 
 	return s ? (unsigned)strtoul(s, NULL, 10) : 0;
-}
-
-static void injected_delay(const struct ftfb_uw_loader *u)
-{
-	unsigned left = u->slow_build_s;
-
-	while (left)
-		left = sleep(left);
 }
 
 static void close_fds(struct ftfb_uw_loader *u)
@@ -198,7 +122,7 @@ int ftfb_uw_loader_new(struct ftfb_uw_loader **out,
 #define STATS_WORDS (offsetof(struct ftfb_uw_stats, skipped) / sizeof(uint64_t))
 
 /* The thread's stats, made readable (every counter is a uint64_t). */
-static void publish_stats(struct ftfb_uw_loader *u)
+void ftfb_uwl_publish_stats(struct ftfb_uw_loader *u)
 {
 	const uint64_t *from = (const uint64_t *)&u->st;
 	uint64_t *to = (uint64_t *)&u->pub;
@@ -208,17 +132,6 @@ static void publish_stats(struct ftfb_uw_loader *u)
 		       "ftfb_uw_stats holds uint64_t counters only");
 	for (size_t i = 0; i < STATS_WORDS; i++)
 		__atomic_store_n(&to[i], from[i], __ATOMIC_RELAXED);
-}
-
-static bool stopping(const struct ftfb_uw_loader *u)
-{
-	return __atomic_load_n(&u->stop, __ATOMIC_ACQUIRE);
-}
-
-/* the table builder's cancel test: a stop ends a build under way */
-static bool build_cancelled(void *u)
-{
-	return stopping(u);
 }
 
 /* The thread that answers the walker's requests every SERVE_MS, apart
@@ -235,7 +148,7 @@ static void *serve(void *arg)
 	struct ftfb_uw_loader *u = arg;
 	struct timespec nap = {0, SERVE_MS * 1000000L};
 
-	while (!stopping(u)) {
+	while (!ftfb_uwl_stopping(u)) {
 		ftfb_uw_service(u);
 		nanosleep(&nap, NULL);
 	}
@@ -261,10 +174,10 @@ int ftfb_uw_start(struct ftfb_uw_loader *u)
 bool ftfb_uw_wait_settled(struct ftfb_uw_loader *u, uint64_t budget_ns)
 {
 	struct timespec nap = {0, SERVE_MS * 1000000L};
-	uint64_t end = mono_ns() + budget_ns;
+	uint64_t end = ftfb_uwl_mono_ns() + budget_ns;
 
 	while (!__atomic_load_n(&u->settled, __ATOMIC_ACQUIRE) &&
-	       mono_ns() < end)
+	       ftfb_uwl_mono_ns() < end)
 		if (nanosleep(&nap, NULL) && errno == EINTR)
 			break; /* a signal: the caller looks at it */
 	return __atomic_load_n(&u->settled, __ATOMIC_ACQUIRE);
@@ -301,198 +214,16 @@ void ftfb_uw_loader_free(struct ftfb_uw_loader *u)
 		return; /* the thread may still use all of it */
 	munmap(u->rows, (size_t)u->max_rows * sizeof(*u->rows));
 	close_fds(u);
+	ftfb_uw_cache_close(u->cache);
 	ftfb_idtab_free(&u->by_file);
 	ftfb_idtab_free(&u->rereads);
-	for (size_t i = 0; i < u->npend; i++)
+	for (size_t i = 0; i < u->npend; i++) {
 		free(u->pend[i].path);
+		free(u->pend[i].waiters);
+	}
 	free(u->pend);
-	free(u->waiting);
 	free(u->bins);
 	free(u);
-}
-
-/* ---- tables of binaries --------------------------------------------- */
-
-/* Copies t's rows into the shared array and gives them a table index;
- * b->table stays NONE when there is no room. */
-static void install_table(struct ftfb_uw_loader *u,
-			  const struct ftfb_uw_table_built *t, struct binary *b)
-{
-	struct ftfb_uw_table ent;
-	uint32_t id = u->next_table;
-
-	b->table = FTFB_UW_TABLE_NONE;
-	b->base = t->base;
-	memcpy(b->segs, t->segs, sizeof(b->segs));
-	b->nsegs = t->nsegs;
-	if (t->n > u->max_rows - u->next_row || id >= u->max_tables) {
-		u->st.table_space_full++;
-		return;
-	}
-	memcpy(u->rows + u->next_row, t->rows, t->n * sizeof(*t->rows));
-	ent.first = u->next_row;
-	ent.n = (uint32_t)t->n;
-	if (bpf_map_update_elem(u->tables_fd, &id, &ent, BPF_ANY))
-		return;
-	u->next_row += (uint32_t)t->n;
-	u->next_table++;
-	b->table = id;
-	u->st.binaries++;
-	u->st.rows = u->next_row;
-}
-
-static uint64_t file_key(uint64_t dev, uint64_t ino)
-{
-	return ftfb_mix64(dev ^ ftfb_mix64(ino));
-}
-
-/* The binary of file (dev, ino) if its table was built, else NULL. */
-static struct binary *binary_built(struct ftfb_uw_loader *u, uint64_t dev,
-				   uint64_t ino)
-{
-	uint32_t i = ftfb_idtab_get(&u->by_file, file_key(dev, ino));
-
-	return i ? &u->bins[i - 1] : NULL;
-}
-
-/* A binary with no CFI walked by frame pointer: if it is Go's, 1 + the
- * file offset of runtime.mstart, where its threads' stacks end (fd: the
- * file as the process maps it, see build_binary). */
-static uint64_t go_mstart(int fd, const char *path)
-{
-	uint64_t off;
-
-	if (fd < 0 || lseek(fd, 0, SEEK_SET))
-		return 0;
-	return ftfb_go_mstart_offset(fd, path, &off) ? 0 : off + 1;
-}
-
-/* A build over its budget of rows or time (o): the binary's stacks stop
- * at it, saying so, and the summary names it (the first few). */
-static void refused(struct ftfb_uw_loader *u, struct binary *b,
-		    const char *path, int rc,
-		    const struct ftfb_uw_build_opts *o, bool no_room)
-{
-	uint64_t limit = rc == -E2BIG ? o->max_rows : FTFB_UW_MAX_BUILD_NS;
-
-	b->table = FTFB_UW_TABLE_OVER_BUDGET;
-	u->st.over_budget++;
-	if (rc == -E2BIG && no_room)
-		u->st.table_space_full++;
-	if (u->nskips >= FTFB_UW_SKIPS_SHOWN)
-		return;
-	ftfb_uw_skip_fill(&u->skips[u->nskips], path, rc, limit, no_room);
-	__atomic_store_n(&u->nskips, u->nskips + 1, __ATOMIC_RELEASE);
-}
-
-/* Builds the table of the file p names (dev, ino), once: opened as
- * the process that mapped it maps it (proc_file.h), never by a path its
- * user may have replaced. */
-static struct binary *build_binary(struct ftfb_uw_loader *u,
-				   const struct pending *p)
-{
-	struct ftfb_maps_line l = {
-		.start = p->start,
-		.end = p->end,
-		.dev = p->dev,
-		.ino = p->ino,
-		.name = p->path,
-	};
-	uint64_t dev = p->dev, ino = p->ino;
-	struct binary *b = binary_built(u, dev, ino);
-	/* no more rows than are left: a table that could not be
-	 * installed is not built */
-	uint32_t room = u->max_rows - u->next_row;
-	struct ftfb_uw_build_opts opts = {
-		.cancelled = build_cancelled,
-		.arg = u,
-		.max_rows = room < u->row_budget ? (room ? room : 1)
-						 : u->row_budget,
-	};
-	struct ftfb_uw_table_built t;
-	uint64_t t0 = mono_ns();
-	char err[256];
-	int fd, rc = -ENOENT;
-
-	if (b)
-		return b;
-	if (ftfb_grow_array((void **)&u->bins, &u->bins_cap, u->nbins + 1,
-			    sizeof(*u->bins)) ||
-	    ftfb_idtab_put(&u->by_file, file_key(dev, ino),
-			   (uint32_t)u->nbins + 1))
-		return NULL;
-	b = &u->bins[u->nbins++];
-	memset(b, 0, sizeof(*b));
-	b->table = FTFB_UW_TABLE_NONE;
-	injected_delay(u);
-	fd = ftfb_proc_file_open(p->tgid, &l);
-	if (fd >= 0)
-		rc = ftfb_uw_table_from_fd(fd, p->path, &opts, &t, err,
-					   sizeof(err));
-	if (rc == -E2BIG || rc == -ETIMEDOUT) {
-		refused(u, b, p->path, rc, &opts, room < u->row_budget);
-	} else if (rc) {
-		u->st.no_cfi_files++;
-		b->go_mstart = go_mstart(fd, p->path);
-	} else {
-		install_table(u, &t, b);
-		ftfb_uw_table_free(&t);
-	}
-	if (fd >= 0)
-		close(fd);
-	u->st.build_ns += mono_ns() - t0;
-	return b;
-}
-
-/* Queues the build of (dev, ino) and notes that tgid waits for it:
- * false when out of memory. */
-static bool queue_build(struct ftfb_uw_loader *u, const char *path,
-			uint64_t dev, uint64_t ino, uint32_t tgid,
-			uint64_t start, uint64_t end)
-{
-	bool queued = false, noted = false;
-
-	for (size_t i = 0; i < u->npend && !queued; i++)
-		queued = u->pend[i].dev == dev && u->pend[i].ino == ino;
-	for (size_t i = 0; i < u->nwaiting && !noted; i++)
-		noted = u->waiting[i] == tgid;
-	noted |= !tgid; /* a build ahead of need: nobody waits */
-	if (!noted) {
-		if (ftfb_grow_array((void **)&u->waiting, &u->waiting_cap,
-				    u->nwaiting + 1, sizeof(*u->waiting)))
-			return false;
-		u->waiting[u->nwaiting++] = tgid;
-	}
-	if (queued)
-		return true;
-	if (ftfb_grow_array((void **)&u->pend, &u->pend_cap, u->npend + 1,
-			    sizeof(*u->pend)))
-		return false;
-	u->pend[u->npend].dev = dev;
-	u->pend[u->npend].ino = ino;
-	u->pend[u->npend].tgid = tgid;
-	u->pend[u->npend].start = start;
-	u->pend[u->npend].end = end;
-	if (!(u->pend[u->npend].path = strdup(path)))
-		return false;
-	u->npend++;
-	return true;
-}
-
-static struct binary *vdso_binary(struct ftfb_uw_loader *u)
-{
-	struct ftfb_uw_table_built t;
-	char err[256];
-
-	if (u->vdso_tried)
-		return &u->vdso;
-	u->vdso_tried = true;
-	u->vdso.table = FTFB_UW_TABLE_NONE;
-	if (!ftfb_uw_table_from_vdso(&t, err, sizeof(err))) {
-		install_table(u, &t, &u->vdso);
-		ftfb_uw_table_free(&t);
-	}
-	return &u->vdso;
 }
 
 /* ---- processes ------------------------------------------------------- */
@@ -532,16 +263,19 @@ static bool map_of_line(struct ftfb_uw_loader *u, uint32_t tgid, char *line,
 		return true;
 	}
 	if (!strcmp(name, "[vdso]")) {
-		b = vdso_binary(u);
+		b = ftfb_uwl_vdso_binary(u);
 	} else if (name[0] == '/') {
 		uint64_t dv = ((uint64_t)maj << 32) | min;
 
-		b = binary_built(u, dv, ino);
-		if (!b) { /* stop there ("not loaded yet") until it is */
-			m->table =
-				queue_build(u, name, dv, ino, tgid, start, end)
-					? FTFB_UW_TABLE_PENDING
-					: FTFB_UW_TABLE_NONE;
+		b = ftfb_uwl_binary_built(u, dv, ino);
+		/* not built, or being built (a request answered from
+		 * inside its build): stop there ("not loaded yet") until
+		 * it is */
+		if (!b || b->table == FTFB_UW_TABLE_PENDING) {
+			m->table = ftfb_uwl_queue_build(u, name, dv, ino, tgid,
+							start, end)
+					   ? FTFB_UW_TABLE_PENDING
+					   : FTFB_UW_TABLE_NONE;
 			return true;
 		}
 	}
@@ -583,8 +317,9 @@ int ftfb_uw_prebuild_libc(struct ftfb_uw_loader *u)
 		    perms[2] != 'x' || !strstr(line + at, "/libc.so"))
 			continue;
 		line[strcspn(line, "\n")] = '\0';
-		err = queue_build(u, line + at, ((uint64_t)maj << 32) | min,
-				  ino, 0, start, end)
+		err = ftfb_uwl_queue_build(u, line + at,
+					   ((uint64_t)maj << 32) | min, ino, 0,
+					   start, end)
 			      ? 0
 			      : -ENOMEM;
 	}
@@ -662,18 +397,18 @@ static void answer(struct ftfb_uw_loader *u, uint32_t tgid, uint64_t pc)
 }
 
 /* Answers the requests waiting in uw_wanted. */
-static void answer_wanted(struct ftfb_uw_loader *u)
+void ftfb_uwl_answer_wanted(struct ftfb_uw_loader *u)
 {
 	uint32_t keys[MAX_WANTED], key, n = 0;
 	uint64_t pc;
 	void *prev = NULL;
 
-	while (n < MAX_WANTED && !stopping(u) &&
+	while (n < MAX_WANTED && !ftfb_uwl_stopping(u) &&
 	       !bpf_map_get_next_key(u->wanted_fd, prev, &key)) {
 		keys[n] = key;
 		prev = &keys[n++];
 	}
-	for (uint32_t i = 0; i < n && !stopping(u); i++) {
+	for (uint32_t i = 0; i < n && !ftfb_uwl_stopping(u); i++) {
 		if (bpf_map_lookup_elem(u->wanted_fd, &keys[i], &pc))
 			pc = 0;
 		bpf_map_delete_elem(u->wanted_fd, &keys[i]);
@@ -681,21 +416,67 @@ static void answer_wanted(struct ftfb_uw_loader *u)
 	}
 }
 
-/* Builds the oldest binary waited for, then rewrites the entries of the
- * processes that waited (they may wait for others still). */
-static void build_one(struct ftfb_uw_loader *u)
-{
-	struct pending p = u->pend[0];
-	uint32_t *w = u->waiting;
-	size_t nw = u->nwaiting;
+/* How long builds go on before the processes that waited for them get
+ * their entries rewritten: each rewrite reads the process's maps and
+ * writes an 8 KiB entry, and rewriting every waiter after every binary
+ * (hundreds of processes under -a, each new one waiting) took longer
+ * than the builds themselves. */
+#define BATCH_NS 20000000ull
 
-	memmove(u->pend, u->pend + 1, --u->npend * sizeof(*u->pend));
-	build_binary(u, &p);
-	free(p.path);
-	u->waiting = NULL;
-	u->nwaiting = u->waiting_cap = 0;
-	for (size_t i = 0; i < nw && !stopping(u); i++)
+/* Moves p's waiters, not yet in seen, to *w; false when out of memory
+ * (those left out are rewritten when the next binary they wait for is
+ * built, or asked for again). */
+static bool take_waiters(struct pending *p, struct ftfb_idtab *seen,
+			 uint32_t **w, size_t *nw, size_t *cap)
+{
+	for (size_t i = 0; i < p->nwaiters; i++) {
+		if (ftfb_idtab_get(seen, p->waiters[i]))
+			continue;
+		if (ftfb_grow_array((void **)w, cap, *nw + 1, sizeof(**w)) ||
+		    ftfb_idtab_put(seen, p->waiters[i], 1))
+			return false;
+		(*w)[(*nw)++] = p->waiters[i];
+	}
+	return true;
+}
+
+/* Loads the binaries waited for from the cache, then builds the oldest
+ * ones the cache did not have, for up to BATCH_NS in all, then
+ * rewrites the entries of the processes that waited for them (once
+ * each; they may wait for others still). */
+static void build_some(struct ftfb_uw_loader *u)
+{
+	uint64_t until = ftfb_uwl_mono_ns() + BATCH_NS;
+	struct ftfb_idtab seen = {0};
+	uint32_t *w = NULL;
+	size_t nw = 0, cap = 0;
+
+	do {
+		size_t i = 0;
+		struct pending p;
+
+		while (i < u->npend && u->pend[i].cache_tried)
+			i++;
+		if (i < u->npend) { /* the cache first (see load_cached) */
+			u->pend[i].cache_tried = true;
+			if (!ftfb_uwl_load_cached(u, &u->pend[i]))
+				continue;
+		} else {
+			i = 0;
+		}
+		p = u->pend[i];
+		memmove(u->pend + i, u->pend + i + 1,
+			(--u->npend - i) * sizeof(*u->pend));
+		/* (loaded from the cache: returns at once) */
+		ftfb_uwl_build_binary(u, &p);
+		take_waiters(&p, &seen, &w, &nw, &cap);
+		free(p.path);
+		free(p.waiters);
+	} while (u->npend && !ftfb_uwl_stopping(u) &&
+		 ftfb_uwl_mono_ns() < until);
+	for (size_t i = 0; i < nw && !ftfb_uwl_stopping(u); i++)
 		load_process(u, w[i]); /* (notes them again) */
+	ftfb_idtab_free(&seen);
 	free(w);
 }
 
@@ -705,12 +486,12 @@ static void build_one(struct ftfb_uw_loader *u)
  * through those that are ready, the others stop "not loaded yet". */
 void ftfb_uw_service(struct ftfb_uw_loader *u)
 {
-	answer_wanted(u);
-	publish_stats(u);
-	while (u->npend && !stopping(u)) {
-		build_one(u);
-		answer_wanted(u);
-		publish_stats(u);
+	ftfb_uwl_answer_wanted(u);
+	ftfb_uwl_publish_stats(u);
+	while (u->npend && !ftfb_uwl_stopping(u)) {
+		build_some(u);
+		ftfb_uwl_answer_wanted(u);
+		ftfb_uwl_publish_stats(u);
 	}
 	if (!u->npend)
 		__atomic_store_n(&u->settled, true, __ATOMIC_RELEASE);
@@ -736,6 +517,9 @@ void ftfb_uw_get_stats(struct ftfb_uw_loader *u, struct ftfb_uw_stats *st)
 	st->left_busy = u->abandoned;
 	memset(st->skipped, 0, sizeof(st->skipped));
 	memcpy(st->skipped, u->skips, nskips * sizeof(*u->skips));
+	st->cache_msg[0] = '\0';
+	if (__atomic_load_n(&u->cache_msg_set, __ATOMIC_ACQUIRE))
+		memcpy(st->cache_msg, u->cache_msg, sizeof(st->cache_msg));
 	for (uint32_t k = 0; v && k < FTFB_UW_NSTATS; k++) {
 		uint64_t sum = 0;
 
@@ -749,51 +533,4 @@ void ftfb_uw_get_stats(struct ftfb_uw_loader *u, struct ftfb_uw_stats *st)
 			st->stacks = sum;
 	}
 	free(v);
-}
-
-void ftfb_uw_print_summary(const struct ftfb_uw_stats *st, FILE *f)
-{
-	static const char *const why[FTFB_UW_NREASONS] = {
-		"complete",
-		"tables not loaded yet",
-		"address in no mapping",
-		"no CFI",
-		"unsupported CFI rule",
-		"stack not readable",
-		"depth limit",
-		"bad frame",
-		"signal frame",
-		"CFI over budget",
-	};
-	bool first = true;
-
-	if (!st->stacks)
-		return;
-	fprintf(f,
-		"  user stacks: %llu walked:", (unsigned long long)st->stacks);
-	for (int i = 0; i < FTFB_UW_NREASONS; i++) {
-		if (!st->ended[i])
-			continue;
-		fprintf(f, "%s %llu %s (%.1f%%)", first ? "" : ",",
-			(unsigned long long)st->ended[i],
-			i ? why[i] : "complete",
-			100.0 * (double)st->ended[i] / (double)st->stacks);
-		first = false;
-	}
-	fprintf(f,
-		"\n  unwind tables: %llu binaries, %llu of %llu rows, %llu "
-		"process entries written; %.0f ms building",
-		(unsigned long long)st->binaries, (unsigned long long)st->rows,
-		(unsigned long long)st->max_rows,
-		(unsigned long long)st->processes, (double)st->build_ns / 1e6);
-	if (st->no_cfi_files)
-		fprintf(f, "; %llu files without usable CFI",
-			(unsigned long long)st->no_cfi_files);
-	if (st->table_space_full)
-		fprintf(f, "; %llu binaries left out (table space full)",
-			(unsigned long long)st->table_space_full);
-	if (st->left_busy)
-		fprintf(f, "; the stop did not wait for a build under way");
-	fputc('\n', f);
-	ftfb_uw_print_skips(st->skipped, st->over_budget, f);
 }

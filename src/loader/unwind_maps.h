@@ -32,14 +32,24 @@
 
 struct bpf_map;
 
-/* rows in the shared array (8 bytes each) */
+#define FTFB_UW_CACHE_MSG 320
+
+/* rows in the shared array (8 bytes each): 16 MiB for the processes
+ * of a command or -p; 64 MiB system-wide (-a), where a busy machine
+ * maps some 200 binaries (a browser's alone: a million rows) and 2M
+ * rows left a compiler's table out */
 #define FTFB_UW_ROWS_DEFAULT (2u << 20)
+#define FTFB_UW_ROWS_SYSTEM (8u << 20)
 
 struct ftfb_uw_bpf_maps {
 	struct bpf_map *rows, *tables, *procs, *wanted, *stats;
 };
 
 struct ftfb_uw_loader;
+
+/* The persistent cache of tables (uw_cache.h) the loader uses; dir NULL:
+ * FTF_BPF_UNWIND_CACHE's or the default. Before ftfb_uw_start. */
+void ftfb_uw_use_cache(struct ftfb_uw_loader *u, const char *dir);
 
 /* After the BPF object is loaded; the rows map sized by
  * ftfb_uw_prepare before. 0 or -errno (err: one line). */
@@ -76,7 +86,6 @@ void ftfb_uw_stop(struct ftfb_uw_loader *u);
  * reread at most a few times for addresses outside its mappings. */
 void ftfb_uw_service(struct ftfb_uw_loader *u);
 
-
 struct ftfb_uw_stats {
 	uint64_t ended[FTFB_UW_NREASONS];  /* user stacks, by how they ended */
 	uint64_t stacks;		   /* user stacks walked */
@@ -85,11 +94,16 @@ struct ftfb_uw_stats {
 	uint64_t table_space_full;	   /* binaries left without: no room */
 	uint64_t processes;		   /* process entries loaded */
 	uint64_t build_ns;		   /* time spent building tables */
-	uint64_t left_busy;   /* 1: the stop did not wait for the thread */
-	uint64_t over_budget; /* binaries whose table was refused */
+	uint64_t left_busy;	/* 1: the stop did not wait for the thread */
+	uint64_t over_budget;	/* binaries whose table was refused */
+	uint64_t cache_read;	/* tables read from the persistent cache */
+	uint64_t cache_written; /* tables written to it */
+	uint64_t cache_refused; /* its files refused (and rebuilt) */
 	/* the first of them (not copied with the counters above: each is
 	 * written once, before it is counted) */
 	struct ftfb_uw_skip skipped[FTFB_UW_SKIPS_SHOWN];
+	/* why the first cache file was refused, "" */
+	char cache_msg[FTFB_UW_CACHE_MSG];
 };
 void ftfb_uw_get_stats(struct ftfb_uw_loader *u, struct ftfb_uw_stats *st);
 /* The summary's lines about them (how the user stacks ended, the tables
