@@ -78,8 +78,10 @@ def main():
     shutil.copy(wl, fresh)  # (a new inode: no table of it exists)
     out = os.path.join(outdir, "stack-copy.fxt")
     args = ["-g", "--freq", str(FREQ), "-o", out, "--", "sh", "-c", f"exec {fresh} {SPIN_S}"]
-    print("  run: FTFB_FAULT_SLOW_UW_BUILD_S=1", tool, " ".join(args))
-    env = dict(os.environ, FTFB_FAULT_SLOW_UW_BUILD_S="1")
+    print("  run: FTFB_FAULT_SLOW_UW_BUILD_S=1 FTF_BPF_UNWIND_CACHE=off", tool, " ".join(args))
+    # (no table cache: freshwl's new copy has the build id of the last
+    # run's, whose table the cache would hand over before any sample)
+    env = dict(os.environ, FTFB_FAULT_SLOW_UW_BUILD_S="1", FTF_BPF_UNWIND_CACHE="off")
     p = subprocess.run([tool, *args], capture_output=True, text=True, timeout=200, env=env)
     os.unlink(fresh)
     print("  ftf-bpf said (exit %d):\n    %s" % (p.returncode, p.stderr.strip().replace("\n", "\n    ")))
