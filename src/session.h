@@ -87,4 +87,11 @@ struct ftfb_usdt_set_opts session_usdt_opts(const struct cli_opts *o,
  * target's. */
 int session_link_pid(const struct session *s);
 
+/* session_specs.c: every -u/USDT/--syscalls spec resolved (before the
+ * output or the kernel is touched, so one that matches nothing costs
+ * nothing); -F --trigger's functions marked in s->trigger_ns. 0, or -1
+ * with one line in err. */
+int session_resolve_specs(struct session *s, char *err, size_t errlen);
+int session_resolve_triggers(struct session *s, char *err, size_t errlen);
+
 #endif
