@@ -36,8 +36,8 @@ int session_resolve_specs(struct session *s, char *err, size_t errlen)
 	if (ftfb_usdt_set_build(&s->usdt, &uo, err, errlen) ||
 	    ftfb_uprobe_set_build(&s->probes, (const char *const *)o->uprobes,
 				  o->nuprobes, o->pid, s->mb, err, errlen) ||
-	    (o->syscall_list && ftfb_syscall_list(o->syscall_list,
-						  s->sys_wanted, err, errlen)))
+	    (o->syscall_list &&
+	     ftfb_syscall_list(o->syscall_list, s->sys_wanted, err, errlen)))
 		return -1;
 	return 0;
 }
@@ -79,12 +79,14 @@ int session_resolve_triggers(struct session *s, char *err, size_t errlen)
 		s->trigger_ns[k] = FTFB_FLIGHT_NO_TRIGGER;
 	for (int i = 0; i < o->ntriggers; i++) {
 		const char *spec = o->triggers[i].spec;
-		struct ftfb_symlist sl = { 0 };
+		struct ftfb_symlist sl = {0};
 		size_t hits;
 
 		if (ftfb_is_usdt_spec(spec)) {
 			snprintf(err, errlen,
-				 "--trigger '%s': a trigger is a call of a -u function that lasts too long, not a USDT probe",
+				 "--trigger '%s': a trigger is a call of a -u "
+				 "function that lasts too long, not a USDT "
+				 "probe",
 				 spec);
 			return -1;
 		}
@@ -100,11 +102,12 @@ int session_resolve_triggers(struct session *s, char *err, size_t errlen)
 		ftfb_symlist_free(&sl);
 		if (!hits) {
 			snprintf(err, errlen,
-				 "--trigger '%s' matches no function traced with -u: add -u '%s' (or a -u spec that matches it)",
+				 "--trigger '%s' matches no function traced "
+				 "with -u: add -u '%s' (or a -u spec that "
+				 "matches it)",
 				 spec, spec);
 			return -1;
 		}
 	}
 	return 0;
 }
-
