@@ -19,8 +19,11 @@ importers do:
   joined by spaces); its thread names its tid and puts it in tgid (none:
   process 0);
 - a TrackDescriptor declares a track (uuid, name, a parent track, or a
-  process: pid); a TrackEvent begins (type 1: name, category, debug
-  annotations) or ends (type 2) a slice on its track.
+  process: pid, or a thread: pid and tid, which Perfetto then lists as a
+  thread of that process); a TrackEvent begins (type 1: name, category,
+  debug annotations) or ends (type 2: its debug annotations join the
+  slice's args) the newest open slice on its track; a slice's depth is
+  the number of slices open on its track when it begins.
 
 ftfcheck.perfetto_rows compares these rows with Perfetto's own whenever
 trace_processor_shell is there, so this decoding is itself checked.
@@ -33,9 +36,11 @@ PKT_PROCESS_TREE, PKT_TIMESTAMP, PKT_TRACK_EVENT, PKT_TRACK_DESCRIPTOR = 2, 8, 1
 PT_PROCESS, PT_THREAD = 1, 2
 PROC_PID, PROC_CMDLINE = 1, 3
 THR_TID, THR_NAME, THR_TGID = 1, 2, 3
-# TrackDescriptor (and its ProcessDescriptor's pid)
-TD_UUID, TD_NAME, TD_PROCESS, TD_PARENT = 1, 2, 3, 5
+# TrackDescriptor (and its ProcessDescriptor's pid, ThreadDescriptor's
+# pid and tid)
+TD_UUID, TD_NAME, TD_PROCESS, TD_THREAD, TD_PARENT = 1, 2, 3, 4, 5
 PD_PID = 1
+THD_PID, THD_TID = 1, 2
 # TrackEvent, its type, and DebugAnnotation
 TE_ANNOTATION, TE_TYPE, TE_TRACK, TE_CATEGORY, TE_NAME = 4, 9, 11, 22, 23
 SLICE_BEGIN, SLICE_END = 1, 2
@@ -147,25 +152,31 @@ def annotation(msg):
     if DA_UINT in f:
         return name, str(f[DA_UINT])  # (unsigned: Perfetto prints it so)
     if DA_BOOL in f:
-        return name, str(f[DA_BOOL])
+        return name, "true" if f[DA_BOOL] else "false"  # (its display_value)
     raise Fail(f"debug annotation {name!r} of no value this decoder knows: {sorted(f)}")
 
 
+def track_of(td):
+    """A TrackDescriptor as dict: name, parent (uuid or None), pid and
+    tid (the process or thread it is the track of, else None)."""
+    pd, thd = get(td, TD_PROCESS), get(td, TD_THREAD)
+    pid = get(pd, PD_PID) if pd is not None else get(thd, THD_PID) if thd is not None else None
+    return dict(name=text(get(td, TD_NAME)), parent=get(td, TD_PARENT), pid=pid,
+                tid=get(thd, THD_TID) if thd is not None else None)
+
+
 def named_slices(path, track_matches):
-    """The slices on tracks declared by TrackDescriptors (not threads)
-    whose name track_matches(name) accepts, as dicts: ts, dur (-1: never
-    ended), name, category, track (its name), pid (the process whose
-    track is its parent, else None), args {annotation: value as text}."""
-    tracks, procs, open_, out = {}, {}, {}, []
+    """The slices on tracks declared by TrackDescriptors (not a process's
+    or thread's own) whose name track_matches(name) accepts, as dicts: ts,
+    dur (-1: never ended), depth, name, category, track (its name),
+    track_uuid, pid and tid (the process, or the thread and its process,
+    whose track is its parent, else None), args {annotation: value as
+    text} (the begin's, then the end's)."""
+    tracks, open_, out = {}, {}, []
     for pkt in packets(path):
         td = get(pkt, PKT_TRACK_DESCRIPTOR)
         if td is not None:
-            uuid = get(td, TD_UUID)
-            pd = get(td, TD_PROCESS)
-            if pd is not None:
-                procs[uuid] = get(pd, PD_PID)
-            else:
-                tracks[uuid] = (text(get(td, TD_NAME)), get(td, TD_PARENT))
+            tracks[get(td, TD_UUID)] = track_of(td)
             continue
         te = get(pkt, PKT_TRACK_EVENT)
         if te is None:
@@ -174,23 +185,25 @@ def named_slices(path, track_matches):
         if uuid not in tracks:
             raise Fail(f"a track event on track {uuid}, never declared")
         stack = open_.setdefault(uuid, [])
+        args = dict(annotation(a) for a in get_all(te, TE_ANNOTATION))
         if kind == SLICE_BEGIN:
-            args = dict(annotation(a) for a in get_all(te, TE_ANNOTATION))
-            stack.append(dict(ts=ts, dur=-1, name=text(get(te, TE_NAME)),
-                              category=text(get(te, TE_CATEGORY)), uuid=uuid, args=args))
+            stack.append(dict(ts=ts, dur=-1, depth=len(stack), name=text(get(te, TE_NAME)),
+                              category=text(get(te, TE_CATEGORY)), track_uuid=uuid, args=args))
             out.append(stack[-1])
         elif kind == SLICE_END:
             if not stack:
                 raise Fail(f"a slice end on track {uuid} with no slice open")
             s = stack.pop()
             s["dur"] = ts - s["ts"]
+            s["args"].update(args)
         else:
             raise Fail(f"track event of type {kind} (only slices are written)")
     res = []
     for s in out:
-        name, parent = tracks[s.pop("uuid")]
-        if track_matches(name or ""):
-            res.append(dict(s, track=name, pid=procs.get(parent)))
+        t = tracks[s["track_uuid"]]
+        owner = tracks.get(t["parent"], dict(pid=None, tid=None))
+        if track_matches(t["name"] or ""):
+            res.append(dict(s, track=t["name"], pid=owner["pid"], tid=owner["tid"]))
     return res
 
 
@@ -221,7 +234,10 @@ class Tables:
                 self.thread(koid, pid)["name"] = name or None
         for pkt in packets(trace.path):
             td = get(pkt, PKT_TRACK_DESCRIPTOR)
-            if td is not None and get(td, TD_PROCESS) is not None:
+            if td is not None and get(td, TD_THREAD) is not None:
+                t = track_of(td)
+                self.thread(t["tid"] or 0, t["pid"] or 0)
+            elif td is not None and get(td, TD_PROCESS) is not None:
                 self.process(get(get(td, TD_PROCESS), PD_PID, 0))
             tree = get(pkt, PKT_PROCESS_TREE)
             if tree is None:
