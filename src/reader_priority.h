@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * reader_priority.h - the priority of the threads that read the BPF ring
- * buffers (the run loop's, and each lane's with --rings N).
+ * buffers (the run loop's, and each ring shard's with --rings N).
  *
  * Why: on a loaded machine (2 cpus, load 12) a reader at the default
  * priority is runnable all the time yet gets a few percent of a cpu (it

@@ -165,7 +165,7 @@ void report_shards(FILE *f, unsigned nshards, const struct ftfb_shard_stats *st,
 		  uint64_t relay_waits)
 {
 	fprintf(f,
-		"  lanes (rings 2 to %u of --rings %u, a thread each): %llu events read, %llu records written in %llu chunks",
+		"  ring shards (rings 2 to %u of --rings %u, a thread each): %llu events read, %llu records written in %llu chunks",
 		nshards + 1, nshards + 1, (unsigned long long)st->events,
 		(unsigned long long)st->records,
 		(unsigned long long)st->chunks);

@@ -46,7 +46,7 @@ static int on_wakeup(struct ftfb_translator *t, const struct ftfb_wakeup *e)
 		err = ftfb_tr_ensure_task(t, e->target_tid, e->target_tgid,
 					  &target);
 	if (!err)
-		target->ran = true; /* (--rings: switches may go to lanes) */
+		target->ran = true; /* (--rings: switches may go to ring shards) */
 	return err ? err : ftfb_sched_wakeup(&t->sched, e);
 }
 

@@ -510,7 +510,7 @@ def mode_rings(tool, ftf_dump, pingpong, outdir):
     m = re.search(r"ping_switched_out=(\d+) pong_switched_out=(\d+)", p.stdout)
     check(m, f"pingpong printed its switch counts: {p.stdout!r}")
     # (rings numbered from 1 as the README does: the lane reads ring 2)
-    lane = re.search(r"lanes \(rings 2 to 2 of --rings 2, a thread each\): (\d+) events read", p.stderr)
+    lane = re.search(r"ring shards \(rings 2 to 2 of --rings 2, a thread each\): (\d+) events read", p.stderr)
     check(lane and int(lane[1]) >= int(m[2]),
           f"the summary says the second ring's thread read at least pong's {m[2]} switch-outs: {lane and lane[1]}")
     check("lost: 0 events" in p.stderr, "the summary reports 0 lost events")
