@@ -275,13 +275,6 @@ bool ftfb_uwl_load_cached(struct ftfb_uw_loader *u, const struct pending *p)
 struct binary *ftfb_uwl_build_binary(struct ftfb_uw_loader *u,
 				     const struct pending *p)
 {
-	struct ftfb_maps_line l = {
-		.start = p->start,
-		.end = p->end,
-		.dev = p->dev,
-		.ino = p->ino,
-		.name = p->path,
-	};
 	uint64_t dev = p->dev, ino = p->ino;
 	struct binary *b = ftfb_uwl_binary_built(u, dev, ino);
 	/* no more rows than are left: a table that could not be
@@ -302,7 +295,7 @@ struct binary *ftfb_uwl_build_binary(struct ftfb_uw_loader *u,
 		return b;
 	if (!b && !(b = new_binary(u, dev, ino)))
 		return NULL;
-	fd = ftfb_proc_file_open(p->tgid, &l);
+	fd = open_mapped(p);
 	if (fd < 0) {
 		/* its process is gone (a short-lived cc1 or sh, exited
 		 * while the table waited in the queue): left PENDING, so the
