@@ -520,8 +520,9 @@ static int push_go(void *arg, uint64_t entry, uint64_t size, const char *name)
 	return push_raw(l, name, off, size, 7);
 }
 
-/* Adds the functions of a Go binary's .gopclntab (gopclntab.h) when no
- * .symtab named any: a stripped Go program's only names. Its names point
+/* Adds the functions of a Go binary's .gopclntab (gopclntab.h; in a PIE,
+ * .data.rel.ro.gopclntab) when no .symtab named any: a stripped Go
+ * program's only names. Its names point
  * into libelf's copy of the section, valid until elf_end. */
 static int collect_gopclntab(Elf *elf, const struct phdrs *ph,
 			     struct raw_sym **raw, size_t *nraw, size_t *cap)
@@ -547,7 +548,8 @@ static int collect_gopclntab(Elf *elf, const struct phdrs *ph,
 		name = elf_strptr(elf, shstr, sh.sh_name);
 		if (name && !strcmp(name, ".text"))
 			text = sh.sh_addr;
-		else if (name && !strcmp(name, ".gopclntab"))
+		else if (name && (!strcmp(name, ".gopclntab") ||
+				  !strcmp(name, ".data.rel.ro.gopclntab")))
 			pcln = elf_getdata(scn, NULL);
 	}
 	if (!pcln || !pcln->d_buf)
