@@ -7,6 +7,7 @@
  * every table libelf will read lies inside the file.
  */
 #include "elfsym.h"
+#include "gopclntab.h"
 #include "safe_name.h"
 
 #include <errno.h>
@@ -486,6 +487,77 @@ static int collect_all(Elf *elf, const struct phdrs *ph, struct raw_sym **raw,
 	return 0;
 }
 
+struct raw_list {
+	const struct phdrs *ph;
+	struct raw_sym **raw;
+	size_t *nraw, *cap;
+};
+
+static int push_raw(struct raw_list *l, const char *name, uint64_t off,
+		    uint64_t size, int rank)
+{
+	if (*l->nraw == *l->cap) {
+		size_t ncap = *l->cap ? *l->cap * 2 : 256;
+		struct raw_sym *n = realloc(*l->raw, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		*l->raw = n;
+		*l->cap = ncap;
+	}
+	(*l->raw)[(*l->nraw)++] = (struct raw_sym){
+		.name = name, .off = off, .size = size, .rank = rank};
+	return 0;
+}
+
+static int push_go(void *arg, uint64_t entry, uint64_t size, const char *name)
+{
+	struct raw_list *l = arg;
+	uint64_t off;
+
+	if (!vaddr_to_offset(l->ph, entry, &off))
+		return 0;
+	return push_raw(l, name, off, size, 7);
+}
+
+/* Adds the functions of a Go binary's .gopclntab (gopclntab.h; in a PIE,
+ * .data.rel.ro.gopclntab) when no .symtab named any: a stripped Go
+ * program's only names. Its names point
+ * into libelf's copy of the section, valid until elf_end. */
+static int collect_gopclntab(Elf *elf, const struct phdrs *ph,
+			     struct raw_sym **raw, size_t *nraw, size_t *cap)
+{
+	struct raw_list l = {ph, raw, nraw, cap};
+	uint64_t text = 0;
+	Elf_Data *pcln = NULL;
+	size_t shstr;
+	int r;
+
+	for (size_t i = 0; i < *nraw; i++)
+		if ((*raw)[i].rank & 1) /* a .symtab function */
+			return 0;
+	if (elf_getshdrstrndx(elf, &shstr) != 0)
+		return 0;
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn;
+	     scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
+			continue;
+		name = elf_strptr(elf, shstr, sh.sh_name);
+		if (name && !strcmp(name, ".text"))
+			text = sh.sh_addr;
+		else if (name && (!strcmp(name, ".gopclntab") ||
+				  !strcmp(name, ".data.rel.ro.gopclntab")))
+			pcln = elf_getdata(scn, NULL);
+	}
+	if (!pcln || !pcln->d_buf)
+		return 0;
+	r = ftfb_gopclntab_walk(pcln->d_buf, pcln->d_size, text, push_go, &l);
+	return r == -ENOMEM ? r : 0;
+}
+
 /* Adds the symbols of the debug file dbg_fd to raw. Its own program
  * headers are not used: a debug file's sections are NOBITS, its file
  * offsets are not the mapped file's, but its symbols' addresses are
@@ -529,6 +601,8 @@ int ftfb_elf_functions_debug_fd(int fd, int dbg_fd, const char *path,
 		err = collect_all(elf, &ph, &raw, &nraw, &cap);
 	if (!err)
 		err = collect_debug(dbg_fd, path, &ph, &dbg, &raw, &nraw, &cap);
+	if (!err)
+		err = collect_gopclntab(elf, &ph, &raw, &nraw, &cap);
 	if (!err && nraw)
 		qsort(raw, nraw, sizeof(*raw), raw_cmp);
 	if (!err)
