@@ -138,6 +138,28 @@ def packets(path):
     return [p for _, _, p in sorted(pkts)]
 
 
+# ---- the UI's process order ---------------------------------------------------
+
+TD_SIBLING_RANK = 12  # TrackDescriptor.sibling_order_rank
+TD_PROCESS_ORDERING = 19  # TrackDescriptor.process_ordering (on the root)
+PROCESS_ORDERING_EXPLICIT = 1
+
+
+def process_sort_hints(path):
+    """{pid: rank} as trace_processor's process_sort_index_hint: the
+    sibling_order_rank of a process's TrackDescriptor, counted only when
+    the root TrackDescriptor (uuid 0) asks for explicit process ordering;
+    {} otherwise."""
+    tds = [get(p, PKT_TRACK_DESCRIPTOR) for p in packets(path)]
+    tds = [td for td in tds if td is not None]
+    explicit = any(get(td, TD_UUID, 0) == 0 and get(td, TD_PROCESS_ORDERING) == PROCESS_ORDERING_EXPLICIT
+                   for td in tds)
+    if not explicit:
+        return {}
+    return {get(get(td, TD_PROCESS), PD_PID): get(td, TD_SIBLING_RANK) for td in tds
+            if get(td, TD_PROCESS) is not None and get(td, TD_SIBLING_RANK) is not None}
+
+
 # ---- slices on named tracks -------------------------------------------------
 
 def annotation(msg):

@@ -410,11 +410,17 @@ def mode_strangers(tool, ftf_dump, pingpong, outdir):
     # The UI lists the process groups in the order of UI_PROCESS_ORDER:
     # the traced process first, the untraced group after it, by its sort
     # hint (its first key) whichever ran longer (they share one CPU).
-    order = tp_query(out, UI_PROCESS_ORDER)
-    print(f"  the UI's process list: {[(r['pid'], r['name'], r['hint'], r['running']) for r in order]}")
-    hint = {int(r["pid"]): int(r["hint"]) for r in order}
+    hint = perfetto_view.process_sort_hints(out)
     check(hint.get(0, 0) > hint.get(pid, 0),
-          f"the untraced group's sort hint is above the traced process's: {hint}")
+          f"the untraced group's sort hint (decoded from the trace) is above the traced process's: {hint}")
+    order = tp_query(out, UI_PROCESS_ORDER)
+    if order is None:
+        print("  (no trace_processor_shell: the UI's whole order not worked out)")
+        return
+    print(f"  the UI's process list: {[(r['pid'], r['name'], r['hint'], r['running']) for r in order]}")
+    tp_hint = {int(r["pid"]): int(r["hint"]) for r in order}
+    check(all(tp_hint.get(p, 0) == h for p, h in hint.items()),
+          f"Perfetto's sort hints are the decoded ones ({tp_hint} against {hint})")
     check(order and int(order[0]["pid"]) == pid,
           f"the UI lists the traced process first: {[r['pid'] for r in order]}")
 
