@@ -27,9 +27,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-from ftfcheck import Fail, Trace, check, run_main, skip_unless_root  # noqa: E402
-from test_stacks import decode_samples, read_ftf  # noqa: E402
-from test_runtimes import show, user_frames  # noqa: E402
+from ftfcheck import Fail, check, run_main, skip_unless_root  # noqa: E402
+from test_stacks import decode_samples  # noqa: E402
+from test_runtimes import run_g, show, user_frames  # noqa: E402
 
 FREQ = 99
 STEPS = "1000000000"  # about 1.3 s of CPU here: some 120 samples
@@ -82,13 +82,7 @@ def main():
         check(want["spin"] == "<rustwl::geo::Grid>::spin" and want["walk"] == "rustwl::geo::walk::<u64>",
               "c++filt's v0 names are the source's paths")
     out = os.path.join(outdir, f"demangle-{mode}.fxt")
-    args = ["-g", "--freq", str(FREQ), "-o", out, "--", exe, STEPS]
-    print("  run:", tool, " ".join(args))
-    p = subprocess.run([tool, *args], capture_output=True, text=True, timeout=300)
-    print("  ftf-bpf said (exit %d):\n    %s" % (p.returncode, p.stderr.strip().replace("\n", "\n    ")))
-    check(p.returncode == 0, f"exit 0 (got {p.returncode})")
-    check(Trace(ftf_dump, out).check_code == 0, "ftf-dump --check accepts the trace")
-    _, stream = read_ftf(out)
+    p, stream = run_g(tool, ftf_dump, out, [exe, STEPS], FREQ)
     _, samples = decode_samples(stream)
     on = [user_frames(s) for s in samples if s["kind"] == "on-CPU samples" and
           any(path == exe for _, path in s["frames"])]

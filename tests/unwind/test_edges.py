@@ -41,9 +41,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-from ftfcheck import Fail, Trace, check, run_main, skip_unless_root  # noqa: E402
-from test_stacks import decode_samples, read_ftf  # noqa: E402
-from test_runtimes import holds, show, stopped, user_frames  # noqa: E402
+from ftfcheck import Fail, check, run_main, skip_unless_root  # noqa: E402
+from test_stacks import decode_samples  # noqa: E402
+from test_runtimes import holds, run_g, show, stopped, user_frames  # noqa: E402
 
 FREQ = 99
 
@@ -54,14 +54,7 @@ def whole_from(frames, root):
 
 def trace(tool, ftf_dump, out, argv, freq=FREQ):
     """ftf-bpf -g -- ARGV; returns (what it printed, the samples)."""
-    args = ["-g", "--freq", str(freq), "-o", out, "--", *argv]
-    print("  run:", tool, " ".join(args))
-    p = subprocess.run([tool, *args], capture_output=True, text=True, timeout=300)
-    print("  ftf-bpf said (exit %d):\n    %s" % (p.returncode, p.stderr.strip().replace("\n", "\n    ")))
-    print("  the workload printed: " + p.stdout.strip())
-    check(p.returncode == 0, f"exit 0 (got {p.returncode})")
-    check(Trace(ftf_dump, out).check_code == 0, "ftf-dump --check accepts the trace")
-    _, stream = read_ftf(out)
+    p, stream = run_g(tool, ftf_dump, out, argv, freq)
     _, samples = decode_samples(stream)
     return p.stdout, samples
 

@@ -29,9 +29,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-from ftfcheck import Trace, check, run_main, skip_unless_root  # noqa: E402
-from test_runtimes import go_whole, holds, need, show, user_frames  # noqa: E402
-from test_stacks import decode_samples, fields, get, read_ftf  # noqa: E402
+from ftfcheck import check, run_main, skip_unless_root  # noqa: E402
+from test_runtimes import go_whole, holds, need, run_g, show, user_frames  # noqa: E402
+from test_stacks import decode_samples, fields, get  # noqa: E402
 
 FREQ = 99
 CPU_S = 1.5
@@ -95,16 +95,8 @@ def main():
     print("stripped Go program")
     go, exe = build(os.path.join(srcdir, "gowl.go"), outdir)
     out = os.path.join(outdir, "go-stripped.fxt")
-    args = ["-g", "--freq", str(FREQ), "-o", out, "--", exe, str(CPU_S)]
-    print("  run:", tool, " ".join(args))
-    p = subprocess.run([tool, *args], capture_output=True, text=True, timeout=300)
-    print("  ftf-bpf said (exit %d):\n    %s" % (p.returncode, p.stderr.strip().replace("\n", "\n    ")))
-    print("  gowl printed:\n    " + p.stdout.strip().replace("\n", "\n    "))
-    check(p.returncode == 0, f"exit 0 (got {p.returncode})")
+    p, stream = run_g(tool, ftf_dump, out, [exe, str(CPU_S)], FREQ, "gowl")
     spin = list(reversed(re.search(r"spin chain: (.*)", p.stdout)[1].split()))
-    check(Trace(ftf_dump, out).check_code == 0, "ftf-dump --check accepts the trace")
-
-    _, stream = read_ftf(out)
     frames = frames_in(stream, exe)
     where = addresses(exe, {pc for _, pc in frames} | {pc - 1 for _, pc in frames})
     names = addr2line(go, exe, {a for a in where.values() if a is not None})

@@ -88,6 +88,19 @@ def build_go(src, outdir):
     return exe
 
 
+def run_g(tool, ftf_dump, out, argv, freq, what="the workload"):
+    """ftf-bpf -g --freq FREQ -o OUT -- ARGV, its words shown, its exit 0 and
+    its trace whole checked; returns (the run, the trace's packet stream)."""
+    args = ["-g", "--freq", str(freq), "-o", out, "--", *argv]
+    print("  run:", tool, " ".join(args))
+    p = subprocess.run([tool, *args], capture_output=True, text=True, timeout=300)
+    print("  ftf-bpf said (exit %d):\n    %s" % (p.returncode, p.stderr.strip().replace("\n", "\n    ")))
+    print(f"  {what} printed:\n    " + p.stdout.strip().replace("\n", "\n    "))
+    check(p.returncode == 0, f"exit 0 (got {p.returncode})")
+    check(Trace(ftf_dump, out).check_code == 0, "ftf-dump --check accepts the trace")
+    return p, read_ftf(out)[1]
+
+
 def show(what, stacks, n=5):
     for f in stacks[:n]:
         print(f"    {what}:", " <- ".join(reversed(f))[:600])
