@@ -101,9 +101,17 @@ struct ftfb_uw_map {
  * start. */
 struct ftfb_uw_proc {
 	__u32 n;
-	__u32 _pad;
+	__u32 flags; /* FTFB_UW_PROC_* */
+
 	struct ftfb_uw_map m[FTFB_UW_MAX_MAPS];
 };
+
+/* The entry will not be read again for an address outside its mappings
+ * (the loader's rereads of this image are spent): such an address is a
+ * stop, not a wait. Until then it is code mapped since the entry was
+ * read (a library ld.so or dlopen is still mapping, new JIT code),
+ * walked from a copy of the stack once the entry is read again. */
+#define FTFB_UW_PROC_FINAL 1u
 
 /* Why a user stack ended (map `uw_stats` counts them, per reason; the
  * last user frame of a stack that did not reach its end is

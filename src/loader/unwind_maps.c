@@ -348,6 +348,8 @@ static int load_process(struct ftfb_uw_loader *u, uint32_t tgid)
 		if (map_of_line(u, tgid, line, &p->m[p->n]))
 			p->n++;
 	fclose(f);
+	if (ftfb_idtab_get(&u->rereads, tgid) > MAX_REREADS)
+		p->flags = FTFB_UW_PROC_FINAL; /* (answer reads it no more) */
 	/* an exec'd or exited process is not given a table it has no
 	 * more: the walker drops its entry in the kernel at exec and
 	 * exit, before which it is still right */

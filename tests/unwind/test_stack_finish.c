@@ -44,6 +44,8 @@ static const struct ftfb_uw_row rows[] = {
 };
 
 static bool loaded; /* the table of the binary is in the proc entry */
+static bool unmapped; /* the entry was read before the binary was mapped */
+static bool last_read; /* the entry has FTFB_UW_PROC_FINAL */
 
 static int get_table(void *ctx, uint32_t id, struct ftfb_uw_table *out)
 {
@@ -61,7 +63,8 @@ static int get_proc(void *ctx, uint32_t tgid, struct ftfb_uw_proc *out)
 	if (tgid != 42)
 		return -2;
 	memset(out, 0, sizeof(*out));
-	out->n = 1;
+	out->flags = last_read ? FTFB_UW_PROC_FINAL : 0;
+	out->n = unmapped ? 0 : 1;
 	out->m[0].start = BASE;
 	out->m[0].end = BASE + 0x1000;
 	out->m[0].bias = BASE;
@@ -340,6 +343,61 @@ static void test_as_is(void **state)
 	ftfb_sf_free(f);
 }
 
+/* A sample in code mapped after the process's entry was read (ld.so
+ * still mapping libc): the walker saw no mapping (map_start 0) and sent
+ * a copy; it waits for the entry read again, not for the deadline. */
+static void test_mapped_since(void **state)
+{
+	unsigned char rec[1024];
+	size_t size = make_record(rec);
+	struct ftfb_stack_copy c;
+	struct ftfb_sf *f;
+	struct ftfb_stack ev;
+	uint64_t ips[4];
+
+	(void)state;
+	memcpy(&c, rec, sizeof(c));
+	c.map_start = c.map_end = 0;
+	memcpy(rec, &c, sizeof(c));
+	loaded = true;
+	unmapped = true;
+	emits = 0;
+	assert_int_equal(ftfb_sf_new(&f, &src, 1000, 1 << 20, emit, NULL), 0);
+	assert_int_equal(ftfb_sf_event(f, rec, size, 0), 1);
+	assert_int_equal(ftfb_sf_tick(f, 10), 0);
+	assert_int_equal(emits, 0); /* held: the entry is read again soon */
+	unmapped = false;
+	assert_int_equal(ftfb_sf_tick(f, 20), 0);
+	assert_int_equal(emits, 1);
+	memcpy(&ev, emitted, sizeof(ev));
+	assert_int_equal(ev.nu, 3); /* 0x400150 <- 0x400250 <- 0x400310 */
+	memcpy(ips, emitted + sizeof(ev), sizeof(ips));
+	assert_int_equal(ips[2], BASE + 0x310);
+
+	/* still in no mapping when the entry is read for the last time,
+	 * or at the deadline: at once, and the reason is the address (a
+	 * leaf's rbp 0x1234 is no frame to follow), not "not loaded" */
+	unmapped = true;
+	last_read = true;
+	assert_int_equal(ftfb_sf_event(f, rec, size, 30), 1);
+	assert_int_equal(ftfb_sf_tick(f, 40), 0);
+	assert_int_equal(emits, 2);
+	memcpy(&ev, emitted, sizeof(ev));
+	assert_int_equal(ev.nu, 2);
+	memcpy(ips, emitted + sizeof(ev), sizeof(ips));
+	assert_int_equal(ips[1], FTFB_UW_STOP_IP(FTFB_UW_NO_MAPPING));
+	last_read = false;
+	assert_int_equal(ftfb_sf_event(f, rec, size, 50), 1);
+	assert_int_equal(ftfb_sf_tick(f, 1049), 0);
+	assert_int_equal(emits, 2);
+	assert_int_equal(ftfb_sf_tick(f, 1050), 0);
+	assert_int_equal(emits, 3);
+	memcpy(ips, emitted + sizeof(ev), sizeof(ips));
+	assert_int_equal(ips[1], FTFB_UW_STOP_IP(FTFB_UW_NO_MAPPING));
+	unmapped = false;
+	ftfb_sf_free(f);
+}
+
 /* a record whose sizes do not add up is skipped, never read past */
 static void test_malformed(void **state)
 {
@@ -373,6 +431,7 @@ int main(void)
 		cmocka_unit_test(test_rule_plt),
 		cmocka_unit_test(test_held_until_loaded),
 		cmocka_unit_test(test_as_is),
+		cmocka_unit_test(test_mapped_since),
 		cmocka_unit_test(test_malformed),
 	};
 

@@ -130,12 +130,18 @@ size_t ftfb_sf_build(const void *data, size_t size,
 
 /* Whether p has the table of the binary v's walk stopped in: p is the
  * image the copy was taken in (the mapping the walker saw, if it had
- * the entry), and that mapping is no longer pending. */
-static bool ready(const struct view *v, const struct ftfb_uw_proc *p)
+ * the entry), and that mapping is no longer pending. An address still
+ * in no mapping once p is read for the last time, or once the copy is
+ * due, is walked on as the walker would have (by frame pointer, else
+ * "address in no mapping"). */
+static bool ready(const struct view *v, const struct ftfb_uw_proc *p,
+		  bool due)
 {
 	const struct ftfb_uw_map *m = ftfb_cw_find_map(p, v->c.pc);
 
-	if (!m || m->table == FTFB_UW_TABLE_PENDING)
+	if (!m)
+		return !v->c.map_start && (due || p->flags & FTFB_UW_PROC_FINAL);
+	if (m->table == FTFB_UW_TABLE_PENDING)
 		return false;
 	return !v->c.map_start ||
 	       (m->start == v->c.map_start && m->end == v->c.map_end);
@@ -207,7 +213,7 @@ static int settle(struct ftfb_sf *f, uint32_t tgid, uint64_t now, bool force,
 				       ? 0
 				       : h->tgid;
 		got = have == h->tgid && parse(h->data, h->size, &v) &&
-		      ready(&v, &f->proc);
+		      ready(&v, &f->proc, force || now >= h->due);
 		n = ftfb_sf_build(h->data, h->size, &f->src,
 				  got ? &f->proc : NULL, out, &why);
 		if (!force && now < h->due && why == FTFB_UW_NOT_LOADED) {
