@@ -609,7 +609,8 @@ static long uw_frame(__u32 idx, void *ctx)
 		uw_want(tgid, w->pc); /* mapped since (dlopen, new JIT code)? */
 		w->reason = p->flags & FTFB_UW_PROC_FINAL
 				    ? uw_step_fp(w, FTFB_UW_NO_MAPPING)
-				    : FTFB_UW_NOT_LOADED; /* (copied: bpf/unwind.h) */
+				    : FTFB_UW_NOT_LOADED; /* (copied:
+							     bpf/unwind.h) */
 	} else if (m->table == FTFB_UW_TABLE_PENDING) {
 		uw_want(tgid, w->pc); /* (its binary is built first) */
 		w->reason = FTFB_UW_NOT_LOADED;

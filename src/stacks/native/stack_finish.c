@@ -134,13 +134,13 @@ size_t ftfb_sf_build(const void *data, size_t size,
  * in no mapping once p is read for the last time, or once the copy is
  * due, is walked on as the walker would have (by frame pointer, else
  * "address in no mapping"). */
-static bool ready(const struct view *v, const struct ftfb_uw_proc *p,
-		  bool due)
+static bool ready(const struct view *v, const struct ftfb_uw_proc *p, bool due)
 {
 	const struct ftfb_uw_map *m = ftfb_cw_find_map(p, v->c.pc);
 
 	if (!m)
-		return !v->c.map_start && (due || p->flags & FTFB_UW_PROC_FINAL);
+		return !v->c.map_start &&
+		       (due || p->flags & FTFB_UW_PROC_FINAL);
 	if (m->table == FTFB_UW_TABLE_PENDING)
 		return false;
 	return !v->c.map_start ||
