@@ -6,15 +6,7 @@
  * mapping for these functions cannot guess its way through them by rbp,
  * only their CFI (once their table is built) gets it to main.
  */
-#include <time.h>
-
-static double cpu_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "cpu_seconds.h"
 
 __attribute__((noinline)) static unsigned long dls_inner(double secs)
 {

@@ -10,15 +10,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
-
-static double cpu_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "cpu_seconds.h"
 
 __attribute__((noinline)) static unsigned long fresh_spin(double secs)
 {

@@ -31,8 +31,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 from ftfcheck import Tracer, check, run_main, skip_unless_root  # noqa: E402
-from test_stack_copy import calls, holds, stopped, user  # noqa: E402
-from test_stacks import decode_samples, read_ftf  # noqa: E402
+from test_stack_copy import calls, sorted_out  # noqa: E402
 
 FREQ = 499
 SPIN_A, SPIN_B = 0.3, 3
@@ -63,16 +62,7 @@ def main():
     check(w.returncode == 0 and stdout.count("spun") == 2, "dlopenwl spun in both libraries")
     check(code == 0, f"exit 0 (got {code})")
 
-    _, samples = decode_samples(read_ftf(out)[1])
-    mine = [s for s in samples if s["kind"] == "on-CPU samples" and
-            any(p == b for _, p in user(s["frames"]))]
-    good = [s for s in mine if holds(user(s["frames"]), CHAIN) and not stopped(s["frames"])
-            and user(s["frames"])[0][0] == "_start"]
-    not_loaded = [s for s in mine if "[unwind stopped: tables not loaded yet]" in stopped(s["frames"])]
-    print(f"  in B: {len(mine)} on-CPU samples, {len(good)} whole with the chain, "
-          f"{len(not_loaded)} stopped 'not loaded yet'")
-    for s in [s for s in mine if s not in good][:5]:
-        print("    not:", " <- ".join(f"{fn or path}" for fn, path in reversed(user(s["frames"]))))
+    mine, good, not_loaded = sorted_out(out, b, CHAIN, "in B")
     m = re.search(r"user stacks copied \(tables not loaded yet\): (\d+)", tr.stderr)
     check(m is not None and int(m[1]) > 0, "the summary counts stacks copied")
     check(len(mine) >= 0.5 * SPIN_B * FREQ, f"B was sampled (at least {int(0.5 * SPIN_B * FREQ)})")

@@ -69,6 +69,24 @@ def stopped(frames):
     return [fn for fn, _ in frames if fn and fn.startswith("[unwind stopped")]
 
 
+def sorted_out(trace, path, chain, what):
+    """The on-CPU samples of trace with a frame in file path (by time),
+    those whole from _start through chain, those stopped "not loaded
+    yet"; says how many, and shows a few of the others."""
+    _, samples = decode_samples(read_ftf(trace)[1])
+    mine = [s for s in samples if s["kind"] == "on-CPU samples" and
+            any(p == path for _, p in user(s["frames"]))]
+    mine.sort(key=lambda s: s["ts"])
+    good = [s for s in mine if holds(user(s["frames"]), chain) and not stopped(s["frames"])
+            and user(s["frames"])[0][0] == "_start"]
+    not_loaded = [s for s in mine if "[unwind stopped: tables not loaded yet]" in stopped(s["frames"])]
+    print(f"  {what}: {len(mine)} on-CPU samples, {len(good)} whole with the chain, "
+          f"{len(not_loaded)} stopped 'not loaded yet'")
+    for s in [s for s in mine if s not in good][:5]:
+        print("    not:", " <- ".join(f"{fn or path}" for fn, path in reversed(user(s["frames"]))))
+    return mine, good, not_loaded
+
+
 def main():
     skip_unless_root()
     tool, wl, outdir = sys.argv[1:4]
@@ -96,17 +114,7 @@ def main():
     check(copied >= 100, f"at least 100 samples came before the table ({copied})")
     check(finished >= 0.9 * copied, f"at least 90% of them finished whole ({finished} of {copied})")
 
-    _, samples = decode_samples(read_ftf(out)[1])
-    mine = [s for s in samples if s["kind"] == "on-CPU samples" and
-            any(p == fresh for _, p in user(s["frames"]))]
-    mine.sort(key=lambda s: s["ts"])
-    good = [s for s in mine if holds(user(s["frames"]), CHAIN) and not stopped(s["frames"])
-            and user(s["frames"])[0][0] == "_start"]
-    not_loaded = [s for s in mine if "[unwind stopped: tables not loaded yet]" in stopped(s["frames"])]
-    print(f"  freshwl: {len(mine)} on-CPU samples, {len(good)} whole with the chain, "
-          f"{len(not_loaded)} stopped 'not loaded yet'")
-    for s in [s for s in mine if s not in good][:5]:
-        print("    not:", " <- ".join(f"{fn or path}" for fn, path in reversed(user(s["frames"]))))
+    mine, good, not_loaded = sorted_out(out, fresh, CHAIN, "freshwl")
     check(len(mine) >= 500, "freshwl was sampled (at least 500 samples)")
     check(len(good) >= 0.95 * len(mine), "at least 95% of them whole, from _start through the chain")
     check(len(not_loaded) <= 0.01 * len(mine), "at most 1% stopped 'not loaded yet'")
