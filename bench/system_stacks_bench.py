@@ -37,7 +37,11 @@ tests/unwind/test_stack_copy.py and test_edges.py call whole; the bench
 checks it gives the test's answer on freshwl's samples before it starts.
 "reach libc" is looser: the outermost frame is also allowed to be
 __libc_start_call_main, __libc_start_main or start_thread (one frame
-short of the entry).
+short of the entry: perf's elfutils unwinder ends most stacks at
+__libc_start_call_main). "unnamed outermost": not marked stopped, but
+the outermost frame is in no mapping the trace knows (the process was
+gone before its mappings were read: the walk may have been whole, the
+frames are unnamed).
 
 A sample's process name is the last name its thread had in the trace
 (ftf-bpf: the thread's kernel object records; perf: the last comm perf
@@ -318,7 +322,7 @@ def sanity(tool, a, scratch, entries):
 
 def tally(r, entries):
     """Fills r's user-stack counts: whole, libc, per name, stop reasons."""
-    r["user"] = r["whole"] = r["libc"] = 0
+    r["user"] = r["whole"] = r["libc"] = r["unnamed"] = 0
     r["by"] = collections.defaultdict(lambda: [0, 0])
     r["stops"] = collections.Counter()
     r["stops_by"] = collections.defaultdict(collections.Counter)
@@ -329,6 +333,7 @@ def tally(r, entries):
         r["user"] += 1
         r["whole"] += c == "whole"
         r["libc"] += c != "no"
+        r["unnamed"] += c == "no" and not reason and user[0][1] in ("[anon]", "[unknown]")
         r["by"][comm][0] += 1
         r["by"][comm][1] += c == "whole"
         if c != "whole":
@@ -342,7 +347,7 @@ def why_not(root):
     """Why a stack not marked stopped is not whole: where it ends."""
     name, path, _ = root
     if path in ("[anon]", "[unknown]"):
-        return f"not stopped, ends in no known mapping ({path})"
+        return "not stopped, outermost frame unnamed (in no mapping the trace knows)"
     return f"not stopped, ends at {name or '?'} in {os.path.basename(path)}"
 
 
@@ -356,7 +361,8 @@ def span(v, fmt):
 def report(res, a):
     print(f"\n-a -g beside make -j2, {a.duration} s, {a.freq} Hz, medians of {a.rounds} rounds (min..max)")
     rows = [("user-stack samples", "user", "{:.0f}"), ("whole", "pct", "{:.1f}%"),
-            ("reach libc", "pct_libc", "{:.1f}%"), ("on-CPU samples lost", "lost", "{:.0f}"),
+            ("reach libc", "pct_libc", "{:.1f}%"), ("unnamed outermost", "pct_unnamed", "{:.1f}%"),
+            ("on-CPU samples lost", "lost", "{:.0f}"),
             ("start-up s", "startup", "{:.2f}"), ("file bytes/sample", "bytes", "{:.0f}"),
             ("Perfetto bytes/sample", "pkt", "{:.1f}"), ("BPF ns/sample", "bpf", "{:.0f}"),
             ("load average", "load", "{:.1f}")]
@@ -410,6 +416,7 @@ def one_round(rnd, tools, dump, a, scratch, build, entries, res):
         tally(r, entries)
         r["pct"] = 100 * r["whole"] / max(r["user"], 1)
         r["pct_libc"] = 100 * r["libc"] / max(r["user"], 1)
+        r["pct_unnamed"] = 100 * r["unnamed"] / max(r["user"], 1)
         res[k].append(r)
         up = "n/a" if r["startup"] is None else f"{r['startup']:.2f} s"
         print(f"  round {rnd + 1} {k:<16} load {r['load']:4.1f}: {r['user']} user-stack samples, "
