@@ -735,6 +735,28 @@ int BPF_PROG(ftfb_uw_exec, struct task_struct *p, pid_t old_pid,
 	return 0;
 }
 
+/* A forked child runs its parent's image at the same addresses until it
+ * execs: it starts with a copy of the parent's entry, so its first
+ * samples walk whole (a shell's subshells, a server's workers, the
+ * children posix_spawn makes before their exec), where it had none until
+ * the loader read its maps, milliseconds later: most such children are
+ * gone by then (bench/HISTORY.md: 389 of 390 samples of `$(...)`
+ * subshells stopped "not loaded yet"). A thread shares its entry. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(ftfb_uw_fork, struct task_struct *parent,
+	     struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	const struct ftfb_uw_proc *p;
+
+	if (ptgid == ctgid)
+		return 0;
+	p = bpf_map_lookup_elem(&uw_procs, &ptgid);
+	if (p)
+		bpf_map_update_elem(&uw_procs, &ctgid, p, BPF_ANY);
+	return 0;
+}
+
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(ftfb_uw_exit, struct task_struct *p)
 {

@@ -158,6 +158,7 @@ static int start_unwinder(struct ftfb_loader *l, char *errmsg, size_t errlen)
 		.stats = s->maps.uw_stats,
 	};
 	struct bpf_program *progs[] = {s->progs.ftfb_uw_exec,
+				       s->progs.ftfb_uw_fork,
 				       s->progs.ftfb_uw_exit};
 	__u32 key, *prev = NULL;
 	int err = ftfb_uw_loader_new(&l->uw, &m, errmsg, errlen);
