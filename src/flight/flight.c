@@ -303,7 +303,8 @@ int ftfb_flight_event(struct ftfb_flight *f, const void *data, size_t size)
 	/* an exec: the process's maps are another image's from now on (its
 	 * exit keeps them: a snapshot may need them after it) */
 	if (f->stack_store && h->kind == FTFB_EV_EXEC && f->o.stacks->forget)
-		f->o.stacks->forget(f->o.stacks->symbolize_ctx, h->tgid);
+		f->o.stacks->forget(f->o.stacks->symbolize_ctx, h->tgid,
+				    h->ts);
 	err = ftfb_fring_append(&f->ring, data, size, f->drops);
 	if (err)
 		return err;

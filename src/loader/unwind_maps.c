@@ -21,6 +21,7 @@
 
 #include "elfsym.h"
 #include "grow_array.h"
+#include "maps_memo.h"
 #include "unwind_maps_priv.h"
 
 #define MAX_REREADS 16 /* of one image's maps, for addresses outside them */
@@ -332,6 +333,7 @@ int ftfb_uw_prebuild_libc(struct ftfb_uw_loader *u)
 static int load_process(struct ftfb_uw_loader *u, uint32_t tgid)
 {
 	struct ftfb_uw_proc *p = calloc(1, sizeof(*p));
+	struct ftfb_memo_read memo;
 	char path[64], line[4400];
 	FILE *f;
 	int err = 0;
@@ -339,15 +341,21 @@ static int load_process(struct ftfb_uw_loader *u, uint32_t tgid)
 	if (!p)
 		return -ENOMEM;
 	snprintf(path, sizeof(path), "/proc/%u/maps", tgid);
+	ftfb_memo_read_begin(&memo, tgid);
 	f = fopen(path, "re");
 	if (!f) {
 		free(p);
 		return -errno;
 	}
-	while (fgets(line, sizeof(line), f) && p->n < FTFB_UW_MAX_MAPS)
-		if (map_of_line(u, tgid, line, &p->m[p->n]))
+	while (fgets(line, sizeof(line), f)) {
+		if (p->n < FTFB_UW_MAX_MAPS &&
+		    map_of_line(u, tgid, line, &p->m[p->n]))
 			p->n++;
+		/* (for the symbolizer, when the process is gone) */
+		ftfb_memo_read_line(&memo, line);
+	}
 	fclose(f);
+	ftfb_memo_read_end(&memo);
 	if (ftfb_idtab_get(&u->rereads, tgid) > MAX_REREADS)
 		p->flags = FTFB_UW_PROC_FINAL; /* (answer reads it no more) */
 	/* an exec'd or exited process is not given a table it has no

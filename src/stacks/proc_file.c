@@ -94,7 +94,8 @@ static int path_fd_of(uint32_t tgid, const struct ftfb_maps_line *l,
 		 l->start, l->end);
 	fd = open(mf, O_PATH | O_CLOEXEC);
 	if (fd < 0)
-		fd = l->name[0] == '/' ? ftfb_proc_path_at(tgid, l->name, 0) : -errno;
+		fd = l->name[0] == '/' ? ftfb_proc_path_at(tgid, l->name, 0)
+				       : -errno;
 	if (fd < 0)
 		return fd;
 	if (fstat(fd, st)) {
@@ -119,6 +120,33 @@ int ftfb_proc_file_open(uint32_t tgid, const struct ftfb_maps_line *l)
 	if (pfd < 0)
 		return pfd;
 	fd = ftfb_reopen_regular(pfd, &st, FTFB_PROC_FILE_MAX);
+	close(pfd);
+	return fd;
+}
+
+int ftfb_gone_file_open(const struct ftfb_maps_line *l)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	size_t len = strlen(l->name);
+	struct stat st;
+	int pfd, fd;
+
+	if (l->name[0] != '/' ||
+	    (len >= 10 && !strcmp(l->name + len - 10, " (deleted)")))
+		return -ENOENT;
+	pfd = (int)syscall(SYS_openat2, AT_FDCWD, l->name, &how, sizeof(how));
+	if (pfd < 0)
+		return -errno;
+	if (fstat(pfd, &st)) {
+		fd = -errno;
+	} else if (!ftfb_same_file(&st, l->dev, l->ino)) {
+		fd = -ESTALE;
+	} else {
+		fd = ftfb_reopen_regular(pfd, &st, FTFB_PROC_FILE_MAX);
+	}
 	close(pfd);
 	return fd;
 }

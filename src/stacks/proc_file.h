@@ -57,6 +57,14 @@ int ftfb_proc_path_at(uint32_t tgid, const char *name, uint64_t resolve);
  * (over FTFB_PROC_FILE_MAX). tgid 0: this process. */
 int ftfb_proc_file_open(uint32_t tgid, const struct ftfb_maps_line *l);
 
+/* The file of line l of the maps of a process that is gone (no
+ * map_files, no root to resolve in): name resolved from this process's
+ * root without following any symbolic link, kept only if its device and
+ * inode are l's (in a container, another file: -ESTALE) and it is a
+ * regular file; an fd or -errno. A name the kernel marks deleted is not
+ * looked up (its inode may be another file's now). */
+int ftfb_gone_file_open(const struct ftfb_maps_line *l);
+
 /* Opens what path_fd (an O_PATH fd) names to read, if st (its fstat)
  * is a regular file of at most max bytes: an fd or -errno (-ENOEXEC,
  * -EFBIG). path_fd is left open. */

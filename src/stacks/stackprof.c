@@ -624,12 +624,13 @@ int ftfb_stackprof_pycode(struct ftfb_stackprof *sp,
 	return sp->own_pycodes ? ftfb_pycodes_add(sp->pycodes, e) : 0;
 }
 
-void ftfb_stackprof_forget(struct ftfb_stackprof *sp, uint32_t tgid)
+void ftfb_stackprof_forget(struct ftfb_stackprof *sp, uint32_t tgid,
+			   uint64_t ts_ns)
 {
 	/* (out of memory: the old frames stay, at worst misnamed) */
 	ftfb_idtab_put(&sp->gens, tgid, ftfb_idtab_get(&sp->gens, tgid) + 1);
 	if (sp->o.forget)
-		sp->o.forget(sp->o.symbolize_ctx, tgid);
+		sp->o.forget(sp->o.symbolize_ctx, tgid, ts_ns);
 }
 
 /* ---- life ----------------------------------------------------------- */

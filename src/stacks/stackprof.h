@@ -87,7 +87,8 @@ struct ftfb_stackprof_opts {
 	ftfb_symbolize_fn symbolize;
 	void *symbolize_ctx;
 	unsigned freq_hz; /* the on-CPU timebase's frequency */
-	void (*forget)(void *symbolize_ctx, uint32_t tgid); /* may be NULL */
+	/* may be NULL; ts_ns: the exec's or exit's CLOCK_MONOTONIC time */
+	void (*forget)(void *symbolize_ctx, uint32_t tgid, uint64_t ts_ns);
 	struct ftfb_stackstore *store; /* NULL: the stackprof's own */
 	struct ftfb_pycodes *pycodes;  /* NULL: the stackprof's own */
 };
@@ -132,7 +133,8 @@ int ftfb_stackprof_pycode(struct ftfb_stackprof *sp,
  * on (a new image, or a new process under a reused pid), so its frames
  * and callstacks are interned anew, and the symbolizer's forget callback
  * drops what it knew of the process. */
-void ftfb_stackprof_forget(struct ftfb_stackprof *sp, uint32_t tgid);
+void ftfb_stackprof_forget(struct ftfb_stackprof *sp, uint32_t tgid,
+			   uint64_t ts_ns);
 /* Writes what is buffered (call at the end of the trace). */
 int ftfb_stackprof_flush(struct ftfb_stackprof *sp);
 void ftfb_stackprof_free(struct ftfb_stackprof *sp);

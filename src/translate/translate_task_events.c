@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "maps_memo.h"
 #include "translate.h"
 #include "translate_priv.h"
 #include "stackprof.h"
@@ -232,6 +233,8 @@ int ftfb_tr_ev_fork(struct ftfb_translator *t, const void *data, size_t size)
 {
 	COPY_EVENT(struct ftfb_fork, e, data);
 	(void)size;
+	if (t->o.stacks && e.child_tgid) /* (names for it once it is gone) */
+		ftfb_maps_memo_fork(e.hdr.tgid, e.child_tgid, e.hdr.ts);
 	return on_fork(t, &e);
 }
 
@@ -240,7 +243,7 @@ int ftfb_tr_ev_exec(struct ftfb_translator *t, const void *data, size_t size)
 	COPY_EVENT(struct ftfb_comm_ev, e, data);
 	(void)size;
 	if (t->o.stacks) /* its addresses are another image's now */
-		ftfb_stackprof_forget(t->o.stacks, e.hdr.tgid);
+		ftfb_stackprof_forget(t->o.stacks, e.hdr.tgid, e.hdr.ts);
 	return on_exec(t, &e);
 }
 
@@ -256,7 +259,7 @@ int ftfb_tr_ev_exit(struct ftfb_translator *t, const void *data, size_t size)
 	COPY_EVENT(struct ftfb_exit, e, data);
 	(void)size;
 	if (t->o.stacks && e.group_dead) /* its pid may come back */
-		ftfb_stackprof_forget(t->o.stacks, e.hdr.tgid);
+		ftfb_stackprof_forget(t->o.stacks, e.hdr.tgid, e.hdr.ts);
 	return on_task_exit(t, &e);
 }
 

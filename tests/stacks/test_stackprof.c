@@ -199,7 +199,7 @@ static void fake_sym(void *ctx, uint32_t tgid, uint64_t ip, bool kernel,
  * (fake symbols, at 99 Hz), with `forget` if not NULL. */
 static void prof_open(struct ftf_dest_mem *m, struct ftf_writer *w,
 		      struct ftf_clock *c, struct ftfb_stackprof **sp,
-		      void (*forget)(void *, uint32_t))
+		      void (*forget)(void *, uint32_t, uint64_t))
 {
 	struct ftf_writer_options wo = {0};
 	struct ftfb_stackprof_opts o = {0};
@@ -312,9 +312,10 @@ static void samples_intern_once(void **state)
 
 static int forgotten;
 
-static void fake_forget(void *ctx, uint32_t tgid)
+static void fake_forget(void *ctx, uint32_t tgid, uint64_t ts_ns)
 {
 	(void)ctx;
+	assert_int_equal(ts_ns, 1);
 	assert_int_equal(tgid, 10);
 	forgotten++;
 }
@@ -344,7 +345,7 @@ static void forget_symbolizes_again(void **state)
 	s.uips = NULL;
 	assert_int_equal(ftfb_stackprof_sample(sp, &s), 0);
 	assert_int_equal(symbolized, 1);
-	ftfb_stackprof_forget(sp, 10);
+	ftfb_stackprof_forget(sp, 10, 1);
 	assert_int_equal(forgotten, 1);
 	assert_int_equal(ftfb_stackprof_sample(sp, &s), 0);
 	assert_int_equal(symbolized, 2);

@@ -15,6 +15,7 @@
 #include "buildid.h"
 #include "debug_file.h"
 #include "elfsym.h"
+#include "maps_memo.h"
 #include "proc_file.h"
 #include "perfmap.h"
 #include "perfmap_open.h"
@@ -50,6 +51,7 @@ struct mapping {
 	char *path;
 	struct elffile *file; /* NULL until a frame needs it */
 	bool file_tried;
+	bool memo; /* from maps_memo.h: the process was gone */
 };
 
 struct process {
@@ -193,6 +195,37 @@ static void kernel_frame(struct ftfb_symbolizer *sy, uint64_t ip,
 
 /* ---- user ----------------------------------------------------------- */
 
+/* A process gone (err: why its maps did not open) that had no maps
+ * read: those the unwind loader read while it lived, if they are of the
+ * image being translated (maps_memo.h); err, or 0. */
+static int maps_of_gone(struct process *p, int err)
+{
+	struct ftfb_memo_map *v;
+	size_t n;
+
+	if (p->nmaps || (err != -ENOENT && err != -ESRCH) ||
+	    ftfb_maps_memo_get(p->tgid, &v, &n))
+		return err;
+	if (!(p->maps = calloc(n ? n : 1, sizeof(*p->maps)))) {
+		ftfb_memo_maps_free(v, n);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		p->maps[i] = (struct mapping){
+			.start = v[i].start,
+			.end = v[i].end,
+			.pgoff = v[i].pgoff,
+			.dev = v[i].dev,
+			.ino = v[i].ino,
+			.path = v[i].path, /* (taken) */
+			.memo = true,
+		};
+	}
+	p->nmaps = n;
+	free(v);
+	return 0;
+}
+
 /* The process's executable mappings, again (0), or -errno and the ones
  * it had. */
 static int read_maps(struct process *p)
@@ -206,7 +239,7 @@ static int read_maps(struct process *p)
 	 * is written after the command exited, from maps read before) */
 	f = fopen(path, "re");
 	if (!f)
-		return -errno;
+		return maps_of_gone(p, -errno);
 	free_maps(p);
 	while (fgets(line, sizeof(line), f)) {
 		struct ftfb_maps_line l;
@@ -337,6 +370,9 @@ static struct elffile *file_of(struct ftfb_symbolizer *sy, uint32_t tgid,
 	 * now (proc_file.h); unreadable, frames keep mapping + offset */
 	fd = strcmp(m->path, "[vdso]") ? ftfb_proc_file_open(tgid, &l)
 				       : ftfb_vdso_file_open(m->end - m->start);
+	/* gone: by its name, if that is still the very file (proc_file.h) */
+	if (fd == -ENOENT && m->memo)
+		fd = ftfb_gone_file_open(&l);
 	if (fd >= 0) {
 		read_functions(f, fd, m->path);
 		close(fd);
@@ -398,9 +434,10 @@ static void jit_refused(struct process *p, int err, const struct stat *st)
 		fprintf(stderr, "%llu MiB read already",
 			(unsigned long long)JIT_BUDGET >> 20);
 	else
-		fprintf(stderr, "%s", err == -ELOOP ? "a symbolic link"
-				      : err == -ENOEXEC ? "not a regular file"
-							: strerror(-err));
+		fprintf(stderr, "%s",
+			err == -ELOOP	  ? "a symbolic link"
+			: err == -ENOEXEC ? "not a regular file"
+					  : strerror(-err));
 	fprintf(stderr, "; not read, its JIT frames are not named\n");
 }
 
@@ -443,8 +480,7 @@ static void jit_frame(struct process *p, uint64_t ip,
 		      struct ftfb_frame_sym *out)
 {
 	out->function = ftfb_perfmap_find(&p->jit, ip);
-	if (!out->function && p->jit_reads < JIT_REREADS &&
-	    !past_the_stop()) {
+	if (!out->function && p->jit_reads < JIT_REREADS && !past_the_stop()) {
 		p->jit_reads++;
 		jit_load(p);
 		out->function = ftfb_perfmap_find(&p->jit, ip);
@@ -453,10 +489,13 @@ static void jit_frame(struct process *p, uint64_t ip,
 		out->path = "[jit]";
 }
 
-void ftfb_symbolizer_forget(void *ctx, uint32_t tgid)
+void ftfb_symbolizer_forget(void *ctx, uint32_t tgid, uint64_t ts_ns)
 {
 	struct ftfb_symbolizer *sy = ctx;
 
+	/* (the loader's reads of it from before are of the old image, or
+	 * of a process whose pid may come back) */
+	ftfb_maps_memo_bound(tgid, ts_ns);
 	for (size_t i = 0; i < sy->nprocs; i++)
 		if (sy->procs[i].tgid == tgid) {
 			/* (exec'd or gone: another map, same budget) */

@@ -26,7 +26,8 @@ void ftfb_symbolizer_free(struct ftfb_symbolizer *sy);
 void ftfb_symbolize(void *ctx, uint32_t tgid, uint64_t ip, bool kernel,
 		    bool leaf, struct ftfb_frame_sym *out);
 
-/* Drops what is known of process tgid (its maps): it exec'd or exited. */
-void ftfb_symbolizer_forget(void *ctx, uint32_t tgid);
+/* Drops what is known of process tgid (its maps): it exec'd or exited
+ * at ts_ns (CLOCK_MONOTONIC, the event's time). */
+void ftfb_symbolizer_forget(void *ctx, uint32_t tgid, uint64_t ts_ns);
 
 #endif
