@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_maps_memo.c - the mappings kept for processes gone
+ * (src/stacks/native/maps_memo.h) and the open of a gone process's file
+ * by name (ftfb_gone_file_open, proc_file.h).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "maps_memo.h"
+#include "monotime.h"
+#include "proc_file.h"
+
+/* A read of tgid's maps made of lines (as /proc/PID/maps prints them). */
+static void put(uint32_t tgid, const char *const *lines, size_t n)
+{
+	struct ftfb_memo_read r;
+
+	ftfb_memo_read_begin(&r, tgid);
+	for (size_t i = 0; i < n; i++) {
+		char line[256];
+
+		snprintf(line, sizeof(line), "%s\n", lines[i]);
+		ftfb_memo_read_line(&r, line);
+	}
+	ftfb_memo_read_end(&r);
+}
+
+static const char *const MAPS[] = {
+	"55d0c0000000-55d0c0001000 r--p 00000000 08:01 1234 /usr/bin/prog",
+	"55d0c0001000-55d0c0005000 r-xp 00001000 08:01 1234 /usr/bin/prog",
+	"7f0000000000-7f0000021000 rw-p 00000000 00:00 0 ",
+	"7f0000100000-7f0000200000 r-xp 00028000 fd:02 99 /lib/libc.so.6",
+	"7f0000300000-7f0000301000 r-xp 00000000 00:00 0 ",
+	"7ffd00000000-7ffd00002000 r-xp 00000000 00:00 0 [vdso]",
+};
+
+/* Only the executable mappings of a file, [vdso] or [uprobes] are kept,
+ * with maps' fields. */
+static void keeps_executable_file_mappings(void **state)
+{
+	struct ftfb_memo_map *v;
+	size_t n;
+
+	(void)state;
+	ftfb_maps_memo_clear();
+	put(100, MAPS, 6);
+	assert_int_equal(ftfb_maps_memo_get(100, &v, &n), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(v[0].start, 0x55d0c0001000);
+	assert_int_equal(v[0].end, 0x55d0c0005000);
+	assert_int_equal(v[0].pgoff, 0x1000);
+	assert_int_equal(v[0].dev, 8ull << 32 | 1);
+	assert_int_equal(v[0].ino, 1234);
+	assert_string_equal(v[0].path, "/usr/bin/prog");
+	assert_int_equal(v[1].dev, 0xfdull << 32 | 2);
+	assert_string_equal(v[1].path, "/lib/libc.so.6");
+	assert_string_equal(v[2].path, "[vdso]");
+	ftfb_memo_maps_free(v, n);
+	assert_int_equal(ftfb_maps_memo_get(101, &v, &n), -ENOENT);
+}
+
+/* An exec or exit translated after a read began: that read is of the
+ * image before (or of the process gone), never given; a read begun after
+ * it is. */
+static void a_read_before_the_last_exec_is_not_given(void **state)
+{
+	struct ftfb_memo_map *v;
+	size_t n;
+
+	(void)state;
+	ftfb_maps_memo_clear();
+	put(200, MAPS, 6);
+	ftfb_maps_memo_bound(200, ftfb_mono_ns());
+	assert_int_equal(ftfb_maps_memo_get(200, &v, &n), -ENOENT);
+	/* (a read the loader ends after the bound, begun before it) */
+	ftfb_maps_memo_bound(201, ftfb_mono_ns() + 1000000000ull);
+	put(201, MAPS, 6);
+	assert_int_equal(ftfb_maps_memo_get(201, &v, &n), -ENOENT);
+	/* an exec translated long after the loader read the new image */
+	put(200, MAPS + 3, 1);
+	assert_int_equal(ftfb_maps_memo_get(200, &v, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].path, "/lib/libc.so.6");
+	ftfb_memo_maps_free(v, n);
+	ftfb_maps_memo_bound(200, 1); /* an older bound changes nothing */
+	assert_int_equal(ftfb_maps_memo_get(200, &v, &n), 0);
+	ftfb_memo_maps_free(v, n);
+}
+
+/* A child forked after its parent's read gets it; one forked before the
+ * read began (the parent may have exec'd since) does not. */
+static void a_child_gets_its_parents_at_the_fork(void **state)
+{
+	uint64_t before = ftfb_mono_ns();
+	struct ftfb_memo_map *v;
+	size_t n;
+
+	(void)state;
+	ftfb_maps_memo_clear();
+	put(300, MAPS, 6);
+	ftfb_maps_memo_fork(300, 301, ftfb_mono_ns());
+	assert_int_equal(ftfb_maps_memo_get(301, &v, &n), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(v[0].path, "/usr/bin/prog");
+	ftfb_memo_maps_free(v, n);
+	ftfb_maps_memo_fork(300, 302, before);
+	assert_int_equal(ftfb_maps_memo_get(302, &v, &n), -ENOENT);
+	/* a grandchild, from the child's copy */
+	ftfb_maps_memo_fork(301, 303, ftfb_mono_ns());
+	assert_int_equal(ftfb_maps_memo_get(303, &v, &n), 0);
+	ftfb_memo_maps_free(v, n);
+	/* the child's exec: its copy is of the image before */
+	ftfb_maps_memo_bound(301, ftfb_mono_ns());
+	assert_int_equal(ftfb_maps_memo_get(301, &v, &n), -ENOENT);
+}
+
+/* At most FTFB_MAPS_MEMO_PROCS processes: the oldest goes. */
+static void keeps_the_newest_processes(void **state)
+{
+	struct ftfb_memo_map *v;
+	size_t n;
+
+	(void)state;
+	ftfb_maps_memo_clear();
+	for (uint32_t t = 1; t <= FTFB_MAPS_MEMO_PROCS + 1; t++)
+		put(1000 + t, MAPS + 1, 1);
+	assert_int_equal(ftfb_maps_memo_get(1001, &v, &n), -ENOENT);
+	assert_int_equal(ftfb_maps_memo_get(1002, &v, &n), 0);
+	ftfb_memo_maps_free(v, n);
+	assert_int_equal(
+		ftfb_maps_memo_get(1001 + FTFB_MAPS_MEMO_PROCS, &v, &n), 0);
+	ftfb_memo_maps_free(v, n);
+	ftfb_maps_memo_clear();
+}
+
+static struct ftfb_maps_line line_of(const char *path)
+{
+	struct ftfb_maps_line l = {.name = path};
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	l.dev = (uint64_t)major(st.st_dev) << 32 | minor(st.st_dev);
+	l.ino = st.st_ino;
+	return l;
+}
+
+/* By name, a gone process's file is opened only if the name is still
+ * that very file (dev/ino, as stat gives them), no symbolic link
+ * followed, never a name the kernel marks deleted. */
+static void a_gone_file_is_the_mapped_one(void **state)
+{
+	char dir[] = "/tmp/ftfb-memo-XXXXXX", a[64], b[64], del[80];
+	struct ftfb_maps_line l;
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(a, sizeof(a), "%s/a", dir);
+	snprintf(b, sizeof(b), "%s/b", dir);
+	fd = open(a, O_CREAT | O_WRONLY, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "elf", 3), 3);
+	close(fd);
+	l = line_of(a);
+	fd = ftfb_gone_file_open(&l);
+	assert_true(fd >= 0);
+	close(fd);
+	/* another file at the name */
+	assert_int_equal(rename(a, b), 0);
+	fd = open(a, O_CREAT | O_WRONLY, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(ftfb_gone_file_open(&l), -ESTALE);
+	/* a symbolic link at the name, to the very file */
+	assert_int_equal(unlink(a), 0);
+	assert_int_equal(symlink(b, a), 0);
+	assert_int_equal(ftfb_gone_file_open(&l), -ELOOP);
+	/* the kernel's " (deleted)" */
+	snprintf(del, sizeof(del), "%s (deleted)", b);
+	l.name = del;
+	assert_int_equal(ftfb_gone_file_open(&l), -ENOENT);
+	unlink(a);
+	unlink(b);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(keeps_executable_file_mappings),
+		cmocka_unit_test(a_read_before_the_last_exec_is_not_given),
+		cmocka_unit_test(a_child_gets_its_parents_at_the_fork),
+		cmocka_unit_test(keeps_the_newest_processes),
+		cmocka_unit_test(a_gone_file_is_the_mapped_one),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
