@@ -35,7 +35,7 @@ from test_stack_copy import holds, user  # noqa: E402
 from test_stacks import decode_samples, read_ftf  # noqa: E402
 
 FREQ = 999
-N, SECS = 30, 0.05
+N, SECS = 30, 0.08
 
 
 def traced(tool, argv, out):

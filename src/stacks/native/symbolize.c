@@ -51,7 +51,6 @@ struct mapping {
 	char *path;
 	struct elffile *file; /* NULL until a frame needs it */
 	bool file_tried;
-	bool memo; /* from maps_memo.h: the process was gone */
 };
 
 struct process {
@@ -218,7 +217,6 @@ static int maps_of_gone(struct process *p, int err)
 			.dev = v[i].dev,
 			.ino = v[i].ino,
 			.path = v[i].path, /* (taken) */
-			.memo = true,
 		};
 	}
 	p->nmaps = n;
@@ -268,7 +266,8 @@ static int read_maps(struct process *p)
 		p->nmaps++;
 	}
 	fclose(f);
-	return 0;
+	/* (a zombie's maps are empty) */
+	return p->nmaps ? 0 : maps_of_gone(p, -ESRCH);
 }
 
 static struct process *process_of(struct ftfb_symbolizer *sy, uint32_t tgid)
@@ -370,9 +369,14 @@ static struct elffile *file_of(struct ftfb_symbolizer *sy, uint32_t tgid,
 	 * now (proc_file.h); unreadable, frames keep mapping + offset */
 	fd = strcmp(m->path, "[vdso]") ? ftfb_proc_file_open(tgid, &l)
 				       : ftfb_vdso_file_open(m->end - m->start);
-	/* gone: by its name, if that is still the very file (proc_file.h) */
-	if (fd == -ENOENT && m->memo)
+	/* gone (its maps from the memo, or exited since they were read):
+	 * by its name, if that is still the very file (proc_file.h) */
+	if (fd == -ENOENT)
 		fd = ftfb_gone_file_open(&l);
+	if (fd == -ENOENT) { /* (not kept: another process may map it) */
+		free(f);
+		return NULL;
+	}
 	if (fd >= 0) {
 		read_functions(f, fd, m->path);
 		close(fd);
