@@ -57,7 +57,10 @@ from test_stacks import fields, get, get_all, read_ftf  # noqa: E402
 def entry_offset(path):
     """The file offset of path's entry point (its _start)."""
     out = subprocess.run(["readelf", "-hlW", path], capture_output=True, text=True).stdout
-    entry = int(re.search(r"Entry point address:\s+0x([0-9a-f]+)", out)[1], 16)
+    m = re.search(r"Entry point address:\s+0x([0-9a-f]+)", out)
+    if not m:
+        return None  # (not an ELF file, or gone since: a build's output)
+    entry = int(m[1], 16)
     for m in re.finditer(r"LOAD\s+0x([0-9a-f]+) 0x([0-9a-f]+) 0x[0-9a-f]+ 0x([0-9a-f]+) 0x[0-9a-f]+ R E", out):
         off, vaddr, size = (int(x, 16) for x in m.groups())
         if vaddr <= entry < vaddr + size:
