@@ -371,10 +371,9 @@ static struct elffile *file_of(struct ftfb_symbolizer *sy, uint32_t tgid,
 				       : ftfb_vdso_file_open(m->end - m->start);
 	/* gone (its maps from the memo, or exited since they were read):
 	 * by its name, if that is still the very file (proc_file.h) */
-	if (fd == -ENOENT)
-		fd = ftfb_gone_file_open(&l);
-	if (fd == -ENOENT) { /* (not kept: another process may map it) */
-		free(f);
+	if (fd == -ENOENT && m->path[0] == '/' &&
+	    (fd = ftfb_gone_file_open(&l)) == -ENOENT) {
+		free(f); /* (not kept: a live process may map it) */
 		return NULL;
 	}
 	if (fd >= 0) {
@@ -438,10 +437,9 @@ static void jit_refused(struct process *p, int err, const struct stat *st)
 		fprintf(stderr, "%llu MiB read already",
 			(unsigned long long)JIT_BUDGET >> 20);
 	else
-		fprintf(stderr, "%s",
-			err == -ELOOP	  ? "a symbolic link"
-			: err == -ENOEXEC ? "not a regular file"
-					  : strerror(-err));
+		fprintf(stderr, "%s", err == -ELOOP ? "a symbolic link"
+				      : err == -ENOEXEC ? "not a regular file"
+							: strerror(-err));
 	fprintf(stderr, "; not read, its JIT frames are not named\n");
 }
 
@@ -484,7 +482,8 @@ static void jit_frame(struct process *p, uint64_t ip,
 		      struct ftfb_frame_sym *out)
 {
 	out->function = ftfb_perfmap_find(&p->jit, ip);
-	if (!out->function && p->jit_reads < JIT_REREADS && !past_the_stop()) {
+	if (!out->function && p->jit_reads < JIT_REREADS &&
+	    !past_the_stop()) {
 		p->jit_reads++;
 		jit_load(p);
 		out->function = ftfb_perfmap_find(&p->jit, ip);
