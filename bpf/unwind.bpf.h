@@ -60,6 +60,19 @@ struct {
 	__type(value, struct ftfb_uw_proc);
 } uw_procs SEC(".maps");
 
+/* The entries of processes that exited, for the copies of their last
+ * samples still held in userspace (src/stacks/native/stack_finish.c
+ * finishes them at the exit event, taking the entry out): a process
+ * that lives a few milliseconds exits before a copy is looked at again.
+ * The least recently written go first; pids are handed out in turn, so
+ * a pid is not another process's until long after its exit event. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 512);
+	__type(key, __u32);
+	__type(value, struct ftfb_uw_proc);
+} uw_exited SEC(".maps");
+
 /* tgid -> the address that found it wanting (0: none; userspace builds
  * the table of that address's binary first); userspace deletes it once
  * answered */
@@ -761,9 +774,16 @@ SEC("tp_btf/sched_process_exit")
 int BPF_PROG(ftfb_uw_exit, struct task_struct *p)
 {
 	__u32 tgid = p->tgid;
+	const struct ftfb_uw_proc *e;
 
-	if (p->pid == p->tgid)
-		bpf_map_delete_elem(&uw_procs, &tgid);
+	if (p->pid != p->tgid)
+		return 0;
+	e = bpf_map_lookup_elem(&uw_procs, &tgid);
+	if (e)
+		bpf_map_update_elem(&uw_exited, &tgid, e, BPF_ANY);
+	else /* (never an earlier process's entry for this one) */
+		bpf_map_delete_elem(&uw_exited, &tgid);
+	bpf_map_delete_elem(&uw_procs, &tgid);
 	return 0;
 }
 

@@ -14,7 +14,7 @@
 #include "stacks.skel.h"
 
 struct ftfb_sf_maps {
-	int procs_fd, tables_fd;
+	int procs_fd, exited_fd, tables_fd;
 	void *rows;
 	size_t len;
 };
@@ -24,6 +24,15 @@ static int get_proc(void *ctx, uint32_t tgid, struct ftfb_uw_proc *out)
 	struct ftfb_sf_maps *m = ctx;
 
 	return bpf_map_lookup_elem(m->procs_fd, &tgid, out) ? -ENOENT : 0;
+}
+
+static int take_exited(void *ctx, uint32_t tgid, struct ftfb_uw_proc *out)
+{
+	struct ftfb_sf_maps *m = ctx;
+
+	return bpf_map_lookup_and_delete_elem(m->exited_fd, &tgid, out)
+		       ? -ENOENT
+		       : 0;
 }
 
 static int get_table(void *ctx, uint32_t id, struct ftfb_uw_table *out)
@@ -47,6 +56,7 @@ int ftfb_sf_maps_open(struct ftfb_loader *l, struct ftfb_sf_maps **out,
 		return -ENOMEM;
 	n = bpf_map__max_entries(l->stk->maps.uw_rows);
 	m->procs_fd = bpf_map__fd(l->stk->maps.uw_procs);
+	m->exited_fd = bpf_map__fd(l->stk->maps.uw_exited);
 	m->tables_fd = bpf_map__fd(l->stk->maps.uw_tables);
 	m->len = (size_t)n * sizeof(struct ftfb_uw_row);
 	/* (the table thread writes rows before it publishes their table:
@@ -60,6 +70,7 @@ int ftfb_sf_maps_open(struct ftfb_loader *l, struct ftfb_sf_maps **out,
 		return err;
 	}
 	src->proc = get_proc;
+	src->exited = take_exited;
 	src->table = get_table;
 	src->rows = m->rows;
 	src->nrows = n;

@@ -43,8 +43,8 @@ static const struct ftfb_uw_row rows[] = {
 	{.pc = 0x400, .type = FTFB_UW_CFA_NONE},
 };
 
-static bool loaded; /* the table of the binary is in the proc entry */
-static bool unmapped; /* the entry was read before the binary was mapped */
+static bool loaded;    /* the table of the binary is in the proc entry */
+static bool unmapped;  /* the entry was read before the binary was mapped */
 static bool last_read; /* the entry has FTFB_UW_PROC_FINAL */
 
 static int get_table(void *ctx, uint32_t id, struct ftfb_uw_table *out)
@@ -398,6 +398,57 @@ static void test_mapped_since(void **state)
 	ftfb_sf_free(f);
 }
 
+/* the entry the process exited with (uw_exited): its table built */
+static int exited_entry(void *ctx, uint32_t tgid, struct ftfb_uw_proc *out)
+{
+	bool was = loaded;
+	int rc;
+
+	loaded = true;
+	rc = get_proc(ctx, tgid, out);
+	loaded = was;
+	return rc;
+}
+
+/* A process that exits a few ms after its copies were taken: at its exit
+ * event they are finished from the entry it exited with, not handed on
+ * as they were; an exit of a thread (the group alive) does nothing. */
+static void test_finished_at_exit(void **state)
+{
+	unsigned char rec[1024];
+	size_t size = make_record(rec);
+	struct ftfb_sf_source with_exited = src;
+	struct ftfb_exit x;
+	struct ftfb_sf *f;
+	struct ftfb_sf_stats st;
+	struct ftfb_stack ev;
+	uint64_t ips[3];
+
+	(void)state;
+	with_exited.exited = exited_entry;
+	loaded = false; /* (the live entry: still pending) */
+	emits = 0;
+	assert_int_equal(
+		ftfb_sf_new(&f, &with_exited, 1000, 1 << 20, emit, NULL), 0);
+	assert_int_equal(ftfb_sf_event(f, rec, size, 0), 1);
+	memset(&x, 0, sizeof(x));
+	x.hdr.kind = FTFB_EV_EXIT;
+	x.hdr.tgid = 42;
+	assert_int_equal(ftfb_sf_event(f, &x, sizeof(x), 5), 0);
+	assert_int_equal(emits, 0); /* a thread's exit */
+	x.group_dead = 1;
+	assert_int_equal(ftfb_sf_event(f, &x, sizeof(x), 6), 0);
+	assert_int_equal(emits, 1);
+	memcpy(&ev, emitted, sizeof(ev));
+	assert_int_equal(ev.nu, 3);
+	memcpy(ips, emitted + sizeof(ev), sizeof(ips));
+	assert_int_equal(ips[2], BASE + 0x310);
+	ftfb_sf_get_stats(f, &st);
+	assert_int_equal(st.finished, 1);
+	assert_int_equal(st.gone, 0);
+	ftfb_sf_free(f);
+}
+
 /* a record whose sizes do not add up is skipped, never read past */
 static void test_malformed(void **state)
 {
@@ -432,6 +483,7 @@ int main(void)
 		cmocka_unit_test(test_held_until_loaded),
 		cmocka_unit_test(test_as_is),
 		cmocka_unit_test(test_mapped_since),
+		cmocka_unit_test(test_finished_at_exit),
 		cmocka_unit_test(test_malformed),
 	};
 

@@ -186,13 +186,17 @@ int ftfb_sf_new(struct ftfb_sf **out, const struct ftfb_sf_source *src,
 	return 0;
 }
 
+/* How settle gets a process's entry: 0 or -ENOENT. */
+typedef int (*entry_fn)(void *ctx, uint32_t tgid, struct ftfb_uw_proc *out);
+
 /* Goes through the copies held: those of tgid (0: all) whose walk
  * goes on past every binary "not loaded yet" are finished, those due by
  * now (or all, with force) go on as far as they can. The entry of a
- * process is read once per run of its copies; none with !look (the
- * process exec'd: the entry may be the new image's). */
+ * process is read (by `entry`) once per run of its copies; none with
+ * entry NULL (the process exec'd: the entry may be the new image's).
+ * ending: the process exec'd or exited (what is not walked is "gone"). */
 static int settle(struct ftfb_sf *f, uint32_t tgid, uint64_t now, bool force,
-		  bool look)
+		  entry_fn entry, bool ending)
 {
 	uint64_t out[FTFB_SF_OUT_MAX / 8 + 1];
 	struct held **at = &f->head, *h;
@@ -208,10 +212,9 @@ static int settle(struct ftfb_sf *f, uint32_t tgid, uint64_t now, bool force,
 			at = &h->next;
 			continue;
 		}
-		if (look && have != h->tgid)
-			have = f->src.proc(f->src.ctx, h->tgid, &f->proc)
-				       ? 0
-				       : h->tgid;
+		if (entry && have != h->tgid)
+			have = entry(f->src.ctx, h->tgid, &f->proc) ? 0
+								    : h->tgid;
 		got = have == h->tgid && parse(h->data, h->size, &v) &&
 		      ready(&v, &f->proc, force || now >= h->due);
 		n = ftfb_sf_build(h->data, h->size, &f->src,
@@ -223,7 +226,7 @@ static int settle(struct ftfb_sf *f, uint32_t tgid, uint64_t now, bool force,
 		*at = h->next;
 		if (f->tail == &h->next)
 			f->tail = at;
-		f->st.gone += !look;
+		f->st.gone += ending && !got;
 		err = hand_on(f, h, out, n, why, got) ?: err;
 	}
 	return err;
@@ -277,27 +280,29 @@ int ftfb_sf_event(struct ftfb_sf *f, const void *data, size_t size,
 	}
 	if (!f->head || !hdr.tgid)
 		return 0;
-	/* a new image, or the end: its copies' entry is gone (the walker
-	 * drops it in the kernel), so they go on as they are, before it */
-	if (hdr.kind == FTFB_EV_EXIT && size >= sizeof(x))
+	/* a new image: its copies' entry is gone (the walker drops it in
+	 * the kernel), so they go on as they are, before it; the end: they
+	 * are finished from the entry the process exited with (uw_exited),
+	 * as far as the tables built by now go */
+	if (hdr.kind == FTFB_EV_EXEC)
+		return settle(f, hdr.tgid, now_ns, true, NULL, true);
+	if (hdr.kind == FTFB_EV_EXIT && size >= sizeof(x)) {
 		memcpy(&x, data, sizeof(x));
-	if (hdr.kind == FTFB_EV_EXEC ||
-	    (hdr.kind == FTFB_EV_EXIT && size >= sizeof(x) && x.group_dead)) {
-		err = settle(f, hdr.tgid, now_ns, true, false);
-		if (err)
-			return err;
+		if (x.group_dead)
+			return settle(f, hdr.tgid, now_ns, true, f->src.exited,
+				      true);
 	}
 	return 0;
 }
 
 int ftfb_sf_tick(struct ftfb_sf *f, uint64_t now_ns)
 {
-	return f->head ? settle(f, 0, now_ns, false, true) : 0;
+	return f->head ? settle(f, 0, now_ns, false, f->src.proc, false) : 0;
 }
 
 int ftfb_sf_flush(struct ftfb_sf *f)
 {
-	return f->head ? settle(f, 0, 0, true, true) : 0;
+	return f->head ? settle(f, 0, 0, true, f->src.proc, false) : 0;
 }
 
 void ftfb_sf_get_stats(const struct ftfb_sf *f, struct ftfb_sf_stats *st)

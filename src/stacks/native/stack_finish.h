@@ -25,6 +25,9 @@
 struct ftfb_sf_source {
 	/* the process's entry: 0, or -ENOENT */
 	int (*proc)(void *ctx, uint32_t tgid, struct ftfb_uw_proc *out);
+	/* the entry of process tgid as it exited, taken out: 0, or -ENOENT
+	 * (NULL: none kept) */
+	int (*exited)(void *ctx, uint32_t tgid, struct ftfb_uw_proc *out);
 	/* uw_tables[id]: 0, or -1 */
 	int (*table)(void *ctx, uint32_t id, struct ftfb_uw_table *out);
 	const struct ftfb_uw_row *rows;
