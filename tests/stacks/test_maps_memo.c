@@ -30,7 +30,7 @@ static void put(uint32_t tgid, const char *const *lines, size_t n)
 
 	ftfb_memo_read_begin(&r, tgid);
 	for (size_t i = 0; i < n; i++) {
-		char line[256];
+		char line[4400];
 
 		snprintf(line, sizeof(line), "%s\n", lines[i]);
 		ftfb_memo_read_line(&r, line);
@@ -146,6 +146,34 @@ static void keeps_the_newest_processes(void **state)
 	ftfb_maps_memo_clear();
 }
 
+/* A process's user chooses its paths: at most FTFB_MAPS_MEMO_PATH_BYTES
+ * of them are kept per process. */
+static void keeps_a_bounded_size_of_paths(void **state)
+{
+	static char lines[64][2200];
+	const char *lp[64];
+	struct ftfb_memo_map *v;
+	char name[2001];
+	size_t n;
+
+	(void)state;
+	ftfb_maps_memo_clear();
+	memset(name, 'a', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	for (int i = 0; i < 64; i++) {
+		snprintf(lines[i], sizeof(lines[i]),
+			 "%x000-%x000 r-xp 00000000 08:01 %d /%s", i + 1, i + 2,
+			 i + 1, name + 1);
+		lp[i] = lines[i];
+	}
+	put(400, lp, 64);
+	assert_int_equal(ftfb_maps_memo_get(400, &v, &n), 0);
+	/* (each path 2,000 bytes and its NUL) */
+	assert_int_equal(n, FTFB_MAPS_MEMO_PATH_BYTES / 2001);
+	ftfb_memo_maps_free(v, n);
+	ftfb_maps_memo_clear();
+}
+
 static struct ftfb_maps_line line_of(const char *path)
 {
 	struct ftfb_maps_line l = {.name = path};
@@ -204,6 +232,7 @@ int main(void)
 		cmocka_unit_test(a_read_before_the_last_exec_is_not_given),
 		cmocka_unit_test(a_child_gets_its_parents_at_the_fork),
 		cmocka_unit_test(keeps_the_newest_processes),
+		cmocka_unit_test(keeps_a_bounded_size_of_paths),
 		cmocka_unit_test(a_gone_file_is_the_mapped_one),
 	};
 

@@ -67,14 +67,18 @@ void ftfb_memo_read_line(struct ftfb_memo_read *r, char *line)
 		r->v = nv;
 		r->cap = cap;
 	}
+	if (r->path_bytes + strlen(l.name) + 1 > FTFB_MAPS_MEMO_PATH_BYTES)
+		return;
 	m = &r->v[r->n];
 	m->start = l.start;
 	m->end = l.end;
 	m->pgoff = l.pgoff;
 	m->dev = l.dev;
 	m->ino = l.ino;
-	if ((m->path = strdup(l.name)))
+	if ((m->path = strdup(l.name))) {
+		r->path_bytes += strlen(l.name) + 1;
 		r->n++;
+	}
 }
 
 /* tgid's entry, or the oldest one emptied for it; under the lock. */

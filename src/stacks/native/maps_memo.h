@@ -25,7 +25,9 @@
  * an exec, or a process gone whose pid came back) is never given.
  *
  * Bounded: FTFB_MAPS_MEMO_PROCS processes (the oldest put dropped), at
- * most FTFB_MAPS_MEMO_MAPS mappings each. Thread-safe (one lock).
+ * most FTFB_MAPS_MEMO_MAPS mappings and FTFB_MAPS_MEMO_PATH_BYTES of
+ * their paths each (a process's user chooses them: about 50 MiB at most
+ * in all). Thread-safe (one lock).
  */
 #ifndef FTFB_MAPS_MEMO_H
 #define FTFB_MAPS_MEMO_H
@@ -35,6 +37,7 @@
 
 #define FTFB_MAPS_MEMO_PROCS 1024
 #define FTFB_MAPS_MEMO_MAPS 256
+#define FTFB_MAPS_MEMO_PATH_BYTES (32 << 10)
 
 struct ftfb_memo_map {
 	uint64_t start, end, pgoff, dev, ino;
@@ -48,6 +51,7 @@ struct ftfb_memo_read {
 	uint64_t from_ns;
 	struct ftfb_memo_map *v;
 	size_t n, cap;
+	size_t path_bytes;
 };
 
 void ftfb_memo_read_begin(struct ftfb_memo_read *r, uint32_t tgid);
