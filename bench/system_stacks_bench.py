@@ -28,7 +28,10 @@ frequency, 99 Hz: `ftf-bpf --help`).
 
 "whole", one rule for both tracers, on each sample's user frames (those
 below the kernel's; a sample with none, a kernel thread's or the idle
-task's, is left out of the user-stack shares), outermost first: the
+task's, is left out of the user-stack shares, and so is a sample taken
+inside execve, do_execveat_common among its kernel frames: the
+registers are the old image's and its memory is gone, so neither
+tracer can walk it; the bench prints how many), outermost first: the
 outermost user frame is the program's entry (named _start, or at its
 file's ELF entry point: most Debian binaries are stripped) or glibc's
 clone3 (a new thread's start, where glibc's CFI ends), and ftf-bpf did
@@ -82,6 +85,13 @@ KERNEL = "[kernel.kallsyms]"
 THREAD_ROOTS = {"clone3", "__clone3"}
 LIBC_ROOTS = {"__libc_start_call_main", "__libc_start_main", "__libc_start_main_impl", "start_thread"}
 STOP = "[unwind stopped"
+# a sample inside execve: the old image's registers, its memory gone; no
+# tracer can walk its user stack, so both leave it out of the shares
+IN_EXEC = "inside execve"
+
+
+def exec_frame(name):
+    return bool(name) and name.startswith("do_execveat_common")
 
 
 # ---- the load ----------------------------------------------------------------
@@ -199,6 +209,8 @@ def ftf_samples(out):
         stops = [f[0] for f in frames if f[0] and f[0].startswith(STOP)]
         user = [f for f in frames if f[1] != KERNEL and not (f[0] and f[0].startswith(STOP))]
         reason = stops[0][len(STOP) + 2:-1] if stops else None
+        if any(f[1] == KERNEL and exec_frame(f[0]) for f in frames):
+            reason = IN_EXEC
         res.append((pid, tid, user, reason))
     return res
 
@@ -253,15 +265,17 @@ def perf_samples(pdata):
         h = HDR.match(lines[0])
         if not h:
             continue
-        user = []
+        user, in_exec = [], False
         for ln in lines[1:]:
             f = FRAME.match(ln)
+            if f and int(f[1], 16) >= 0xffff800000000000 and exec_frame(f[2]):
+                in_exec = True
             if not f or f[3] == "inlined" or int(f[1], 16) >= 0xffff800000000000:
                 continue
             dm = re.match(r"(.*)\+0x([0-9a-f]+)$", f[3])
             path, off = (dm[1], int(dm[2], 16)) if dm else (f[3], None)
             user.append((f[2], path, off))
-        res.append((int(h[2]), h[1].strip(), float(h[3]), user[::-1]))
+        res.append((int(h[2]), h[1].strip(), float(h[3]), user[::-1], in_exec))
     return res
 
 
@@ -280,16 +294,17 @@ def perf_run(a, pdata, build):
         sys.exit(f"perf record failed ({p.returncode}):\n{err[-2000:]}")
     rows = perf_samples(pdata)
     last = {}
-    for tid, comm, _, _ in rows:
+    for tid, comm, _, _, _ in rows:
         # (":TID" when perf met no comm record of it: a name it had
         # before or after wins)
         if not comm.startswith(":") or tid not in last:
             last[tid] = comm
-    first = min((t for _, _, t, _ in rows), default=None)
+    first = min((t for _, _, t, _, _ in rows), default=None)
     return dict(startup=first - t0 if first else None, load=load, samples=len(rows),
                 lost=perf_lost(pdata), pkt=None, bpf=None,
                 bytes=os.path.getsize(pdata) / max(len(rows), 1),
-                rows=[(last[tid], user, None) for tid, _, _, user in rows])
+                rows=[(last[tid], user, IN_EXEC if in_exec else None)
+                      for tid, _, _, user, in_exec in rows])
 
 
 # ---- the sanity check on freshwl -----------------------------------------------
@@ -322,12 +337,15 @@ def sanity(tool, a, scratch, entries):
 
 def tally(r, entries):
     """Fills r's user-stack counts: whole, libc, per name, stop reasons."""
-    r["user"] = r["whole"] = r["libc"] = r["unnamed"] = 0
+    r["user"] = r["whole"] = r["libc"] = r["unnamed"] = r["in_exec"] = 0
     r["by"] = collections.defaultdict(lambda: [0, 0])
     r["stops"] = collections.Counter()
     r["stops_by"] = collections.defaultdict(collections.Counter)
     for comm, user, reason in r["rows"]:
         if not user:
+            continue
+        if reason == IN_EXEC:
+            r["in_exec"] += 1
             continue
         c = classify(user, reason, entries)
         r["user"] += 1
@@ -360,16 +378,17 @@ def span(v, fmt):
 
 def report(res, a):
     print(f"\n-a -g beside make -j2, {a.duration} s, {a.freq} Hz, medians of {a.rounds} rounds (min..max)")
-    rows = [("user-stack samples", "user", "{:.0f}"), ("whole", "pct", "{:.1f}%"),
+    rows = [("user-stack samples", "user", "{:.0f}"), ("inside execve (left out)", "in_exec", "{:.0f}"),
+            ("whole", "pct", "{:.1f}%"),
             ("reach libc", "pct_libc", "{:.1f}%"), ("unnamed outermost", "pct_unnamed", "{:.1f}%"),
             ("on-CPU samples lost", "lost", "{:.0f}"),
             ("start-up s", "startup", "{:.2f}"), ("file bytes/sample", "bytes", "{:.0f}"),
             ("Perfetto bytes/sample", "pkt", "{:.1f}"), ("BPF ns/sample", "bpf", "{:.0f}"),
             ("load average", "load", "{:.1f}")]
     ks = list(res)
-    print(f"{'':22}" + "".join(f"{k:>28}" for k in ks))
+    print(f"{'':26}" + "".join(f"{k:>28}" for k in ks))
     for label, key, fmt in rows:
-        print(f"{label:22}" + "".join(f"{span([r[key] for r in res[k]], fmt):>28}" for k in ks))
+        print(f"{label:26}" + "".join(f"{span([r[key] for r in res[k]], fmt):>28}" for k in ks))
     print("\nper process name with 10 samples or more (all rounds): samples, whole")
     tot = {k: collections.defaultdict(lambda: [0, 0]) for k in ks}
     for k in ks:
