@@ -231,8 +231,12 @@ def mode_fault(tool, ftf_dump, wl, outdir):
     t = valid(ftf_dump, out)
     faults = [s for s in slices(t, "mm") if s[3] == r["tid"] and s[4] == "page fault"]
     check(r["majflt"] == N, f"the workload counted {r['majflt']} major faults = {N} (ru_majflt)")
-    check(len(faults) == r["slept"] and r["slept"] >= N // 2,
-          f"{len(faults)} page fault slices on the thread = its {r['slept']} sleeps (ru_nvcsw), >= {N // 2}")
+    # (one slice per fault that slept; a fault that sleeps twice, its
+    # retry waiting again after the read it waited for, is one: CI saw 29
+    # slices for 30 sleeps once)
+    check(r["slept"] - 2 <= len(faults) <= min(r["slept"], r["majflt"]) and len(faults) >= N // 2,
+          f"{len(faults)} page fault slices on the thread: its {r['slept']} sleeps (ru_nvcsw) "
+          f"or up to 2 fewer, at most its {r['majflt']} major faults, >= {N // 2}")
     check(all(0 < int(s[5]["blocked_ns"]) <= s[1] - s[0] for s in faults),
           "each slept in the fault: 0 < blocked_ns <= the slice's length")
     check(len({int(s[5]["address"], 16) // PAGE for s in faults}) == len(faults),
