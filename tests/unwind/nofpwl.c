@@ -7,7 +7,8 @@
  *
  *   thread "spinner": spinner -> spin_a -> uwlib_spin (libuwlib.so)
  *       -> qsort (libc) -> ... -> spin_cmp, which burns about 1 ms of
- *       CPU per comparison (the samples land there)
+ *       CPU per comparison (the samples land there), at least
+ *       SPIN_ROUNDS sorts and on until main has done its writes
  *   thread "reader":  reader -> read_loop -> read_once -> read (libc),
  *       blocking on a pipe the main thread writes one byte into every
  *       5 ms, READS times, then closes
@@ -40,6 +41,7 @@ static int pipefd[2];
 static pid_t spinner_tid, reader_tid;
 static uint64_t spin_cpu_ns;
 static int reads;
+static volatile int writing = 1; /* main still writes to the reader */
 
 __attribute__((noinline)) int spin_cmp(const void *a, const void *b)
 {
@@ -55,7 +57,8 @@ __attribute__((noinline)) void spin_a(void)
 {
 	int v[NSORT];
 
-	for (int r = 0; r < SPIN_ROUNDS; r++) {
+	/* (on while the reader reads: -p attaching late still finds it) */
+	for (int r = 0; r < SPIN_ROUNDS || writing; r++) {
 		for (int i = 0; i < NSORT; i++)
 			v[i] = (i * 7919 + r) % NSORT;
 		uwlib_spin(v, NSORT, spin_cmp);
@@ -136,6 +139,7 @@ int main(int argc, char **argv)
 			return 1;
 	}
 	close(pipefd[1]);
+	writing = 0;
 	pthread_join(r, NULL);
 	pthread_join(s, NULL);
 	printf("spinner tid=%d cpu_ns=%llu\n", (int)spinner_tid,

@@ -183,10 +183,12 @@ def test(mode, tool, ftf_dump, wl, lib, outdir):
 
 
 def test_attach(tool, ftf_dump, wl, outdir):
-    """-p on a nofpwl whose spinner and reader already run (3 s of
-    reads): every stack of the process is walked from its first sample."""
+    """-p on a nofpwl whose spinner and reader already run (8 s of
+    reads, the spinner on until they end: attaching took longer than
+    3 s under ASan in CI, when its fixed work was done before): every
+    stack of the process is walked from its first sample."""
     out = os.path.join(outdir, "unwind-attach.fxt")
-    w = subprocess.Popen([wl, "0", "600"], stdout=subprocess.PIPE, text=True)
+    w = subprocess.Popen([wl, "0", "1600"], stdout=subprocess.PIPE, text=True)
     tr = Tracer(tool, ["-g", "--freq", str(FREQ), "-o", out, "-p", str(w.pid)])
     stdout, _ = w.communicate(timeout=300)
     code = tr.wait()
