@@ -146,6 +146,30 @@ static void keeps_the_newest_processes(void **state)
 	ftfb_maps_memo_clear();
 }
 
+/* A shell forking more subshells than the memo holds: each fork uses the
+ * shell's entry, which stays (the least recently used go), so the last
+ * child still gets its copy. */
+static void a_forking_parent_stays(void **state)
+{
+	struct ftfb_memo_map *v;
+	size_t n;
+
+	(void)state;
+	ftfb_maps_memo_clear();
+	put(500, MAPS + 1, 1);
+	for (uint32_t t = 1; t <= FTFB_MAPS_MEMO_PROCS + 10; t++)
+		ftfb_maps_memo_fork(500, 2000 + t, ftfb_mono_ns());
+	assert_int_equal(ftfb_maps_memo_get(500, &v, &n), 0);
+	ftfb_memo_maps_free(v, n);
+	assert_int_equal(
+		ftfb_maps_memo_get(2000 + FTFB_MAPS_MEMO_PROCS + 10, &v, &n),
+		0);
+	assert_int_equal(n, 1);
+	ftfb_memo_maps_free(v, n);
+	assert_int_equal(ftfb_maps_memo_get(2001, &v, &n), -ENOENT);
+	ftfb_maps_memo_clear();
+}
+
 /* A process's user chooses its paths: at most FTFB_MAPS_MEMO_PATH_BYTES
  * of them are kept per process. */
 static void keeps_a_bounded_size_of_paths(void **state)
@@ -232,6 +256,7 @@ int main(void)
 		cmocka_unit_test(a_read_before_the_last_exec_is_not_given),
 		cmocka_unit_test(a_child_gets_its_parents_at_the_fork),
 		cmocka_unit_test(keeps_the_newest_processes),
+		cmocka_unit_test(a_forking_parent_stays),
 		cmocka_unit_test(keeps_a_bounded_size_of_paths),
 		cmocka_unit_test(a_gone_file_is_the_mapped_one),
 	};

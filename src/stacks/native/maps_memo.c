@@ -17,7 +17,7 @@
 struct entry {
 	uint32_t tgid;
 	bool used;
-	uint64_t seq;	   /* of its last put or bound: the oldest goes */
+	uint64_t seq;	   /* of its last put, bound or use: the oldest goes */
 	uint64_t bound_ns; /* of the last exec or exit translated, or 0 */
 	uint64_t from_ns;
 	struct ftfb_memo_map *v;
@@ -164,6 +164,9 @@ static int get_locked(uint32_t tgid, struct ftfb_memo_map **v, size_t *n,
 			return -ENOENT;
 		*n = e->n;
 		*from_ns = e->from_ns;
+		/* (used: a long-lived parent forking thousands of children
+		 * must not be the oldest and go first) */
+		e->seq = ++next_seq;
 		return 0;
 	}
 	return -ENOENT;

@@ -24,7 +24,8 @@
  * live process; a read begun before the last bound (the image before
  * an exec, or a process gone whose pid came back) is never given.
  *
- * Bounded: FTFB_MAPS_MEMO_PROCS processes (the oldest put dropped), at
+ * Bounded: FTFB_MAPS_MEMO_PROCS processes (the least recently put or
+ * used dropped: a shell forking thousands of subshells stays), at
  * most FTFB_MAPS_MEMO_MAPS mappings and FTFB_MAPS_MEMO_PATH_BYTES of
  * their paths each (a process's user chooses them: about 50 MiB at most
  * in all). Thread-safe (one lock).
