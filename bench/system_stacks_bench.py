@@ -431,6 +431,7 @@ def one_round(rnd, tools, dump, a, scratch, build, entries, res):
             out = os.path.join(scratch, f"{k}.fxt")
             r = ftf_run(tools[k], dump, a, out, build)
             if a.keep:
+                os.makedirs(a.keep, exist_ok=True)
                 shutil.copy(out, os.path.join(a.keep, f"{k}-{rnd}.fxt"))
         tally(r, entries)
         r["pct"] = 100 * r["whole"] / max(r["user"], 1)
