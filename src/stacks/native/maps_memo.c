@@ -14,14 +14,28 @@
 #include "monotime.h"
 #include "proc_file.h"
 
+/* A read of a process's maps, kept. */
+struct kept {
+	uint64_t from_ns; /* when it began */
+	struct ftfb_memo_map *v;
+	size_t n;
+};
+
+/* The images kept per process: the one the translator is in and the
+ * latest later one (a process that exec'd again before the translator
+ * reached that exec: a make's child, sh and then gcc, within a few
+ * milliseconds). */
+#define IMAGES 2
+
 struct entry {
 	uint32_t tgid;
 	bool used;
 	uint64_t seq;	   /* of its last put, bound or use: the oldest goes */
-	uint64_t bound_ns; /* of the last exec or exit translated, or 0 */
-	uint64_t from_ns;
-	struct ftfb_memo_map *v;
-	size_t n;
+	uint64_t bound_ns; /* of the last exec, exit or fork translated */
+	/* reads begun after bound_ns, the latest of each image, oldest
+	 * image first */
+	struct kept reads[IMAGES];
+	size_t nreads;
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -81,6 +95,14 @@ void ftfb_memo_read_line(struct ftfb_memo_read *r, char *line)
 	}
 }
 
+/* Drops e's reads from i on; under the lock. */
+static void drop_reads(struct entry *e, size_t i)
+{
+	for (size_t j = i; j < e->nreads; j++)
+		ftfb_memo_maps_free(e->reads[j].v, e->reads[j].n);
+	e->nreads = i < e->nreads ? i : e->nreads;
+}
+
 /* tgid's entry, or the oldest one emptied for it; under the lock. */
 static struct entry *entry_of(uint32_t tgid)
 {
@@ -93,33 +115,98 @@ static struct entry *entry_of(uint32_t tgid)
 				  : (old->used && memo[i].seq < old->seq))
 			old = &memo[i];
 	}
-	ftfb_memo_maps_free(old->v, old->n);
+	drop_reads(old, 0);
 	memset(old, 0, sizeof(*old));
 	old->used = true;
 	old->tgid = tgid;
 	return old;
 }
 
+/* The mapping of a file lowest in memory: the program's own (libraries
+ * and ld.so are mapped from the top down), at a new address after each
+ * exec (ASLR); NULL if there is none. */
+static const struct ftfb_memo_map *lowest_file(const struct kept *k)
+{
+	const struct ftfb_memo_map *low = NULL;
+
+	for (size_t i = 0; i < k->n; i++)
+		if (k->v[i].path[0] == '/' &&
+		    (!low || k->v[i].start < low->start))
+			low = &k->v[i];
+	return low;
+}
+
+/* Whether two reads are of one image: their programs are one file at
+ * one address (a library mapped or unmapped in between does not make
+ * another image). */
+static bool same_image(const struct kept *a, const struct kept *b)
+{
+	const struct ftfb_memo_map *x = lowest_file(a), *y = lowest_file(b);
+
+	if (!x || !y)
+		return !x && !y;
+	return x->start == y->start && x->dev == y->dev && x->ino == y->ino;
+}
+
+/* Keeps k (taken) in e, by image; under the lock. */
+static void keep_read(struct entry *e, struct kept *k)
+{
+	struct kept *last = e->nreads ? &e->reads[e->nreads - 1] : NULL;
+
+	if (!last || !same_image(last, k)) {
+		if (e->nreads < IMAGES)
+			last = &e->reads[e->nreads++];
+		else /* (an image between the two is lost: named as the
+		      * latest, as a read of /proc would) */
+			ftfb_memo_maps_free(last->v, last->n);
+	} else {
+		ftfb_memo_maps_free(last->v, last->n);
+	}
+	*last = *k;
+	memset(k, 0, sizeof(*k));
+}
+
 void ftfb_memo_read_end(struct ftfb_memo_read *r)
 {
+	struct kept k = {r->from_ns, r->v, r->n};
+	uint32_t tgid = r->tgid;
 	struct entry *e;
 
+	memset(r, 0, sizeof(*r));
+	/* (no mapping: a zombie's maps, or a read cut short; it would
+	 * hide the read before it) */
+	if (!k.n) {
+		ftfb_memo_maps_free(k.v, k.n);
+		return;
+	}
 	pthread_mutex_lock(&lock);
-	e = entry_of(r->tgid);
+	e = entry_of(tgid);
 	e->seq = ++next_seq;
 	/* (a read begun before an exec or exit already translated is of
 	 * an image gone: not kept) */
-	if (r->from_ns > e->bound_ns) {
-		ftfb_memo_maps_free(e->v, e->n);
-		e->v = r->v;
-		e->n = r->n;
-		e->from_ns = r->from_ns;
-		r->v = NULL;
-		r->n = 0;
-	}
+	if (k.from_ns > e->bound_ns)
+		keep_read(e, &k);
 	pthread_mutex_unlock(&lock);
-	ftfb_memo_maps_free(r->v, r->n);
-	memset(r, 0, sizeof(*r));
+	ftfb_memo_maps_free(k.v, k.n);
+}
+
+/* Sets e's bound to at_ns, if later, dropping the reads begun before;
+ * under the lock. */
+static void bound_locked(struct entry *e, uint64_t at_ns)
+{
+	size_t keep = 0;
+
+	if (at_ns <= e->bound_ns)
+		return;
+	e->bound_ns = at_ns;
+	while (keep < e->nreads && e->reads[keep].from_ns <= at_ns)
+		keep++;
+	/* (the reads left are the later ones: moved to the front) */
+	for (size_t i = 0; i < keep; i++)
+		ftfb_memo_maps_free(e->reads[i].v, e->reads[i].n);
+	memmove(e->reads, e->reads + keep,
+		(e->nreads - keep) * sizeof(e->reads[0]));
+	e->nreads -= keep;
 }
 
 void ftfb_maps_memo_bound(uint32_t tgid, uint64_t at_ns)
@@ -129,8 +216,7 @@ void ftfb_maps_memo_bound(uint32_t tgid, uint64_t at_ns)
 	pthread_mutex_lock(&lock);
 	e = entry_of(tgid);
 	e->seq = ++next_seq;
-	if (at_ns > e->bound_ns)
-		e->bound_ns = at_ns;
+	bound_locked(e, at_ns);
 	pthread_mutex_unlock(&lock);
 }
 
@@ -149,77 +235,90 @@ static struct ftfb_memo_map *copy_maps(const struct ftfb_memo_map *v, size_t n)
 	return c;
 }
 
-/* A copy of tgid's maps and when their read began; under the lock. */
-static int get_locked(uint32_t tgid, struct ftfb_memo_map **v, size_t *n,
-		      uint64_t *from_ns)
+/* tgid's entry, or NULL; under the lock. */
+static struct entry *find_locked(uint32_t tgid)
 {
-	for (size_t i = 0; i < FTFB_MAPS_MEMO_PROCS; i++) {
-		struct entry *e = &memo[i];
+	for (size_t i = 0; i < FTFB_MAPS_MEMO_PROCS; i++)
+		if (memo[i].used && memo[i].tgid == tgid)
+			return &memo[i];
+	return NULL;
+}
 
-		if (!e->used || e->tgid != tgid)
-			continue;
-		/* (a read begun before the bound is not kept: see put) */
-		if (!e->v || e->bound_ns >= e->from_ns ||
-		    !(*v = copy_maps(e->v, e->n)))
-			return -ENOENT;
-		*n = e->n;
-		*from_ns = e->from_ns;
+int ftfb_maps_memo_get(uint32_t tgid, struct ftfb_memo_map **v, size_t *n,
+		       bool *later)
+{
+	struct entry *e;
+	int err = -ENOENT;
+
+	pthread_mutex_lock(&lock);
+	if ((e = find_locked(tgid)) && e->nreads &&
+	    (*v = copy_maps(e->reads[0].v, e->reads[0].n))) {
+		*n = e->reads[0].n;
+		if (later)
+			*later = e->nreads > 1;
 		/* (used: a long-lived parent forking thousands of children
 		 * must not be the oldest and go first) */
 		e->seq = ++next_seq;
-		return 0;
+		err = 0;
 	}
-	return -ENOENT;
-}
-
-int ftfb_maps_memo_get(uint32_t tgid, struct ftfb_memo_map **v, size_t *n)
-{
-	uint64_t from;
-	int err;
-
-	pthread_mutex_lock(&lock);
-	err = get_locked(tgid, v, n, &from);
 	pthread_mutex_unlock(&lock);
 	return err;
 }
 
+/* A copy of parent's read of its image at at_ns (the latest read begun
+ * before it), into *k; under the lock. */
+static bool parent_at(uint32_t parent, uint64_t at_ns, struct kept *k)
+{
+	struct entry *e = find_locked(parent);
+	const struct kept *best = NULL;
+
+	for (size_t i = 0; e && i < e->nreads; i++)
+		if (e->reads[i].from_ns < at_ns)
+			best = &e->reads[i];
+	if (!best || !(k->v = copy_maps(best->v, best->n)))
+		return false;
+	k->n = best->n;
+	k->from_ns = at_ns;
+	if (e)
+		e->seq = ++next_seq;
+	return true;
+}
+
 void ftfb_maps_memo_fork(uint32_t parent, uint32_t child, uint64_t at_ns)
 {
-	struct ftfb_memo_map *v = NULL;
-	uint64_t from = 0;
+	struct kept k = {0}, own[IMAGES];
+	size_t nown;
 	struct entry *e;
-	size_t n = 0;
 
 	if (parent == child)
 		return;
 	pthread_mutex_lock(&lock);
-	/* parent's image at the fork: a read begun before it and after
-	 * parent's last exec (one begun after the fork may be of an image
-	 * parent exec'd since) */
-	if (get_locked(parent, &v, &n, &from) || from >= at_ns) {
-		pthread_mutex_unlock(&lock);
-		ftfb_memo_maps_free(v, n);
-		return;
-	}
 	e = entry_of(child);
 	e->seq = ++next_seq;
-	/* (child's own read, begun after the fork, is better) */
-	if (at_ns > e->bound_ns && !(e->v && e->from_ns > at_ns)) {
-		ftfb_memo_maps_free(e->v, e->n);
-		e->v = v;
-		e->n = n;
-		e->from_ns = at_ns;
-		v = NULL;
+	/* (what was read of the pid before is of a process gone) */
+	bound_locked(e, at_ns - 1);
+	if (!parent_at(parent, at_ns, &k)) {
+		pthread_mutex_unlock(&lock);
+		return;
 	}
+	/* child's own reads, begun after the fork, go after the copy: one
+	 * of the same image is better (later), one of another is of an
+	 * exec the translator has not reached */
+	nown = e->nreads;
+	memcpy(own, e->reads, sizeof(own));
+	e->nreads = 0;
+	keep_read(e, &k);
+	for (size_t i = 0; i < nown; i++)
+		keep_read(e, &own[i]);
 	pthread_mutex_unlock(&lock);
-	ftfb_memo_maps_free(v, n);
+	ftfb_memo_maps_free(k.v, k.n);
 }
 
 void ftfb_maps_memo_clear(void)
 {
 	pthread_mutex_lock(&lock);
 	for (size_t i = 0; i < FTFB_MAPS_MEMO_PROCS; i++)
-		ftfb_memo_maps_free(memo[i].v, memo[i].n);
+		drop_reads(&memo[i], 0);
 	memset(memo, 0, sizeof(memo));
 	pthread_mutex_unlock(&lock);
 }

@@ -14,31 +14,34 @@
  * Which image: the loader reads in wall-clock time, ahead of the
  * translator. Each read is kept with the CLOCK_MONOTONIC time it began
  * (BPF's clock), and the symbolizer marks each exec and exit it is told
- * of with the event's own time (a bound); the memo gives only a read
- * begun after the last bound it knows: the image the translator is in,
- * or a later one if the process exec'd again and the translator has
- * not reached that exec yet (a fork's child read after its exec, its
- * samples from before still to be named). That is never older than
- * what a read of /proc/PID/maps at that moment would give if the
- * process were still there, which is what the symbolizer does for a
- * live process; a read begun before the last bound (the image before
- * an exec, or a process gone whose pid came back) is never given.
+ * of, and each fork's child, with the event's own time (a bound); a read
+ * begun before the last bound (the image before an exec, or a process
+ * gone whose pid came back) is never given. Of the reads begun after
+ * it, the memo keeps the latest of each image (its program's file at
+ * its address: ASLR puts each exec's elsewhere), two images at most,
+ * and gives the first: the image the translator is in, even when the
+ * process exec'd again since (a make's child: sh, then gcc, a few
+ * milliseconds apart), and tells that it did, so that the symbolizer
+ * names the earlier image's samples with it, not with a read of
+ * /proc/PID/maps that now shows the later image. A read with no
+ * mapping (a zombie's) is not kept: it would hide the read before.
  *
  * Bounded: FTFB_MAPS_MEMO_PROCS processes (the least recently put or
  * used dropped: a shell forking thousands of subshells stays), at
  * most FTFB_MAPS_MEMO_MAPS mappings and FTFB_MAPS_MEMO_PATH_BYTES of
- * their paths each (a process's user chooses them: about 50 MiB at most
- * in all). Thread-safe (one lock).
+ * their paths per read, two reads per process (a process's user chooses
+ * them: about 60 MiB at most in all). Thread-safe (one lock).
  */
 #ifndef FTFB_MAPS_MEMO_H
 #define FTFB_MAPS_MEMO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define FTFB_MAPS_MEMO_PROCS 1024
 #define FTFB_MAPS_MEMO_MAPS 256
-#define FTFB_MAPS_MEMO_PATH_BYTES (32 << 10)
+#define FTFB_MAPS_MEMO_PATH_BYTES (16 << 10)
 
 struct ftfb_memo_map {
 	uint64_t start, end, pgoff, dev, ino;
@@ -75,8 +78,10 @@ void ftfb_maps_memo_bound(uint32_t tgid, uint64_t at_ns);
 void ftfb_maps_memo_fork(uint32_t parent, uint32_t child, uint64_t at_ns);
 
 /* A copy of tgid's mappings (*v, *n; free with ftfb_memo_maps_free),
- * from a read begun after its last bound (see above): 0, or -ENOENT. */
-int ftfb_maps_memo_get(uint32_t tgid, struct ftfb_memo_map **v, size_t *n);
+ * of the image after its last bound (see above), and in *later (if not
+ * NULL) whether a read of a later image is kept too: 0, or -ENOENT. */
+int ftfb_maps_memo_get(uint32_t tgid, struct ftfb_memo_map **v, size_t *n,
+		       bool *later);
 void ftfb_memo_maps_free(struct ftfb_memo_map *v, size_t n);
 
 /* Empties the memo (tests; a session's end). */

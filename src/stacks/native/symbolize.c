@@ -194,17 +194,22 @@ static void kernel_frame(struct ftfb_symbolizer *sy, uint64_t ip,
 
 /* ---- user ----------------------------------------------------------- */
 
-/* A process gone (err: why its maps did not open) that had no maps
- * read: those the unwind loader read while it lived, if they are of the
- * image being translated (maps_memo.h); err, or 0. */
-static int maps_of_gone(struct process *p, int err)
+/* The mappings the unwind loader read of the image being translated
+ * (maps_memo.h) as p's (0), when it read a later image too or, with
+ * !only_if_later, at all; or -ENOENT. */
+static int maps_of_memo(struct process *p, bool only_if_later)
 {
 	struct ftfb_memo_map *v;
+	bool later = false;
 	size_t n;
 
-	if (p->nmaps || (err != -ENOENT && err != -ESRCH) ||
-	    ftfb_maps_memo_get(p->tgid, &v, &n))
-		return err;
+	if (ftfb_maps_memo_get(p->tgid, &v, &n, &later))
+		return -ENOENT;
+	if (only_if_later && !later) {
+		ftfb_memo_maps_free(v, n);
+		return -ENOENT;
+	}
+	free_maps(p);
 	if (!(p->maps = calloc(n ? n : 1, sizeof(*p->maps)))) {
 		ftfb_memo_maps_free(v, n);
 		return -ENOMEM;
@@ -224,6 +229,15 @@ static int maps_of_gone(struct process *p, int err)
 	return 0;
 }
 
+/* A process gone (err: why its maps did not open) that had no maps
+ * read: those the unwind loader read while it lived; err, or 0. */
+static int maps_of_gone(struct process *p, int err)
+{
+	if (p->nmaps || (err != -ENOENT && err != -ESRCH))
+		return err;
+	return maps_of_memo(p, false) ? err : 0;
+}
+
 /* The process's executable mappings, again (0), or -errno and the ones
  * it had. */
 static int read_maps(struct process *p)
@@ -232,6 +246,9 @@ static int read_maps(struct process *p)
 	size_t cap = 0;
 	FILE *f;
 
+	/* exec'd since the sample's image: /proc shows the later one */
+	if (!maps_of_memo(p, true))
+		return 0;
 	snprintf(path, sizeof(path), "/proc/%u/maps", p->tgid);
 	/* a process gone keeps the maps it had (a flight-recorder snapshot
 	 * is written after the command exited, from maps read before) */
@@ -437,9 +454,10 @@ static void jit_refused(struct process *p, int err, const struct stat *st)
 		fprintf(stderr, "%llu MiB read already",
 			(unsigned long long)JIT_BUDGET >> 20);
 	else
-		fprintf(stderr, "%s", err == -ELOOP ? "a symbolic link"
-				      : err == -ENOEXEC ? "not a regular file"
-							: strerror(-err));
+		fprintf(stderr, "%s",
+			err == -ELOOP	  ? "a symbolic link"
+			: err == -ENOEXEC ? "not a regular file"
+					  : strerror(-err));
 	fprintf(stderr, "; not read, its JIT frames are not named\n");
 }
 
@@ -482,8 +500,7 @@ static void jit_frame(struct process *p, uint64_t ip,
 		      struct ftfb_frame_sym *out)
 {
 	out->function = ftfb_perfmap_find(&p->jit, ip);
-	if (!out->function && p->jit_reads < JIT_REREADS &&
-	    !past_the_stop()) {
+	if (!out->function && p->jit_reads < JIT_REREADS && !past_the_stop()) {
 		p->jit_reads++;
 		jit_load(p);
 		out->function = ftfb_perfmap_find(&p->jit, ip);
