@@ -184,9 +184,10 @@ static void a_later_image_waits_for_its_exec(void **state)
 	assert_int_equal(v[0].start, 0x56aa00001000);
 	assert_false(later);
 	ftfb_memo_maps_free(v, n);
-	/* a third image replaces the second, the first stays */
+	/* a fourth image replaces the third, the first stays */
 	put(700, MAPS_OTHER, 1);
 	put(700, MAPS, 6);
+	put(700, MAPS_AGAIN + 1, 1);
 	assert_int_equal(ftfb_maps_memo_get(700, &v, &n, &later), 0);
 	assert_int_equal(v[0].start, 0x56aa00001000);
 	assert_true(later);
@@ -225,6 +226,40 @@ static void a_forks_child_exec_read_comes_after(void **state)
 	 * the process before */
 	ftfb_maps_memo_fork(999, 801, ftfb_mono_ns());
 	assert_int_equal(ftfb_maps_memo_get(801, &v, &n, &later), -ENOENT);
+}
+
+/* make's child exec'd sh, which exec'd gcc, all before the translator
+ * reached the fork: each image's samples get that image's read. */
+static void two_execs_before_the_fork_is_translated(void **state)
+{
+	struct ftfb_memo_map *v;
+	uint64_t fork_ns, exec1_ns, exec2_ns;
+	bool later = false;
+	size_t n;
+
+	(void)state;
+	ftfb_maps_memo_clear();
+	put(900, MAPS, 6);
+	fork_ns = ftfb_mono_ns();
+	exec1_ns = ftfb_mono_ns();
+	put(901, MAPS_OTHER, 1);
+	exec2_ns = ftfb_mono_ns();
+	put(901, MAPS_AGAIN, 2);
+	ftfb_maps_memo_fork(900, 901, fork_ns);
+	assert_int_equal(ftfb_maps_memo_get(901, &v, &n, &later), 0);
+	assert_string_equal(v[0].path, "/usr/bin/prog");
+	assert_true(later);
+	ftfb_memo_maps_free(v, n);
+	ftfb_maps_memo_bound(901, exec1_ns);
+	assert_int_equal(ftfb_maps_memo_get(901, &v, &n, &later), 0);
+	assert_string_equal(v[0].path, "/usr/bin/other");
+	assert_true(later);
+	ftfb_memo_maps_free(v, n);
+	ftfb_maps_memo_bound(901, exec2_ns);
+	assert_int_equal(ftfb_maps_memo_get(901, &v, &n, &later), 0);
+	assert_int_equal(v[0].start, 0x56aa00001000);
+	assert_false(later);
+	ftfb_memo_maps_free(v, n);
 }
 
 /* At most FTFB_MAPS_MEMO_PROCS processes: the oldest goes. */
@@ -359,6 +394,7 @@ int main(void)
 		cmocka_unit_test(an_empty_read_hides_nothing),
 		cmocka_unit_test(a_later_image_waits_for_its_exec),
 		cmocka_unit_test(a_forks_child_exec_read_comes_after),
+		cmocka_unit_test(two_execs_before_the_fork_is_translated),
 		cmocka_unit_test(keeps_the_newest_processes),
 		cmocka_unit_test(a_forking_parent_stays),
 		cmocka_unit_test(keeps_a_bounded_size_of_paths),

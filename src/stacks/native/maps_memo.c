@@ -22,10 +22,11 @@ struct kept {
 };
 
 /* The images kept per process: the one the translator is in and the
- * latest later one (a process that exec'd again before the translator
- * reached that exec: a make's child, sh and then gcc, within a few
- * milliseconds). */
-#define IMAGES 2
+ * latest later ones. A process may exec twice before the translator
+ * reaches its fork (make's child: sh, then gcc, within a few
+ * milliseconds), and a fork's child gets its parent's image first: three
+ * in all. */
+#define IMAGES 3
 
 struct entry {
 	uint32_t tgid;

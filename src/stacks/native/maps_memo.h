@@ -18,7 +18,7 @@
  * begun before the last bound (the image before an exec, or a process
  * gone whose pid came back) is never given. Of the reads begun after
  * it, the memo keeps the latest of each image (its program's file at
- * its address: ASLR puts each exec's elsewhere), two images at most,
+ * its address: ASLR puts each exec's elsewhere), three images at most,
  * and gives the first: the image the translator is in, even when the
  * process exec'd again since (a make's child: sh, then gcc, a few
  * milliseconds apart), and tells that it did, so that the symbolizer
@@ -29,8 +29,8 @@
  * Bounded: FTFB_MAPS_MEMO_PROCS processes (the least recently put or
  * used dropped: a shell forking thousands of subshells stays), at
  * most FTFB_MAPS_MEMO_MAPS mappings and FTFB_MAPS_MEMO_PATH_BYTES of
- * their paths per read, two reads per process (a process's user chooses
- * them: about 60 MiB at most in all). Thread-safe (one lock).
+ * their paths per read, three reads per process (a process's user
+ * chooses them: about 75 MiB at most in all). Thread-safe (one lock).
  */
 #ifndef FTFB_MAPS_MEMO_H
 #define FTFB_MAPS_MEMO_H
@@ -41,7 +41,7 @@
 
 #define FTFB_MAPS_MEMO_PROCS 1024
 #define FTFB_MAPS_MEMO_MAPS 256
-#define FTFB_MAPS_MEMO_PATH_BYTES (16 << 10)
+#define FTFB_MAPS_MEMO_PATH_BYTES (12 << 10)
 
 struct ftfb_memo_map {
 	uint64_t start, end, pgoff, dev, ino;
