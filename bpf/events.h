@@ -24,6 +24,10 @@
 #endif
 
 #define FTFB_COMM_LEN 16
+/* Which image of its process a task runs: the kernel counts a task's
+ * execs (task_struct.self_exec_id, raised before the exec tracepoint
+ * fires); its low 32 bits. */
+#define FTFB_IMAGE_ID(task) ((__u32)(task)->self_exec_id)
 #define FTFB_MAX_ARGS 6
 
 enum ftfb_kind {
@@ -106,7 +110,9 @@ struct ftfb_fork {
 struct ftfb_comm_ev {
 	struct ftfb_hdr hdr;
 	__u32 old_tid;
-	__u32 _pad;
+	/* FTFB_EV_EXEC: the image exec'd from (FTFB_IMAGE_ID), whose
+	 * unwind entry bpf/unwind.bpf.h keeps in uw_exited; else 0 */
+	__u32 image;
 	char comm[FTFB_COMM_LEN];
 };
 
@@ -117,7 +123,7 @@ struct ftfb_comm_ev {
 struct ftfb_exit {
 	struct ftfb_hdr hdr;
 	__u32 group_dead;
-	__u32 _pad;
+	__u32 image; /* the image it exited in (FTFB_IMAGE_ID) */
 	char comm[FTFB_COMM_LEN];
 	char pcomm[FTFB_COMM_LEN];
 };

@@ -254,7 +254,7 @@ int BPF_PROG(ftfb_exec, struct task_struct *p, pid_t old_pid,
 		return 0;
 	fill_hdr(&e->hdr, bpf_ktime_get_ns(), p->pid, tgid);
 	e->old_tid = old_pid;
-	e->_pad = 0;
+	e->image = FTFB_IMAGE_ID(p) - 1; /* (raised already) */
 	bpf_core_read(e->comm, sizeof(e->comm), &p->comm);
 	ftfb_submit(rb, e);
 	return 0;
@@ -278,7 +278,7 @@ int BPF_PROG(ftfb_exit, struct task_struct *p, bool group_dead)
 	if (e) {
 		fill_hdr(&e->hdr, bpf_ktime_get_ns(), p->pid, tgid);
 		e->group_dead = group_dead;
-		e->_pad = 0;
+		e->image = FTFB_IMAGE_ID(p);
 		bpf_core_read(e->comm, sizeof(e->comm), &p->comm);
 		bpf_core_read(e->pcomm, sizeof(e->pcomm),
 			      &p->group_leader->comm);
@@ -309,7 +309,7 @@ int BPF_PROG(ftfb_rename, struct task_struct *task, const char *comm)
 		return 0;
 	fill_hdr(&e->hdr, bpf_ktime_get_ns(), task->pid, tgid);
 	e->old_tid = task->pid;
-	e->_pad = 0;
+	e->image = 0;
 	__builtin_memset(e->comm, 0, sizeof(e->comm));
 	bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), comm);
 	ftfb_submit(rb, e);

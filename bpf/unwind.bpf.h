@@ -60,16 +60,17 @@ struct {
 	__type(value, struct ftfb_uw_proc);
 } uw_procs SEC(".maps");
 
-/* The entries of processes that exited, for the copies of their last
- * samples still held in userspace (src/stacks/native/stack_finish.c
- * finishes them at the exit event, taking the entry out): a process
- * that lives a few milliseconds exits before a copy is looked at again.
- * The least recently written go first; pids are handed out in turn, so
- * a pid is not another process's until long after its exit event. */
+/* The entries of images ended, by exec or exit, for the copies of their
+ * last samples still held in userspace (src/stacks/native/stack_finish.c
+ * finishes them at the exec or exit event, taking the entry out): a
+ * process that lives a few milliseconds ends before a copy is looked at
+ * again (the rings are read tens of milliseconds late). Keyed by image
+ * too: sh exec'd into gcc ends twice within a millisecond, each entry
+ * for its own event. The least recently written go first. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 512);
-	__type(key, __u32);
+	__type(key, struct ftfb_uw_ended);
 	__type(value, struct ftfb_uw_proc);
 } uw_exited SEC(".maps");
 
@@ -733,6 +734,21 @@ static __always_inline bool ftfb_uw_perf_regs(struct bpf_perf_event_data *ctx,
 	return ftfb_uw_task_regs(bpf_get_current_task_btf(), out);
 }
 
+/* Image `image` of process tgid ended (exec, exit): its entry moves to
+ * uw_exited. */
+static __always_inline void uw_end(__u32 tgid, __u32 image)
+{
+	struct ftfb_uw_ended key = {tgid, image};
+	const struct ftfb_uw_proc *e;
+
+	e = bpf_map_lookup_elem(&uw_procs, &tgid);
+	if (e)
+		bpf_map_update_elem(&uw_exited, &key, e, BPF_ANY);
+	else /* (never an earlier process's entry for this one) */
+		bpf_map_delete_elem(&uw_exited, &key);
+	bpf_map_delete_elem(&uw_procs, &tgid);
+}
+
 /* An exec'd process runs a new image: its old table must go (and the
  * new one is wanted at once, if it is traced); so must an exited one's
  * (its pid may come back as another process). */
@@ -742,7 +758,7 @@ int BPF_PROG(ftfb_uw_exec, struct task_struct *p, pid_t old_pid,
 {
 	__u32 tgid = p->tgid;
 
-	bpf_map_delete_elem(&uw_procs, &tgid);
+	uw_end(tgid, FTFB_IMAGE_ID(p) - 1); /* (raised already) */
 	if (armed && (!filter_tgids || ftfb_traced(tgid)))
 		uw_want(tgid, 0);
 	return 0;
@@ -773,17 +789,8 @@ int BPF_PROG(ftfb_uw_fork, struct task_struct *parent,
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(ftfb_uw_exit, struct task_struct *p)
 {
-	__u32 tgid = p->tgid;
-	const struct ftfb_uw_proc *e;
-
-	if (p->pid != p->tgid)
-		return 0;
-	e = bpf_map_lookup_elem(&uw_procs, &tgid);
-	if (e)
-		bpf_map_update_elem(&uw_exited, &tgid, e, BPF_ANY);
-	else /* (never an earlier process's entry for this one) */
-		bpf_map_delete_elem(&uw_exited, &tgid);
-	bpf_map_delete_elem(&uw_procs, &tgid);
+	if (p->pid == p->tgid)
+		uw_end(p->tgid, FTFB_IMAGE_ID(p));
 	return 0;
 }
 

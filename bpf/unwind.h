@@ -106,6 +106,13 @@ struct ftfb_uw_proc {
 	struct ftfb_uw_map m[FTFB_UW_MAX_MAPS];
 };
 
+/* The key of an ended image's entry (map `uw_exited`): the process and
+ * its image (FTFB_IMAGE_ID, as its exec or exit event gives it). */
+struct ftfb_uw_ended {
+	__u32 tgid;
+	__u32 image;
+};
+
 /* The entry will not be read again for an address outside its mappings
  * (the loader's rereads of this image are spent): such an address is a
  * stop, not a wait. Until then it is code mapped since the entry was

@@ -26,13 +26,14 @@ static int get_proc(void *ctx, uint32_t tgid, struct ftfb_uw_proc *out)
 	return bpf_map_lookup_elem(m->procs_fd, &tgid, out) ? -ENOENT : 0;
 }
 
-static int take_exited(void *ctx, uint32_t tgid, struct ftfb_uw_proc *out)
+static int take_exited(void *ctx, uint32_t tgid, uint32_t image,
+		       struct ftfb_uw_proc *out)
 {
 	struct ftfb_sf_maps *m = ctx;
+	struct ftfb_uw_ended key = {tgid, image};
 
-	return bpf_map_lookup_and_delete_elem(m->exited_fd, &tgid, out)
-		       ? -ENOENT
-		       : 0;
+	return bpf_map_lookup_and_delete_elem(m->exited_fd, &key, out) ? -ENOENT
+								       : 0;
 }
 
 static int get_table(void *ctx, uint32_t id, struct ftfb_uw_table *out)

@@ -398,12 +398,19 @@ static void test_mapped_since(void **state)
 	ftfb_sf_free(f);
 }
 
-/* the entry the process exited with (uw_exited): its table built */
-static int exited_entry(void *ctx, uint32_t tgid, struct ftfb_uw_proc *out)
+/* The image whose entry uw_exited holds (FTFB_IMAGE_ID of its exec or
+ * exit event): a later image of the pid has no copies held. */
+#define ENDED_IMAGE 7
+
+/* the entry image ENDED_IMAGE ended with (uw_exited): its table built */
+static int exited_entry(void *ctx, uint32_t tgid, uint32_t image,
+			struct ftfb_uw_proc *out)
 {
 	bool was = loaded;
 	int rc;
 
+	if (image != ENDED_IMAGE)
+		return -2;
 	loaded = true;
 	rc = get_proc(ctx, tgid, out);
 	loaded = was;
@@ -434,6 +441,7 @@ static void test_finished_at_exit(void **state)
 	memset(&x, 0, sizeof(x));
 	x.hdr.kind = FTFB_EV_EXIT;
 	x.hdr.tgid = 42;
+	x.image = ENDED_IMAGE;
 	assert_int_equal(ftfb_sf_event(f, &x, sizeof(x), 5), 0);
 	assert_int_equal(emits, 0); /* a thread's exit */
 	x.group_dead = 1;
@@ -446,6 +454,52 @@ static void test_finished_at_exit(void **state)
 	ftfb_sf_get_stats(f, &st);
 	assert_int_equal(st.finished, 1);
 	assert_int_equal(st.gone, 0);
+	ftfb_sf_free(f);
+}
+
+/* sh exec'd into gcc a millisecond after its copy was taken: at the
+ * exec event the copy is finished from the entry sh's image ended with
+ * (its image's, by the event's image id), not handed on as it was; an
+ * exec from another image finds no entry, and hands its copies on. */
+static void test_finished_at_exec(void **state)
+{
+	unsigned char rec[1024];
+	size_t size = make_record(rec);
+	struct ftfb_sf_source with_exited = src;
+	struct ftfb_comm_ev ex;
+	struct ftfb_sf *f;
+	struct ftfb_sf_stats st;
+	struct ftfb_stack ev;
+	uint64_t ips[3];
+
+	(void)state;
+	with_exited.exited = exited_entry;
+	loaded = false; /* (the live entry: still pending) */
+	emits = 0;
+	assert_int_equal(
+		ftfb_sf_new(&f, &with_exited, 1000, 1 << 20, emit, NULL), 0);
+	assert_int_equal(ftfb_sf_event(f, rec, size, 0), 1);
+	memset(&ex, 0, sizeof(ex));
+	ex.hdr.kind = FTFB_EV_EXEC;
+	ex.hdr.tgid = 42;
+	ex.image = ENDED_IMAGE;
+	assert_int_equal(ftfb_sf_event(f, &ex, sizeof(ex), 5), 0);
+	assert_int_equal(emits, 1);
+	memcpy(&ev, emitted, sizeof(ev));
+	assert_int_equal(ev.nu, 3);
+	memcpy(ips, emitted + sizeof(ev), sizeof(ips));
+	assert_int_equal(ips[2], BASE + 0x310);
+	/* another image's exec */
+	assert_int_equal(ftfb_sf_event(f, rec, size, 6), 1);
+	ex.image = ENDED_IMAGE + 1;
+	assert_int_equal(ftfb_sf_event(f, &ex, sizeof(ex), 7), 0);
+	assert_int_equal(emits, 2);
+	memcpy(&ev, emitted, sizeof(ev));
+	assert_int_equal(ev.nu, 2);
+	ftfb_sf_get_stats(f, &st);
+	assert_int_equal(st.finished, 1);
+	assert_int_equal(st.as_is, 1);
+	assert_int_equal(st.gone, 1);
 	ftfb_sf_free(f);
 }
 
@@ -484,6 +538,7 @@ int main(void)
 		cmocka_unit_test(test_as_is),
 		cmocka_unit_test(test_mapped_since),
 		cmocka_unit_test(test_finished_at_exit),
+		cmocka_unit_test(test_finished_at_exec),
 		cmocka_unit_test(test_malformed),
 	};
 

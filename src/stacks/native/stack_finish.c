@@ -34,6 +34,7 @@ struct ftfb_sf {
 	void *emit_ctx;
 	struct held *head, **tail;
 	struct ftfb_uw_proc proc; /* the entry last read (tick's scratch) */
+	uint32_t ended_image;	  /* of the exec or exit being settled */
 	struct ftfb_sf_stats st;
 };
 
@@ -186,14 +187,28 @@ int ftfb_sf_new(struct ftfb_sf **out, const struct ftfb_sf_source *src,
 	return 0;
 }
 
-/* How settle gets a process's entry: 0 or -ENOENT. */
-typedef int (*entry_fn)(void *ctx, uint32_t tgid, struct ftfb_uw_proc *out);
+/* How settle gets a process's entry into f->proc: 0 or -ENOENT. */
+typedef int (*entry_fn)(struct ftfb_sf *f, uint32_t tgid);
+
+/* The entry the process has now. */
+static int live_entry(struct ftfb_sf *f, uint32_t tgid)
+{
+	return f->src.proc(f->src.ctx, tgid, &f->proc);
+}
+
+/* The entry of the image whose exec or exit is being settled
+ * (f->ended_image), taken out. */
+static int ended_entry(struct ftfb_sf *f, uint32_t tgid)
+{
+	return f->src.exited ? f->src.exited(f->src.ctx, tgid, f->ended_image,
+					     &f->proc)
+			     : -ENOENT;
+}
 
 /* Goes through the copies held: those of tgid (0: all) whose walk
  * goes on past every binary "not loaded yet" are finished, those due by
  * now (or all, with force) go on as far as they can. The entry of a
- * process is read (by `entry`) once per run of its copies; none with
- * entry NULL (the process exec'd: the entry may be the new image's).
+ * process is read (by `entry`) once per run of its copies.
  * ending: the process exec'd or exited (what is not walked is "gone"). */
 static int settle(struct ftfb_sf *f, uint32_t tgid, uint64_t now, bool force,
 		  entry_fn entry, bool ending)
@@ -212,9 +227,8 @@ static int settle(struct ftfb_sf *f, uint32_t tgid, uint64_t now, bool force,
 			at = &h->next;
 			continue;
 		}
-		if (entry && have != h->tgid)
-			have = entry(f->src.ctx, h->tgid, &f->proc) ? 0
-								    : h->tgid;
+		if (have != h->tgid)
+			have = entry(f, h->tgid) ? 0 : h->tgid;
 		got = have == h->tgid && parse(h->data, h->size, &v) &&
 		      ready(&v, &f->proc, force || now >= h->due);
 		n = ftfb_sf_build(h->data, h->size, &f->src,
@@ -267,6 +281,7 @@ static int take(struct ftfb_sf *f, const void *data, size_t size, uint64_t now)
 int ftfb_sf_event(struct ftfb_sf *f, const void *data, size_t size,
 		  uint64_t now_ns)
 {
+	struct ftfb_comm_ev ex;
 	struct ftfb_hdr hdr;
 	struct ftfb_exit x;
 	int err;
@@ -280,16 +295,19 @@ int ftfb_sf_event(struct ftfb_sf *f, const void *data, size_t size,
 	}
 	if (!f->head || !hdr.tgid)
 		return 0;
-	/* a new image: its copies' entry is gone (the walker drops it in
-	 * the kernel), so they go on as they are, before it; the end: they
-	 * are finished from the entry the process exited with (uw_exited),
-	 * as far as the tables built by now go */
-	if (hdr.kind == FTFB_EV_EXEC)
-		return settle(f, hdr.tgid, now_ns, true, NULL, true);
+	/* a new image, or the end: the copies are finished from the entry
+	 * the image ended with (uw_exited), as far as the tables built by
+	 * now go, and handed on before the event */
+	if (hdr.kind == FTFB_EV_EXEC && size >= sizeof(ex)) {
+		memcpy(&ex, data, sizeof(ex));
+		f->ended_image = ex.image;
+		return settle(f, hdr.tgid, now_ns, true, ended_entry, true);
+	}
 	if (hdr.kind == FTFB_EV_EXIT && size >= sizeof(x)) {
 		memcpy(&x, data, sizeof(x));
+		f->ended_image = x.image;
 		if (x.group_dead)
-			return settle(f, hdr.tgid, now_ns, true, f->src.exited,
+			return settle(f, hdr.tgid, now_ns, true, ended_entry,
 				      true);
 	}
 	return 0;
@@ -297,12 +315,12 @@ int ftfb_sf_event(struct ftfb_sf *f, const void *data, size_t size,
 
 int ftfb_sf_tick(struct ftfb_sf *f, uint64_t now_ns)
 {
-	return f->head ? settle(f, 0, now_ns, false, f->src.proc, false) : 0;
+	return f->head ? settle(f, 0, now_ns, false, live_entry, false) : 0;
 }
 
 int ftfb_sf_flush(struct ftfb_sf *f)
 {
-	return f->head ? settle(f, 0, 0, true, f->src.proc, false) : 0;
+	return f->head ? settle(f, 0, 0, true, live_entry, false) : 0;
 }
 
 void ftfb_sf_get_stats(const struct ftfb_sf *f, struct ftfb_sf_stats *st)

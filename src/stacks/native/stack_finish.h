@@ -7,8 +7,8 @@
  * ordinary FTFB_EV_STACK_ON events.
  *
  * Bounded: a copy waits at most deadline_ns, and copies held take at
- * most max_bytes; one that cannot be finished (its process exec'd or
- * exited first, its table never came, no room) goes on as it was, its
+ * most max_bytes; one that cannot be finished (its image ended, by exec
+ * or exit, before its table came; no room) goes on as it was, its
  * stop frame saying "not loaded yet". A copy is the traced process's
  * data: its sizes are checked against the record's before any is used.
  */
@@ -25,9 +25,11 @@
 struct ftfb_sf_source {
 	/* the process's entry: 0, or -ENOENT */
 	int (*proc)(void *ctx, uint32_t tgid, struct ftfb_uw_proc *out);
-	/* the entry of process tgid as it exited, taken out: 0, or -ENOENT
-	 * (NULL: none kept) */
-	int (*exited)(void *ctx, uint32_t tgid, struct ftfb_uw_proc *out);
+	/* the entry of process tgid's image `image` (FTFB_IMAGE_ID) as it
+	 * ended, by exec or exit, taken out: 0, or -ENOENT (NULL: none
+	 * kept) */
+	int (*exited)(void *ctx, uint32_t tgid, uint32_t image,
+		      struct ftfb_uw_proc *out);
 	/* uw_tables[id]: 0, or -1 */
 	int (*table)(void *ctx, uint32_t id, struct ftfb_uw_table *out);
 	const struct ftfb_uw_row *rows;
