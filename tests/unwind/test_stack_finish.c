@@ -417,6 +417,35 @@ static int exited_entry(void *ctx, uint32_t tgid, uint32_t image,
 	return rc;
 }
 
+/* A finisher whose live entry is pending and whose ended images'
+ * entries come from exited_entry, holding one copy of rec. */
+static struct ftfb_sf *holding_one_copy(const unsigned char *rec, size_t size)
+{
+	struct ftfb_sf_source with_exited = src;
+	struct ftfb_sf *f;
+
+	with_exited.exited = exited_entry;
+	loaded = false; /* (the live entry: still pending) */
+	emits = 0;
+	assert_int_equal(
+		ftfb_sf_new(&f, &with_exited, 1000, 1 << 20, emit, NULL), 0);
+	assert_int_equal(ftfb_sf_event(f, rec, size, 0), 1);
+	return f;
+}
+
+/* The last sample emitted was walked whole: its 3 user frames end in
+ * _start's row. */
+static void assert_emitted_whole(void)
+{
+	struct ftfb_stack ev;
+	uint64_t ips[3];
+
+	memcpy(&ev, emitted, sizeof(ev));
+	assert_int_equal(ev.nu, 3);
+	memcpy(ips, emitted + sizeof(ev), sizeof(ips));
+	assert_int_equal(ips[2], BASE + 0x310);
+}
+
 /* A process that exits a few ms after its copies were taken: at its exit
  * event they are finished from the entry it exited with, not handed on
  * as they were; an exit of a thread (the group alive) does nothing. */
@@ -424,20 +453,11 @@ static void test_finished_at_exit(void **state)
 {
 	unsigned char rec[1024];
 	size_t size = make_record(rec);
-	struct ftfb_sf_source with_exited = src;
-	struct ftfb_exit x;
-	struct ftfb_sf *f;
+	struct ftfb_sf *f = holding_one_copy(rec, size);
 	struct ftfb_sf_stats st;
-	struct ftfb_stack ev;
-	uint64_t ips[3];
+	struct ftfb_exit x;
 
 	(void)state;
-	with_exited.exited = exited_entry;
-	loaded = false; /* (the live entry: still pending) */
-	emits = 0;
-	assert_int_equal(
-		ftfb_sf_new(&f, &with_exited, 1000, 1 << 20, emit, NULL), 0);
-	assert_int_equal(ftfb_sf_event(f, rec, size, 0), 1);
 	memset(&x, 0, sizeof(x));
 	x.hdr.kind = FTFB_EV_EXIT;
 	x.hdr.tgid = 42;
@@ -447,10 +467,7 @@ static void test_finished_at_exit(void **state)
 	x.group_dead = 1;
 	assert_int_equal(ftfb_sf_event(f, &x, sizeof(x), 6), 0);
 	assert_int_equal(emits, 1);
-	memcpy(&ev, emitted, sizeof(ev));
-	assert_int_equal(ev.nu, 3);
-	memcpy(ips, emitted + sizeof(ev), sizeof(ips));
-	assert_int_equal(ips[2], BASE + 0x310);
+	assert_emitted_whole();
 	ftfb_sf_get_stats(f, &st);
 	assert_int_equal(st.finished, 1);
 	assert_int_equal(st.gone, 0);
@@ -465,30 +482,19 @@ static void test_finished_at_exec(void **state)
 {
 	unsigned char rec[1024];
 	size_t size = make_record(rec);
-	struct ftfb_sf_source with_exited = src;
-	struct ftfb_comm_ev ex;
-	struct ftfb_sf *f;
+	struct ftfb_sf *f = holding_one_copy(rec, size);
 	struct ftfb_sf_stats st;
+	struct ftfb_comm_ev ex;
 	struct ftfb_stack ev;
-	uint64_t ips[3];
 
 	(void)state;
-	with_exited.exited = exited_entry;
-	loaded = false; /* (the live entry: still pending) */
-	emits = 0;
-	assert_int_equal(
-		ftfb_sf_new(&f, &with_exited, 1000, 1 << 20, emit, NULL), 0);
-	assert_int_equal(ftfb_sf_event(f, rec, size, 0), 1);
 	memset(&ex, 0, sizeof(ex));
 	ex.hdr.kind = FTFB_EV_EXEC;
 	ex.hdr.tgid = 42;
 	ex.image = ENDED_IMAGE;
 	assert_int_equal(ftfb_sf_event(f, &ex, sizeof(ex), 5), 0);
 	assert_int_equal(emits, 1);
-	memcpy(&ev, emitted, sizeof(ev));
-	assert_int_equal(ev.nu, 3);
-	memcpy(ips, emitted + sizeof(ev), sizeof(ips));
-	assert_int_equal(ips[2], BASE + 0x310);
+	assert_emitted_whole();
 	/* another image's exec */
 	assert_int_equal(ftfb_sf_event(f, rec, size, 6), 1);
 	ex.image = ENDED_IMAGE + 1;
