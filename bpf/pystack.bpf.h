@@ -167,12 +167,15 @@ static __always_inline __u64 py_tstate(const struct ftfb_py_proc *p, __u32 tid,
 {
 	struct py_thread *c = bpf_map_lookup_elem(&py_threads, &tid);
 	struct py_thread n = {};
-	__u64 now = bpf_ktime_get_ns();
+	__u64 now;
 
+	if (c && c->tstate &&
+	    py_ptr(c->tstate + p->o.tstate_thread_id) == fsbase)
+		return c->tstate;
+	/* (the clock only here: a read of it costs as much as a map lookup
+	 * on a busy machine, and most samples return above) */
+	now = bpf_ktime_get_ns();
 	if (c) {
-		if (c->tstate &&
-		    py_ptr(c->tstate + p->o.tstate_thread_id) == fsbase)
-			return c->tstate;
 		if (!c->tstate && !blocking &&
 		    now - c->checked_ns <
 			    PY_RECHECK_NS << (c->misses < PY_RECHECK_MAX_SHIFT
@@ -203,50 +206,129 @@ static __always_inline __u64 py_top_frame(const struct ftfb_py_offsets *o,
 struct py_walk {
 	const struct ftfb_py_proc *p;
 	__u64 *ips;
+};
+
+/* Where the walk is, per cpu: in a map value, whose contents the
+ * verifier does not know. On the BPF stack the frame count was a known
+ * number and the verifier followed the callback once for each (and
+ * each branch added to it doubled that). */
+struct py_walk_state {
 	__u64 frame;
 	__u32 base;
 	__u32 n;
-	__u16 flags;
+	__u32 flags;
+	__u32 _pad;
 };
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct py_walk_state);
+} py_walk_states SEC(".maps");
+
+/* The head of a structure, read at once: the fields a frame step needs
+ * (all versions': within 76 bytes of a frame's or a code object's
+ * start) cost one read of user memory, not one each, and each read is
+ * a helper call and its checks (bench/HISTORY.md). A version whose
+ * fields are further in gets no Python frames (py_heads_fit). */
+#define PY_HEAD 128
+
+static __always_inline __u64 py_max(__u64 a, __u64 b)
+{
+	return a > b ? a : b;
+}
+
+/* The bytes of a frame's head and of a code object's that are read. */
+static __always_inline __u64 py_frame_len(const struct ftfb_py_offsets *o)
+{
+	__u64 len = py_max(o->frame_code, o->frame_previous) + 8;
+
+	return o->frame_model == FTFB_PY_FRAME_OBJECTS
+		       ? len
+		       : py_max(len, o->frame_flag + 1);
+}
+
+static __always_inline __u64 py_code_len(const struct ftfb_py_offsets *o)
+{
+	return py_max(o->object_type + 8, o->code_firstlineno + 4);
+}
+
+/* Whether the heads hold the fields, each within one aligned word (the
+ * verifier takes only aligned reads of the stack; pointers and ints are
+ * naturally aligned). */
+static __always_inline bool py_heads_fit(const struct ftfb_py_offsets *o)
+{
+	return py_frame_len(o) <= PY_HEAD && py_code_len(o) <= PY_HEAD &&
+	       !((o->frame_code | o->frame_previous | o->object_type) & 7) &&
+	       !(o->code_firstlineno & 3);
+}
+
+/* Reads the first len bytes (at most PY_HEAD: py_heads_fit) of the
+ * structure at addr into h, zeroed first (the verifier wants the whole
+ * buffer written); false if the read failed. */
+static __always_inline bool py_head(__u64 *h, __u64 addr, __u64 len)
+{
+	for (int k = 0; k < PY_HEAD / 8; k++)
+		h[k] = 0;
+	asm volatile("" : "+r"(len)); /* (one register, checked and used) */
+	if (len > PY_HEAD)
+		return false;
+	return !bpf_probe_read_user(h, len, (const void *)addr);
+}
+
+/* The field at off (below PY_HEAD: py_heads_fit) of a head read, in
+ * the low bits: the aligned word holding it, shifted. (A mask, not a
+ * test: each branch would double the states the verifier walks at each
+ * frame.) */
+static __always_inline __u64 py_head_field(const __u64 *h, __u64 off)
+{
+	return h[(off / 8) & (PY_HEAD / 8 - 1)] >> ((off & 7) * 8);
+}
 
 /* One frame of the chain into w->ips[base + n] (leaf first); 1: done. */
 static long py_frame_step(__u64 i, void *ctx)
 {
 	struct py_walk *w = ctx;
 	const struct ftfb_py_offsets *o = &w->p->o;
-	__u64 frame = w->frame, code, prev;
+	__u32 zero = 0;
+	struct py_walk_state *st = bpf_map_lookup_elem(&py_walk_states, &zero);
+	__u64 frame, code, h[PY_HEAD / 8];
 	__u8 flag;
 
-	if (!frame)
+	if (!st)
 		return 1;
-	code = py_ptr(frame + o->frame_code);
-	prev = py_ptr(frame + o->frame_previous);
+	frame = st->frame;
+	if (!frame || !py_head(h, frame, py_frame_len(o)))
+		return 1;
+	code = py_head_field(h, o->frame_code);
+	st->frame = py_head_field(h, o->frame_previous);
 	flag = o->frame_model == FTFB_PY_FRAME_OBJECTS
 		       ? 1
-		       : py_byte(frame + o->frame_flag);
-	w->frame = prev;
+		       : (__u8)py_head_field(h, o->frame_flag);
 	if (o->frame_model == FTFB_PY_FRAME_OWNER) {
 		if (flag == o->owner_cstack) {
 			/* the shim below an eval call's first frame */
-			if (w->n > 0)
-				w->ips[(w->base + w->n - 1) & PY_IPS_MASK] |=
+			if (st->n > 0)
+				w->ips[(st->base + st->n - 1) & PY_IPS_MASK] |=
 					FTFB_PY_EVAL_FIRST;
 			return 0;
 		}
 		flag = 0;
 	}
-	if (!code || (code & 7) ||
-	    py_ptr(code + o->object_type) != w->p->code_type)
+	/* (h: now the code object's head) */
+	if (!code || (code & 7) || !py_head(h, code, py_code_len(o)) ||
+	    py_head_field(h, o->object_type) != w->p->code_type)
 		return 0; /* not a code object: never a wrong name */
-	if (w->n >= FTFB_PY_MAX_DEPTH) {
-		w->flags |= FTFB_PY_TRUNCATED;
+	if (st->n >= FTFB_PY_MAX_DEPTH) {
+		st->flags |= FTFB_PY_TRUNCATED;
 		return 1;
 	}
-	w->ips[(w->base + w->n) & PY_IPS_MASK] =
+	w->ips[(st->base + st->n) & PY_IPS_MASK] =
 		code | (flag ? FTFB_PY_EVAL_FIRST : 0) |
-		((__u64)(__u16)py_int(code + o->code_firstlineno)
+		((__u64)(__u16)py_head_field(h, o->code_firstlineno)
 		 << FTFB_PY_LINE_SHIFT);
-	w->n++;
+	st->n++;
 	return 0;
 }
 
@@ -359,7 +441,9 @@ static __always_inline void ftfb_py_take(struct ftfb_py_part *part, __u64 *ips,
 	const struct ftfb_py_proc *p;
 	struct task_struct *task;
 	struct py_walk w = {};
+	struct py_walk_state *st;
 	struct py_codes c;
+	__u32 zero = 0;
 	__u64 tstate, seed, tp;
 	__u32 n;
 
@@ -370,7 +454,7 @@ static __always_inline void ftfb_py_take(struct ftfb_py_part *part, __u64 *ips,
 	if (!py_enabled)
 		return;
 	p = bpf_map_lookup_elem(&py_procs, &tgid);
-	if (!p)
+	if (!p || !py_heads_fit(&p->o))
 		return;
 	task = bpf_get_current_task_btf();
 	tp = py_thread_pointer(task);
@@ -379,13 +463,18 @@ static __always_inline void ftfb_py_take(struct ftfb_py_part *part, __u64 *ips,
 	tstate = py_tstate(p, tid, tp, blocking);
 	if (!tstate)
 		return;
+	st = bpf_map_lookup_elem(&py_walk_states, &zero);
+	if (!st)
+		return;
 	w.p = p;
 	w.ips = ips;
-	w.frame = py_top_frame(&p->o, tstate);
-	w.base = base;
+	st->frame = py_top_frame(&p->o, tstate);
+	st->base = base;
+	st->n = 0;
+	st->flags = 0;
 	bpf_loop(PY_MAX_WALK, py_frame_step, &w, 0);
-	n = w.n;
-	part->flags = w.flags;
+	n = st->n;
+	part->flags = st->flags;
 	if (!n)
 		return;
 	/* the image: a code object's address means another one after exec */

@@ -3,8 +3,8 @@
  * bpf/stacks.bpf.c - stack samples (--stacks): on CPU, a perf event per
  * cpu (cpu-clock at --freq HZ) runs ftfb_cpu_sample on the task it
  * interrupts; off CPU, at each context switch where a traced thread
- * blocks (not a preemption) its stacks are kept by tid, and sent with the
- * time off CPU when it runs again.
+ * blocks (not a preemption) its stacks are kept with the thread, and sent
+ * with the time off CPU when it runs again.
  *
  * Stacks are deduplicated here: each stack is known by a 64-bit hash, and
  * its ips go to userspace only with the first event that shows it (the
@@ -59,15 +59,26 @@ struct {
 	__type(value, __u8);
 } sent SEC(".maps");
 
-/* threads off CPU: tid -> the sample taken as they blocked; in
- * `blocked_known` (small, preallocated) when userspace has both its
- * stacks, the common case, else with the ips in `blocked` */
+/* threads off CPU: the sample taken as they blocked, in a note of the
+ * thread's own (task storage: found from the task, the cheapest lookup
+ * a switch can make, and most switches find no note or an empty one,
+ * where two hash lookups each cost a microsecond on a busy machine:
+ * bench/HISTORY.md). The note holds the sample when userspace has both
+ * its stacks, the common case; else its ips are in `blocked`, by tid. */
+enum { OFF_NONE = 0, OFF_KNOWN = 1, OFF_IPS = 2 };
+
+struct off_note {
+	struct ftfb_stack ev; /* (OFF_KNOWN) */
+	__u32 state;	      /* OFF_* */
+	__u32 _pad;
+};
+
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32);
-	__type(value, struct ftfb_stack);
-} blocked_known SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct off_note);
+} off_notes SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -121,10 +132,15 @@ static __always_inline void mark_sent(const struct ftfb_stack *ev)
  * sent yet (user ones first, then kernel ones, then Python ones). ur:
  * the user registers (NULL: no user stack); the user stack is walked by
  * its CFI (unwind.bpf.h). kskip: the innermost kernel frames to leave out
- * (those of the BPF call itself). */
+ * (those of the BPF call itself). pe: ctx is a perf event's, whose
+ * kernel stack is asked for only if it interrupted kernel code (the
+ * kernel's callchain of user code is empty, and asking costs a
+ * microsecond on a busy machine: bench/HISTORY.md); the test comes after
+ * the user walk, which the verifier would otherwise check once for each
+ * outcome. */
 static __always_inline void take_stacks(void *ctx, struct stack_buf *s,
 					__u32 tgid, __u64 kskip,
-					const struct ftfb_uw_regs *ur)
+					const struct ftfb_uw_regs *ur, bool pe)
 {
 	long ub = 0, kb;
 	__u32 nu = 0, nk = 0, off;
@@ -140,10 +156,15 @@ static __always_inline void take_stacks(void *ctx, struct stack_buf *s,
 	/* the kernel ips go after the user ones only if those are sent */
 	off = nu && !was_sent(s->ev.uhash) ? nu : 0;
 	s->ev.nu = off;
-	kb = bpf_get_stack(ctx, &s->ips[off & DEPTH], STACK_BYTES,
-			   kskip & BPF_F_SKIP_FIELD_MASK);
-	if (kb > 0)
-		nk = (__u32)kb / 8;
+	kb = pe && ftfb_uw_perf_in_user(ctx)
+		     ? 0
+		     : bpf_get_stack(ctx, &s->ips[off & DEPTH], STACK_BYTES,
+				     kskip & BPF_F_SKIP_FIELD_MASK);
+	/* (through the map: a count the verifier does not know, the same
+	 * whether the kernel was asked or not, so that it walks what
+	 * follows once, not once for each) */
+	s->ev.nk = kb > 0 ? (__u32)kb / 8 : 0;
+	nk = *(volatile __u16 *)&s->ev.nk;
 	if (nk > DEPTH)
 		nk = DEPTH;
 	s->ev.khash = nk ? hash_ips(&s->ips[off & DEPTH], nk, 0) : 0;
@@ -202,8 +223,8 @@ int ftfb_cpu_sample(struct bpf_perf_event_data *ctx)
 	s->ev.hdr.tid = tid;
 	s->ev.hdr.tgid = tgid;
 	s->ev.weight = 1;
-	take_stacks(ctx, s, tgid, 0,
-		    ftfb_uw_perf_regs(ctx, &ur) ? &ur : NULL);
+	take_stacks(ctx, s, tgid, 0, ftfb_uw_perf_regs(ctx, &ur) ? &ur : NULL,
+		    true);
 	/* a walk that stopped "not loaded yet": with a copy of the stack */
 	if (ftfb_sc_send(s, ftfb_ring_of(FTFB_EV_STACK_COPY, cpu))) {
 		/* (its stacks are not marked sent: it reaches the sink
@@ -218,16 +239,20 @@ int ftfb_cpu_sample(struct bpf_perf_event_data *ctx)
 /* next ran again: its time off CPU, with the stack it blocked in */
 static __always_inline void woke(struct task_struct *next, __u64 now, __u32 cpu)
 {
-	__u32 tid = next->pid;
-	struct ftfb_stack *k = bpf_map_lookup_elem(&blocked_known, &tid);
+	struct off_note *n = bpf_task_storage_get(&off_notes, next, NULL, 0);
 	struct stack_buf *b;
+	__u32 tid;
 
-	if (k) {
-		k->weight = now - k->hdr.ts;
-		send_n(k, 0, FTFB_EV_STACK_OFF, cpu);
-		bpf_map_delete_elem(&blocked_known, &tid);
+	if (!n || n->state == OFF_NONE)
+		return;
+	if (n->state == OFF_KNOWN) {
+		n->state = OFF_NONE;
+		n->ev.weight = now - n->ev.hdr.ts;
+		send_n(&n->ev, 0, FTFB_EV_STACK_OFF, cpu);
 		return;
 	}
+	n->state = OFF_NONE;
+	tid = next->pid;
 	b = bpf_map_lookup_elem(&blocked, &tid);
 	if (!b)
 		return;
@@ -266,7 +291,8 @@ int BPF_PROG(ftfb_waker_stack, struct task_struct *p)
 	/* (a kernel thread or an interrupt on an idle CPU: no user stack) */
 	take_stacks(ctx, s, id >> 32, TP_FRAMES,
 		    ftfb_uw_task_regs(bpf_get_current_task_btf(), &ur) ? &ur
-								       : NULL);
+								       : NULL,
+		    false);
 	send(s, FTFB_EV_STACK_WAKER, cpu);
 	return 0;
 }
@@ -279,8 +305,9 @@ int BPF_PROG(ftfb_offcpu_switch, bool preempt, struct task_struct *prev,
 	__u32 tid = prev->pid, tgid = prev->tgid;
 	__u64 now = bpf_ktime_get_ns();
 	struct ftfb_uw_regs ur;
+	struct off_note *n;
 	struct stack_buf *s;
-	long err;
+	long err = 0;
 
 	if (!armed)
 		return 0;
@@ -299,16 +326,21 @@ int BPF_PROG(ftfb_offcpu_switch, bool preempt, struct task_struct *prev,
 	s->ev.hdr.tid = tid;
 	s->ev.hdr.tgid = tgid;
 	take_stacks(ctx, s, tgid, TP_FRAMES,
-		    ftfb_uw_task_regs(prev, &ur) ? &ur : NULL);
-	/* in one map; out of the other, where a block whose switch back in
-	 * the kernel never reported (seen on this VM) would linger */
-	if (s->ev.nu + s->ev.nk + s->ev.py.n) {
+		    ftfb_uw_task_regs(prev, &ur) ? &ur : NULL, false);
+	n = bpf_task_storage_get(&off_notes, prev, NULL,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!n) {
+		err = 1;
+	} else if (s->ev.nu + s->ev.nk + s->ev.py.n) {
 		err = bpf_map_update_elem(&blocked, &tid, s, BPF_ANY);
-		bpf_map_delete_elem(&blocked_known, &tid);
+		n->state = err ? OFF_NONE : OFF_IPS;
 	} else {
-		err = bpf_map_update_elem(&blocked_known, &tid, &s->ev,
-					  BPF_ANY);
-		bpf_map_delete_elem(&blocked, &tid);
+		/* (ips left from a block whose switch back in the kernel
+		 * never reported, seen on this VM, go) */
+		if (n->state == OFF_IPS)
+			bpf_map_delete_elem(&blocked, &tid);
+		n->ev = s->ev;
+		n->state = OFF_KNOWN;
 	}
 	if (err) {
 		ftfb_count(&fired, FTFB_EV_STACK_OFF);

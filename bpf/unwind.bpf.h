@@ -34,6 +34,8 @@
 #define UW_MAP_STEPS 9	/* and 256 mappings a process */
 #define UW_GO_ON FTFB_UW_NREASONS /* a step's result: not a reason to stop */
 #define UW_XOL_SLOT_BYTES 128	  /* the kernel's UPROBE_XOL_SLOT_BYTES (x86) */
+#define UW_WIN 1024 /* stack bytes copied at once (a power of 2) */
+#define UW_PAGE 4096ull
 
 /* all binaries' rows; max_entries set by the loader, which writes them
  * through an mmap */
@@ -153,6 +155,10 @@ struct uw_buf {
 	struct uw_walk w;
 	struct uw_search q;
 	__u64 ips[UW_MASK + 1];
+	/* a window of the stack, copied at once (uw_stack_read): win_len
+	 * bytes from win_lo (0: none), never beyond win_lo's page */
+	__u64 win_lo, win_len;
+	__u8 win[UW_WIN + 16];
 };
 
 struct {
@@ -320,6 +326,44 @@ static __always_inline bool uw_read(__u64 *out, __u64 addr)
 	return !bpf_probe_read_user(out, sizeof(*out), (const void *)addr);
 }
 
+/* Reads the len (8 or 16) bytes at addr of the stack being walked: from
+ * the window copied last when they are in it, else after copying a new
+ * one from addr to the end of its page (UW_WIN bytes at most). A frame
+ * then costs no helper call of its own: a read of user memory costs as
+ * much as copying a kilobyte (bench/HISTORY.md), and the frames of a
+ * stack lie together. The page bound keeps a copy from failing where a
+ * read of len bytes would not (the stack's last page, a guard page
+ * beyond); len bytes across a page end are read alone. */
+static __always_inline bool uw_stack_read(void *out, __u32 len, __u64 addr)
+{
+	__u32 zero = 0;
+	struct uw_buf *b = bpf_map_lookup_elem(&uw_bufs, &zero);
+	__u64 off, n;
+
+	if (!b)
+		return false;
+	off = addr - b->win_lo;
+	if (!b->win_lo || addr < b->win_lo || off + len > b->win_len) {
+		n = UW_PAGE - (addr & (UW_PAGE - 1));
+		if (n > UW_WIN)
+			n = UW_WIN;
+		if (n < len)
+			return !bpf_probe_read_user(out, len,
+						    (const void *)addr);
+		b->win_lo = 0;
+		if (bpf_probe_read_user(b->win, n, (const void *)addr))
+			return false;
+		b->win_lo = addr;
+		b->win_len = n;
+		off = 0;
+	}
+	off &= UW_WIN - 1; /* (a bound the verifier sees: off + len <= n) */
+	((__u64 *)out)[0] = *(const __u64 *)&b->win[off];
+	if (len == 16)
+		((__u64 *)out)[1] = *(const __u64 *)&b->win[off + 8];
+	return true;
+}
+
 /* Stack switches a frame-pointer walk may take: Go's scheduler runs on
  * its thread's g0 stack, below the goroutine's frames it was called
  * from (mcall, systemstack keep rbp), which a walk outwards reaches by
@@ -334,7 +378,7 @@ static __always_inline bool uw_read(__u64 *out, __u64 addr)
  * frame that cannot be one, `fail` is the walk's reason to stop. */
 static __always_inline __u32 uw_step_fp(struct uw_walk *w, __u32 fail)
 {
-	__u64 ra, bp;
+	__u64 ra, bp, pair[2];
 
 	if (!w->bp_known)
 		return fail;
@@ -344,8 +388,10 @@ static __always_inline __u32 uw_step_fp(struct uw_walk *w, __u32 fail)
 		return fail;
 	if (w->bp < w->sp && w->jumps++ >= UW_FP_JUMPS)
 		return fail;
-	if (!uw_read(&ra, w->bp + 8) || !uw_read(&bp, w->bp))
+	if (!uw_stack_read(pair, 16, w->bp))
 		return fail;
+	bp = pair[0];
+	ra = pair[1];
 	if (ra >= 0x800000000000ull)
 		return fail;
 	w->sp = w->bp + 16;
@@ -539,15 +585,15 @@ static __always_inline __u32 uw_step_cfi(struct uw_buf *b,
 	/* rbp saved next to the return address (push %rbp first, the
 	 * common case): both in one read, which fails where either would */
 	if (FTFB_UW_RBP_TYPE(r) == FTFB_UW_RBP_AT_CFA && r->rbp_off8 == -2) {
-		if (bpf_probe_read_user(pair, sizeof(pair), (void *)(cfa - 16)))
+		if (!uw_stack_read(pair, 16, cfa - 16))
 			return FTFB_UW_UNREADABLE;
 		ra = pair[1];
 		w->bp = pair[0];
 		w->bp_known = true;
-	} else if (!uw_read(&ra, cfa - 8)) {
+	} else if (!uw_stack_read(&ra, 8, cfa - 8)) {
 		return FTFB_UW_UNREADABLE;
 	} else if (FTFB_UW_RBP_TYPE(r) == FTFB_UW_RBP_AT_CFA) {
-		if (!uw_read(&bp, cfa + r->rbp_off8 * 8))
+		if (!uw_stack_read(&bp, 8, cfa + r->rbp_off8 * 8))
 			return FTFB_UW_UNREADABLE;
 		w->bp = bp;
 		w->bp_known = true;
@@ -674,6 +720,7 @@ static __always_inline long ftfb_uw_user_stack(const struct ftfb_uw_regs *r,
 	b->w.jumps = 0;
 	b->w.reason = FTFB_UW_DEPTH;
 	b->w.hash = 0xcbf29ce484222325ull ^ tgid;
+	b->win_lo = 0;
 	c.p = bpf_map_lookup_elem(&uw_procs, &tgid);
 	bpf_loop(UW_DEPTH, uw_frame, &c, 0);
 	n = b->w.n;
@@ -710,6 +757,17 @@ static __always_inline bool ftfb_uw_task_regs(struct task_struct *t,
 	out->bp = r->bp;
 	out->ax = r->ax;
 	return true;
+}
+
+/* Whether a perf event interrupted user code (an ip below the kernel's
+ * half: the context allows no read of cs). */
+static __always_inline bool
+ftfb_uw_perf_in_user(struct bpf_perf_event_data *ctx)
+{
+	__u64 ip = ctx->regs.ip;
+
+	asm volatile("" : "+r"(ip));
+	return ip < 0x800000000000ull;
 }
 
 /* The user registers at a perf event: the interrupted ones when it hit
