@@ -484,6 +484,8 @@ int ftfb_loader_prog_ids(struct ftfb_loader *l, uint32_t *ids, size_t max)
 		add_prog_ids(l->usdt->obj, ids, max, &n);
 	if (l->stk)
 		add_prog_ids(l->stk->obj, ids, max, &n);
+	if (l->stk_off)
+		add_prog_ids(l->stk_off->obj, ids, max, &n);
 	for (int i = 0; i < l->nsrc; i++)
 		add_prog_ids(*l->src[i].sk->obj, ids, max, &n);
 	return n;
@@ -542,6 +544,7 @@ void ftfb_loader_close(struct ftfb_loader *l)
 	uprobe_bpf__destroy(l->up);
 	syscalls_bpf__destroy(l->sys);
 	usdt_bpf__destroy(l->usdt);
+	stacks_bpf__destroy(l->stk_off);
 	stacks_bpf__destroy(l->stk);
 	ftfb_uw_loader_free(l->uw);
 	for (int i = 0; i < l->nsrc; i++) { /* (as their X_bpf__destroy) */

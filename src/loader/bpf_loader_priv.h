@@ -42,6 +42,9 @@ struct ftfb_loader {
 	struct syscalls_bpf *sys; /* --syscalls */
 	struct usdt_bpf *usdt;	  /* -u usdt:... */
 	struct stacks_bpf *stk;	  /* --stacks */
+	/* --stacks: the stack object's twin (load_twins.h), with the
+	 * off-CPU and waker programs and the same maps */
+	struct stacks_bpf *stk_off;
 	struct ftfb_uw_loader
 		*uw; /* --stacks: the user stack walker's tables */
 	/* the --events sources attached, in their order */

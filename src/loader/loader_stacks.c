@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "bpf_loader_priv.h"
+#include "load_twins.h"
 #include "stacks.skel.h"
 #include "unwind_maps.h"
 
@@ -221,41 +222,73 @@ int ftfb_loader_set_python(void *ctx, uint32_t tgid,
 	return bpf_map_update_elem(fd, &tgid, p, BPF_ANY) ? -errno : 0;
 }
 
-int ftfb_loader_attach_stacks(struct ftfb_loader *l, unsigned freq_hz,
-			      char *errmsg, size_t errlen)
+/* The stack object's programs verified in parallel (load_twins.h): s
+ * loads the on-CPU sampler and the walker's table programs, its twin
+ * the off-CPU (and waker) ones. */
+static int load_twins(struct ftfb_loader *l, struct stacks_bpf *s,
+		      struct stacks_bpf *off)
 {
-	struct stacks_bpf *s;
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, off->obj)
+	{
+		bool theirs = p == off->progs.ftfb_offcpu_switch ||
+			      (p == off->progs.ftfb_waker_stack &&
+			       l->opts.waker_stacks);
+
+		bpf_program__set_autoload(p, theirs);
+	}
+	bpf_program__set_autoload(s->progs.ftfb_offcpu_switch, false);
+	bpf_program__set_autoload(s->progs.ftfb_waker_stack, false);
+	return ftfb_ld_load_twins(s->skeleton, off->skeleton);
+}
+
+/* The stack object opened with its settings and loaded, with its twin. */
+static int load_stacks(struct ftfb_loader *l, struct stacks_bpf *s,
+		       struct stacks_bpf *off)
+{
 	int err;
 
-	if (l->stk)
-		return 0;
-	s = stacks_bpf__open();
-	if (!s) {
-		err = -errno;
-		ftfb_ld_set_err(errmsg, errlen,
-				"opening the stack programs failed: %s",
-				ftfb_ld_errstr(err));
-		return err;
-	}
 	SET_COMMON_RODATA(l, s);
 	s->rodata->py_enabled = l->opts.python_stacks;
-	bpf_program__set_autoload(s->progs.ftfb_waker_stack,
-				  l->opts.waker_stacks);
 	err = ftfb_ld_share_maps(l, s->obj);
 	if (!err)
 		err = ftfb_uw_prepare(s->maps.uw_rows,
 				      l->opts.filter_tgids
 					      ? FTFB_UW_ROWS_DEFAULT
 					      : FTFB_UW_ROWS_SYSTEM);
-	if (!err)
-		err = stacks_bpf__load(s);
+	return err ? err : load_twins(l, s, off);
+}
+
+int ftfb_loader_attach_stacks(struct ftfb_loader *l, unsigned freq_hz,
+			      char *errmsg, size_t errlen)
+{
+	struct stacks_bpf *s, *off = NULL;
+	int err;
+
+	if (l->stk)
+		return 0;
+	s = stacks_bpf__open();
+	if (s)
+		off = stacks_bpf__open();
+	if (!s || !off) {
+		err = -errno;
+		ftfb_ld_set_err(errmsg, errlen,
+				"opening the stack programs failed: %s",
+				ftfb_ld_errstr(err));
+		stacks_bpf__destroy(s);
+		return err;
+	}
+	err = load_stacks(l, s, off);
 	if (err) {
 		ftfb_ld_set_err(errmsg, errlen,
 				"loading the stack programs failed: %s%s",
 				ftfb_ld_errstr(err), ftfb_ld_load_hint(err));
+		stacks_bpf__destroy(off);
 		stacks_bpf__destroy(s);
 		return err;
 	}
+	l->stk_off = off;
 	l->stk = s;
 	/* with --no-sched: the lifecycle programs still name the threads
 	 * (fork, exec, rename) and end processes (exit) */
@@ -266,22 +299,22 @@ int ftfb_loader_attach_stacks(struct ftfb_loader *l, unsigned freq_hz,
 		err = attach_cpu_samplers(l, freq_hz, errmsg, errlen);
 	if (!err) {
 		err = ftfb_ld_keep_link(
-			l, bpf_program__attach(s->progs.ftfb_offcpu_switch));
+			l, bpf_program__attach(off->progs.ftfb_offcpu_switch));
 		if (err)
 			ftfb_ld_set_err(errmsg, errlen,
 					"attaching %s failed: %s",
 					bpf_program__section_name(
-						s->progs.ftfb_offcpu_switch),
+						off->progs.ftfb_offcpu_switch),
 					ftfb_ld_errstr(err));
 	}
 	if (!err && l->opts.waker_stacks) {
 		err = ftfb_ld_keep_link(
-			l, bpf_program__attach(s->progs.ftfb_waker_stack));
+			l, bpf_program__attach(off->progs.ftfb_waker_stack));
 		if (err)
 			ftfb_ld_set_err(errmsg, errlen,
 					"attaching %s failed: %s",
 					bpf_program__section_name(
-						s->progs.ftfb_waker_stack),
+						off->progs.ftfb_waker_stack),
 					ftfb_ld_errstr(err));
 	}
 	if (!err) /* both kinds start together */
@@ -299,7 +332,8 @@ int ftfb_loader_stack_stats(struct ftfb_loader *l, struct ftfb_prog_stats *on,
 	if (!l->stk)
 		return 0;
 	if ((err = ftfb_ld_prog_stats(l->stk->progs.ftfb_cpu_sample, on)) ||
-	    (err = ftfb_ld_prog_stats(l->stk->progs.ftfb_offcpu_switch, off)))
+	    (err = ftfb_ld_prog_stats(l->stk_off->progs.ftfb_offcpu_switch,
+				      off)))
 		return err;
 	return 0;
 }

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: MIT
+/*
+ * load_twins.c - one BPF object loaded as two copies on two threads (see
+ * load_twins.h): a's maps made before either load, then the loads.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+
+#include "load_twins.h"
+
+/* a's BTF in the kernel, for its maps' key and value types; -1 if it
+ * cannot be (the maps are then made without, as libbpf retries them) */
+static int load_btf(const struct bpf_object *obj)
+{
+	const struct btf *btf = bpf_object__btf(obj);
+	const void *raw;
+	__u32 size;
+	int fd;
+
+	if (!btf || !(raw = btf__raw_data(btf, &size)))
+		return -1;
+	fd = bpf_btf_load(raw, size, NULL);
+	return fd < 0 ? -1 : fd;
+}
+
+/* The kinds a map made here may be: those that need no more than their
+ * sizes and flags (a map of maps, a ring buffer, .kconfig ... would need
+ * what libbpf does for them at load: they must come reused). */
+static bool plain_map(const struct bpf_map *m)
+{
+	const char *name = bpf_map__name(m);
+	const char *dot = strrchr(name, '.');
+
+	if (bpf_map__is_internal(m))
+		return dot && (!strcmp(dot, ".rodata") ||
+			       !strcmp(dot, ".data") || !strcmp(dot, ".bss"));
+	switch (bpf_map__type(m)) {
+	case BPF_MAP_TYPE_HASH:
+	case BPF_MAP_TYPE_ARRAY:
+	case BPF_MAP_TYPE_PERCPU_HASH:
+	case BPF_MAP_TYPE_PERCPU_ARRAY:
+	case BPF_MAP_TYPE_LRU_HASH:
+	case BPF_MAP_TYPE_LRU_PERCPU_HASH:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Makes map m as libbpf would at a's load (btf_fd: its types, or -1):
+ * the new fd, or a negative errno. */
+static int make_map(const struct bpf_map *m, int btf_fd)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = bpf_map__map_flags(m),
+		    .map_extra = bpf_map__map_extra(m),
+		    .numa_node = bpf_map__numa_node(m));
+	const void *init;
+	size_t size;
+	int fd = -1, zero = 0;
+
+	if (btf_fd >= 0) {
+		o.btf_fd = btf_fd;
+		o.btf_key_type_id = bpf_map__btf_key_type_id(m);
+		o.btf_value_type_id = bpf_map__btf_value_type_id(m);
+		fd = bpf_map_create(bpf_map__type(m), bpf_map__name(m),
+				    bpf_map__key_size(m),
+				    bpf_map__value_size(m),
+				    bpf_map__max_entries(m), &o);
+	}
+	if (fd < 0) {
+		o.btf_fd = o.btf_key_type_id = o.btf_value_type_id = 0;
+		fd = bpf_map_create(bpf_map__type(m), bpf_map__name(m),
+				    bpf_map__key_size(m),
+				    bpf_map__value_size(m),
+				    bpf_map__max_entries(m), &o);
+	}
+	if (fd < 0)
+		return -errno;
+	if (!bpf_map__is_internal(m))
+		return fd;
+	/* global data: its image, and .rodata frozen so that the verifier
+	 * knows its values (the branches they rule out are not checked) */
+	init = bpf_map__initial_value((struct bpf_map *)m, &size);
+	if ((init && bpf_map_update_elem(fd, &zero, init, 0)) ||
+	    ((bpf_map__map_flags(m) & BPF_F_RDONLY_PROG) &&
+	     bpf_map_freeze(fd))) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* Every map of a made (those it reuses already are) and given to b,
+ * whose maps come in the same order (the same ELF). */
+static int share_maps(struct bpf_object *a, struct bpf_object *b)
+{
+	struct bpf_map *m, *twin = NULL;
+	int btf_fd = -1, err = 0;
+
+	bpf_object__for_each_map(m, a)
+	{
+		int fd = bpf_map__fd(m);
+
+		twin = bpf_object__next_map(b, twin);
+		if (!twin || bpf_map__type(twin) != bpf_map__type(m) ||
+		    bpf_map__value_size(twin) != bpf_map__value_size(m)) {
+			err = -EINVAL;
+			break;
+		}
+		if (fd < 0) { /* not reused: made here */
+			if (!plain_map(m)) {
+				err = -EOPNOTSUPP;
+				break;
+			}
+			if (btf_fd < 0)
+				btf_fd = load_btf(a);
+			fd = make_map(m, btf_fd);
+			if (fd < 0) {
+				err = fd;
+				break;
+			}
+			err = bpf_map__reuse_fd(m, fd);
+			close(fd); /* (reuse_fd keeps a copy) */
+			if (err)
+				break;
+			fd = bpf_map__fd(m);
+		}
+		if ((err = bpf_map__reuse_fd(twin, fd)))
+			break;
+	}
+	if (btf_fd >= 0)
+		close(btf_fd);
+	return err;
+}
+
+static void *load_thread(void *arg)
+{
+	struct bpf_object_skeleton *s = arg;
+
+	return (void *)(long)bpf_object__load_skeleton(s);
+}
+
+int ftfb_ld_load_twins(struct bpf_object_skeleton *a,
+		       struct bpf_object_skeleton *b)
+{
+	pthread_t t;
+	void *ret;
+	int err = share_maps(*a->obj, *b->obj), err_b;
+	bool threaded;
+
+	if (err)
+		return err;
+	threaded = !pthread_create(&t, NULL, load_thread, b);
+	err = bpf_object__load_skeleton(a);
+	if (threaded) {
+		pthread_join(t, &ret);
+		err_b = (int)(long)ret;
+	} else {
+		err_b = err ? 0 : bpf_object__load_skeleton(b);
+	}
+	return err ? err : err_b;
+}
