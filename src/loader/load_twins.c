@@ -5,6 +5,8 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -140,6 +142,13 @@ static int share_maps(struct bpf_object *a, struct bpf_object *b)
 	return err;
 }
 
+struct ftfb_ld_twins {
+	struct bpf_object_skeleton *sk[2];
+	pthread_t thread[2];
+	bool threaded[2];
+	int err[2];
+};
+
 static void *load_thread(void *arg)
 {
 	struct bpf_object_skeleton *s = arg;
@@ -147,23 +156,42 @@ static void *load_thread(void *arg)
 	return (void *)(long)bpf_object__load_skeleton(s);
 }
 
-int ftfb_ld_load_twins(struct bpf_object_skeleton *a,
-		       struct bpf_object_skeleton *b)
+int ftfb_ld_twins_start(struct ftfb_ld_twins **out,
+			struct bpf_object_skeleton *a,
+			struct bpf_object_skeleton *b)
 {
-	pthread_t t;
-	void *ret;
-	int err = share_maps(*a->obj, *b->obj), err_b;
-	bool threaded;
+	struct ftfb_ld_twins *t;
+	int err = share_maps(*a->obj, *b->obj);
 
+	*out = NULL;
 	if (err)
 		return err;
-	threaded = !pthread_create(&t, NULL, load_thread, b);
-	err = bpf_object__load_skeleton(a);
-	if (threaded) {
-		pthread_join(t, &ret);
-		err_b = (int)(long)ret;
-	} else {
-		err_b = err ? 0 : bpf_object__load_skeleton(b);
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->sk[0] = a;
+	t->sk[1] = b;
+	for (int i = 0; i < 2; i++) {
+		t->threaded[i] = !pthread_create(&t->thread[i], NULL,
+						 load_thread, t->sk[i]);
+		if (!t->threaded[i])
+			t->err[i] = bpf_object__load_skeleton(t->sk[i]);
 	}
-	return err ? err : err_b;
+	*out = t;
+	return 0;
+}
+
+int ftfb_ld_twins_wait(struct ftfb_ld_twins *t)
+{
+	int err;
+
+	for (int i = 0; i < 2; i++) {
+		void *ret;
+
+		if (t->threaded[i] && !pthread_join(t->thread[i], &ret))
+			t->err[i] = (int)(long)ret;
+	}
+	err = t->err[0] ? t->err[0] : t->err[1];
+	free(t);
+	return err;
 }

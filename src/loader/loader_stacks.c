@@ -225,8 +225,8 @@ int ftfb_loader_set_python(void *ctx, uint32_t tgid,
 /* The stack object's programs verified in parallel (load_twins.h): s
  * loads the on-CPU sampler and the walker's table programs, its twin
  * the off-CPU (and waker) ones. */
-static int load_twins(struct ftfb_loader *l, struct stacks_bpf *s,
-		      struct stacks_bpf *off)
+static int start_twins(struct ftfb_loader *l, struct stacks_bpf *s,
+		       struct stacks_bpf *off)
 {
 	struct bpf_program *p;
 
@@ -240,15 +240,21 @@ static int load_twins(struct ftfb_loader *l, struct stacks_bpf *s,
 	}
 	bpf_program__set_autoload(s->progs.ftfb_offcpu_switch, false);
 	bpf_program__set_autoload(s->progs.ftfb_waker_stack, false);
-	return ftfb_ld_load_twins(s->skeleton, off->skeleton);
+	return ftfb_ld_twins_start(&l->stk_twins, s->skeleton, off->skeleton);
 }
 
-/* The stack object opened with its settings and loaded, with its twin. */
-static int load_stacks(struct ftfb_loader *l, struct stacks_bpf *s,
-		       struct stacks_bpf *off)
+/* The stack object and its twin opened with their settings (kept in l,
+ * closed with it), their loads started. */
+static int begin_stacks(struct ftfb_loader *l)
 {
+	struct stacks_bpf *s;
 	int err;
 
+	l->stk_loading = s = stacks_bpf__open();
+	if (s)
+		l->stk_off = stacks_bpf__open();
+	if (!s || !l->stk_off)
+		return -errno;
 	SET_COMMON_RODATA(l, s);
 	s->rodata->py_enabled = l->opts.python_stacks;
 	err = ftfb_ld_share_maps(l, s->obj);
@@ -257,39 +263,62 @@ static int load_stacks(struct ftfb_loader *l, struct stacks_bpf *s,
 				      l->opts.filter_tgids
 					      ? FTFB_UW_ROWS_DEFAULT
 					      : FTFB_UW_ROWS_SYSTEM);
-	return err ? err : load_twins(l, s, off);
+	return err ? err : start_twins(l, s, l->stk_off);
+}
+
+void ftfb_ld_preload_stacks(struct ftfb_loader *l)
+{
+	l->stk_err = begin_stacks(l);
+}
+
+void ftfb_ld_abandon_stacks(struct ftfb_loader *l)
+{
+	if (l->stk_twins)
+		ftfb_ld_twins_wait(l->stk_twins);
+	l->stk_twins = NULL;
+	stacks_bpf__destroy(l->stk_loading);
+	l->stk_loading = NULL;
+}
+
+/* The loads begun (now, if not at the loader's open) and ended. */
+static int load_stacks(struct ftfb_loader *l)
+{
+	int err;
+
+	if (!l->stk_loading && !l->stk_err)
+		l->stk_err = begin_stacks(l);
+	err = l->stk_err;
+	if (l->stk_twins) {
+		int e = ftfb_ld_twins_wait(l->stk_twins);
+
+		l->stk_twins = NULL;
+		if (!err)
+			err = e;
+	}
+	return err;
 }
 
 int ftfb_loader_attach_stacks(struct ftfb_loader *l, unsigned freq_hz,
 			      char *errmsg, size_t errlen)
 {
-	struct stacks_bpf *s, *off = NULL;
+	struct stacks_bpf *s, *off;
 	int err;
 
 	if (l->stk)
 		return 0;
-	s = stacks_bpf__open();
-	if (s)
-		off = stacks_bpf__open();
-	if (!s || !off) {
-		err = -errno;
-		ftfb_ld_set_err(errmsg, errlen,
-				"opening the stack programs failed: %s",
-				ftfb_ld_errstr(err));
-		stacks_bpf__destroy(s);
-		return err;
-	}
-	err = load_stacks(l, s, off);
+	err = load_stacks(l);
 	if (err) {
 		ftfb_ld_set_err(errmsg, errlen,
 				"loading the stack programs failed: %s%s",
 				ftfb_ld_errstr(err), ftfb_ld_load_hint(err));
-		stacks_bpf__destroy(off);
-		stacks_bpf__destroy(s);
+		ftfb_ld_abandon_stacks(l);
+		stacks_bpf__destroy(l->stk_off);
+		l->stk_off = NULL;
 		return err;
 	}
-	l->stk_off = off;
-	l->stk = s;
+	l->stk = s = l->stk_loading;
+	l->stk_loading = NULL;
+	off = l->stk_off;
 	/* with --no-sched: the lifecycle programs still name the threads
 	 * (fork, exec, rename) and end processes (exit) */
 	err = ftfb_ld_start_flushers(l, errmsg, errlen);
