@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -181,6 +182,33 @@ int ftfb_ld_twins_start(struct ftfb_ld_twins **out,
 	return 0;
 }
 
+/* The skeleton's views of its global data (.bss, .data, .rodata) made
+ * views of the maps made here: libbpf 1.4 maps a reused map at the
+ * skeleton's load, later ones only the maps they make (a write to a's
+ * `armed` would otherwise reach no program). */
+static int map_global_data(struct bpf_object *obj)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct bpf_map *m;
+
+	bpf_object__for_each_map(m, obj)
+	{
+		size_t size;
+		void *view = bpf_map__initial_value(m, &size);
+		bool ro = bpf_map__map_flags(m) & BPF_F_RDONLY_PROG;
+
+		if (!bpf_map__is_internal(m) || !view ||
+		    !(bpf_map__map_flags(m) & BPF_F_MMAPABLE))
+			continue;
+		size = (size + page - 1) / page * page;
+		if (mmap(view, size, ro ? PROT_READ : PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_FIXED, bpf_map__fd(m),
+			 0) == MAP_FAILED)
+			return -errno;
+	}
+	return 0;
+}
+
 int ftfb_ld_twins_wait(struct ftfb_ld_twins *t)
 {
 	int err;
@@ -190,6 +218,8 @@ int ftfb_ld_twins_wait(struct ftfb_ld_twins *t)
 
 		if (t->threaded[i] && !pthread_join(t->thread[i], &ret))
 			t->err[i] = (int)(long)ret;
+		if (!t->err[i])
+			t->err[i] = map_global_data(*t->sk[i]->obj);
 	}
 	err = t->err[0] ? t->err[0] : t->err[1];
 	free(t);
