@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/perf_event.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -120,23 +119,15 @@ static void want_running(struct ftfb_loader *l)
 		closedir(d);
 }
 
-/* The table thread started with opts.tables_nice: its creator (the
- * session's thread) may start at a reader's priority, which a build
+/* The table thread, started at its creator's priority (the start's: it
+ * waits for the first tables, which a build beside would otherwise
+ * delay), then at opts.tables_nice once the start stops waiting: the
+ * session's thread may start at a reader's priority, which a build
  * would take from the readers (reader_priority.h). */
-static int start_table_thread(struct ftfb_loader *l)
+static void lower_table_thread(struct ftfb_loader *l)
 {
-	pid_t self = (pid_t)syscall(SYS_gettid);
-	int was, err;
-
-	if (!l->opts.tables_nice_set)
-		return ftfb_uw_start(l->uw);
-	errno = 0;
-	was = getpriority(PRIO_PROCESS, (id_t)self);
-	if (errno || setpriority(PRIO_PROCESS, (id_t)self, l->opts.tables_nice))
-		return ftfb_uw_start(l->uw); /* (no CAP_SYS_NICE: as it was) */
-	err = ftfb_uw_start(l->uw);
-	setpriority(PRIO_PROCESS, (id_t)self, was);
-	return err;
+	if (l->opts.tables_nice_set)
+		ftfb_uw_set_nice(l->uw, l->opts.tables_nice);
 }
 
 /* The tables of the user stack walker: the loader of them, the
@@ -185,7 +176,7 @@ static int start_unwinder(struct ftfb_loader *l, char *errmsg, size_t errlen)
 	}
 	if (!err && !l->opts.filter_tgids)
 		want_running(l);
-	if (!err && (err = start_table_thread(l)))
+	if (!err && (err = ftfb_uw_start(l->uw)))
 		ftfb_ld_set_err(errmsg, errlen,
 				"starting the unwind table thread failed: %s",
 				ftfb_ld_errstr(err));
@@ -197,6 +188,8 @@ static int start_unwinder(struct ftfb_loader *l, char *errmsg, size_t errlen)
 				     l->opts.filter_tgids
 					     ? UW_PREBUILD_BUDGET_NS
 					     : UW_PREBUILD_ALL_BUDGET_NS);
+	if (!err)
+		lower_table_thread(l);
 	return err;
 }
 
