@@ -95,24 +95,43 @@ static __always_inline __u8 py_byte(__u64 addr)
 struct py_threads_walk {
 	const struct ftfb_py_proc *p;
 	__u64 fsbase, interp, t, found;
+};
+
+/* Its counts, per cpu: in a map value, whose contents the verifier does
+ * not know, as uw_bufs (unwind.bpf.h). On the BPF stack they were known
+ * numbers, and the verifier followed the callback once per pair of them:
+ * 87,000 of the 217,000 instructions it checked in each stack program. */
+struct py_threads_counts {
 	__u32 in_interp; /* threads looked at in this interpreter */
 	__u32 interps;
 };
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct py_threads_counts);
+} py_threads_counts SEC(".maps");
 
 /* One thread state (or the step to the next interpreter); 1: done. */
 static long py_thread_step(__u64 i, void *ctx)
 {
 	struct py_threads_walk *w = ctx;
 	const struct ftfb_py_offsets *o = &w->p->o;
+	__u32 zero = 0;
+	struct py_threads_counts *c =
+		bpf_map_lookup_elem(&py_threads_counts, &zero);
 
-	if (!w->t || w->in_interp >= PY_MAX_THREADS) {
-		if (++w->interps >= PY_MAX_INTERPS)
+	if (!c)
+		return 1;
+	if (!w->t || c->in_interp >= PY_MAX_THREADS) {
+		if (++c->interps >= PY_MAX_INTERPS)
 			return 1;
 		w->interp = py_ptr(w->interp + o->interp_next);
 		if (!w->interp)
 			return 1;
 		w->t = py_ptr(w->interp + o->interp_threads);
-		w->in_interp = 0;
+		c->in_interp = 0;
 		return 0;
 	}
 	if (py_ptr(w->t + o->tstate_thread_id) == w->fsbase) {
@@ -120,7 +139,7 @@ static long py_thread_step(__u64 i, void *ctx)
 		return 1;
 	}
 	w->t = py_ptr(w->t + o->tstate_next);
-	w->in_interp++;
+	c->in_interp++;
 	return 0;
 }
 
@@ -138,10 +157,15 @@ static __always_inline __u64 py_walk_threads(const struct ftfb_py_proc *p,
 					     __u64 fsbase)
 {
 	struct py_threads_walk w = {.p = p, .fsbase = fsbase};
+	struct py_threads_counts *c;
+	__u32 zero = 0;
 
 	w.interp = py_ptr(p->runtime + p->o.runtime_interp_head);
-	if (!w.interp)
+	c = bpf_map_lookup_elem(&py_threads_counts, &zero);
+	if (!w.interp || !c)
 		return 0;
+	c->in_interp = 0;
+	c->interps = 0;
 	w.t = py_ptr(w.interp + p->o.interp_threads);
 	bpf_loop(PY_MAX_INTERPS * (PY_MAX_THREADS + 1), py_thread_step, &w, 0);
 	return w.found;

@@ -199,6 +199,7 @@ static int open_loader(struct session *s, char *err, size_t errlen)
 		.background_detach = true,
 		.python_stacks = o->stacks && !o->no_python_stacks,
 		.waker_stacks = (o->events & ftfb_sources_event_bit("waker", 5)) != 0,
+		.preload_stacks = o->stacks,
 	};
 	int pids[2] = { o->pid, s->have_child ? s->child.pid : 0 };
 	int r;

@@ -205,6 +205,8 @@ int ftfb_loader_open(struct ftfb_loader **out,
 	err = ftfb_ld_load_sched(l, errmsg, errlen);
 	if (err)
 		goto fail;
+	if (opts->preload_stacks) /* (its errors: at the attach) */
+		ftfb_ld_preload_stacks(l);
 	err = ftfb_ld_create_rings(l, errmsg, errlen);
 	if (err)
 		goto fail;
@@ -484,6 +486,8 @@ int ftfb_loader_prog_ids(struct ftfb_loader *l, uint32_t *ids, size_t max)
 		add_prog_ids(l->usdt->obj, ids, max, &n);
 	if (l->stk)
 		add_prog_ids(l->stk->obj, ids, max, &n);
+	if (l->stk) /* (and its twin, once loaded) */
+		add_prog_ids(l->stk_off->obj, ids, max, &n);
 	for (int i = 0; i < l->nsrc; i++)
 		add_prog_ids(*l->src[i].sk->obj, ids, max, &n);
 	return n;
@@ -542,6 +546,8 @@ void ftfb_loader_close(struct ftfb_loader *l)
 	uprobe_bpf__destroy(l->up);
 	syscalls_bpf__destroy(l->sys);
 	usdt_bpf__destroy(l->usdt);
+	ftfb_ld_abandon_stacks(l);
+	stacks_bpf__destroy(l->stk_off);
 	stacks_bpf__destroy(l->stk);
 	ftfb_uw_loader_free(l->uw);
 	for (int i = 0; i < l->nsrc; i++) { /* (as their X_bpf__destroy) */

@@ -39,6 +39,9 @@ struct ftfb_loader_opts {
 				  * caller never waits for the kernel */
 	bool python_stacks;      /* --stacks: read CPython processes' Python
 				  * frames (bpf/pystack.bpf.h) */
+	bool preload_stacks;     /* the stacks will be attached: their
+				  * programs load from the open on, beside
+				  * the rest of the start */
 };
 
 struct ftfb_loader; /* opaque */

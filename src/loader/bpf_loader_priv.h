@@ -42,6 +42,14 @@ struct ftfb_loader {
 	struct syscalls_bpf *sys; /* --syscalls */
 	struct usdt_bpf *usdt;	  /* -u usdt:... */
 	struct stacks_bpf *stk;	  /* --stacks */
+	/* --stacks: the stack object's twin (load_twins.h), with the
+	 * off-CPU and waker programs and the same maps; before the attach,
+	 * the stack object while both load (stk_twins), and the error of
+	 * their start */
+	struct stacks_bpf *stk_off;
+	struct stacks_bpf *stk_loading;
+	struct ftfb_ld_twins *stk_twins;
+	int stk_err;
 	struct ftfb_uw_loader
 		*uw; /* --stacks: the user stack walker's tables */
 	/* the --events sources attached, in their order */
@@ -103,6 +111,13 @@ int ftfb_ld_attach_sched(struct ftfb_loader *l, bool flushers_only,
 			 char *errmsg, size_t errlen);
 /* the per-cpu buffers flushed from now on (a buffering source's attach) */
 int ftfb_ld_start_flushers(struct ftfb_loader *l, char *errmsg, size_t errlen);
+
+/* loader_stacks.c: the stack programs' loads started (the sched object's
+ * shared maps made), to go on beside the rest of the start; their end
+ * waited for and what they made closed (the close of an l never
+ * attached: before the objects' destroy) */
+void ftfb_ld_preload_stacks(struct ftfb_loader *l);
+void ftfb_ld_abandon_stacks(struct ftfb_loader *l);
 
 /* loader_rings.c */
 int ftfb_ld_create_rings(struct ftfb_loader *l, char *errmsg, size_t errlen);

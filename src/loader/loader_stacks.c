@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/perf_event.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "bpf_loader_priv.h"
+#include "load_twins.h"
 #include "stacks.skel.h"
 #include "unwind_maps.h"
 
@@ -119,23 +119,15 @@ static void want_running(struct ftfb_loader *l)
 		closedir(d);
 }
 
-/* The table thread started with opts.tables_nice: its creator (the
- * session's thread) may start at a reader's priority, which a build
+/* The table thread, started at its creator's priority (the start's: it
+ * waits for the first tables, which a build beside would otherwise
+ * delay), then at opts.tables_nice once the start stops waiting: the
+ * session's thread may start at a reader's priority, which a build
  * would take from the readers (reader_priority.h). */
-static int start_table_thread(struct ftfb_loader *l)
+static void lower_table_thread(struct ftfb_loader *l)
 {
-	pid_t self = (pid_t)syscall(SYS_gettid);
-	int was, err;
-
-	if (!l->opts.tables_nice_set)
-		return ftfb_uw_start(l->uw);
-	errno = 0;
-	was = getpriority(PRIO_PROCESS, (id_t)self);
-	if (errno || setpriority(PRIO_PROCESS, (id_t)self, l->opts.tables_nice))
-		return ftfb_uw_start(l->uw); /* (no CAP_SYS_NICE: as it was) */
-	err = ftfb_uw_start(l->uw);
-	setpriority(PRIO_PROCESS, (id_t)self, was);
-	return err;
+	if (l->opts.tables_nice_set)
+		ftfb_uw_set_nice(l->uw, l->opts.tables_nice);
 }
 
 /* The tables of the user stack walker: the loader of them, the
@@ -184,7 +176,7 @@ static int start_unwinder(struct ftfb_loader *l, char *errmsg, size_t errlen)
 	}
 	if (!err && !l->opts.filter_tgids)
 		want_running(l);
-	if (!err && (err = start_table_thread(l)))
+	if (!err && (err = ftfb_uw_start(l->uw)))
 		ftfb_ld_set_err(errmsg, errlen,
 				"starting the unwind table thread failed: %s",
 				ftfb_ld_errstr(err));
@@ -196,6 +188,8 @@ static int start_unwinder(struct ftfb_loader *l, char *errmsg, size_t errlen)
 				     l->opts.filter_tgids
 					     ? UW_PREBUILD_BUDGET_NS
 					     : UW_PREBUILD_ALL_BUDGET_NS);
+	if (!err)
+		lower_table_thread(l);
 	return err;
 }
 
@@ -221,42 +215,103 @@ int ftfb_loader_set_python(void *ctx, uint32_t tgid,
 	return bpf_map_update_elem(fd, &tgid, p, BPF_ANY) ? -errno : 0;
 }
 
-int ftfb_loader_attach_stacks(struct ftfb_loader *l, unsigned freq_hz,
-			      char *errmsg, size_t errlen)
+/* The stack object's programs verified in parallel (load_twins.h): s
+ * loads the on-CPU sampler and the walker's table programs, its twin
+ * the off-CPU (and waker) ones. */
+static int start_twins(struct ftfb_loader *l, struct stacks_bpf *s,
+		       struct stacks_bpf *off)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, off->obj)
+	{
+		bool theirs = p == off->progs.ftfb_offcpu_switch ||
+			      (p == off->progs.ftfb_waker_stack &&
+			       l->opts.waker_stacks);
+
+		bpf_program__set_autoload(p, theirs);
+	}
+	bpf_program__set_autoload(s->progs.ftfb_offcpu_switch, false);
+	bpf_program__set_autoload(s->progs.ftfb_waker_stack, false);
+	return ftfb_ld_twins_start(&l->stk_twins, s->skeleton, off->skeleton);
+}
+
+/* The stack object and its twin opened with their settings (kept in l,
+ * closed with it), their loads started. */
+static int begin_stacks(struct ftfb_loader *l)
 {
 	struct stacks_bpf *s;
 	int err;
 
-	if (l->stk)
-		return 0;
-	s = stacks_bpf__open();
-	if (!s) {
-		err = -errno;
-		ftfb_ld_set_err(errmsg, errlen,
-				"opening the stack programs failed: %s",
-				ftfb_ld_errstr(err));
-		return err;
-	}
+	l->stk_loading = s = stacks_bpf__open();
+	if (s)
+		l->stk_off = stacks_bpf__open();
+	if (!s || !l->stk_off)
+		return -errno;
 	SET_COMMON_RODATA(l, s);
 	s->rodata->py_enabled = l->opts.python_stacks;
-	bpf_program__set_autoload(s->progs.ftfb_waker_stack,
-				  l->opts.waker_stacks);
 	err = ftfb_ld_share_maps(l, s->obj);
 	if (!err)
 		err = ftfb_uw_prepare(s->maps.uw_rows,
 				      l->opts.filter_tgids
 					      ? FTFB_UW_ROWS_DEFAULT
 					      : FTFB_UW_ROWS_SYSTEM);
-	if (!err)
-		err = stacks_bpf__load(s);
+	return err ? err : start_twins(l, s, l->stk_off);
+}
+
+void ftfb_ld_preload_stacks(struct ftfb_loader *l)
+{
+	l->stk_err = begin_stacks(l);
+}
+
+void ftfb_ld_abandon_stacks(struct ftfb_loader *l)
+{
+	if (l->stk_twins)
+		ftfb_ld_twins_wait(l->stk_twins);
+	l->stk_twins = NULL;
+	stacks_bpf__destroy(l->stk_loading);
+	l->stk_loading = NULL;
+}
+
+/* The loads begun (now, if not at the loader's open) and ended. */
+static int load_stacks(struct ftfb_loader *l)
+{
+	int err;
+
+	if (!l->stk_loading && !l->stk_err)
+		l->stk_err = begin_stacks(l);
+	err = l->stk_err;
+	if (l->stk_twins) {
+		int e = ftfb_ld_twins_wait(l->stk_twins);
+
+		l->stk_twins = NULL;
+		if (!err)
+			err = e;
+	}
+	return err;
+}
+
+int ftfb_loader_attach_stacks(struct ftfb_loader *l, unsigned freq_hz,
+			      char *errmsg, size_t errlen)
+{
+	struct stacks_bpf *s, *off;
+	int err;
+
+	if (l->stk)
+		return 0;
+	err = load_stacks(l);
 	if (err) {
 		ftfb_ld_set_err(errmsg, errlen,
 				"loading the stack programs failed: %s%s",
 				ftfb_ld_errstr(err), ftfb_ld_load_hint(err));
-		stacks_bpf__destroy(s);
+		ftfb_ld_abandon_stacks(l);
+		stacks_bpf__destroy(l->stk_off);
+		l->stk_off = NULL;
 		return err;
 	}
-	l->stk = s;
+	l->stk = s = l->stk_loading;
+	l->stk_loading = NULL;
+	off = l->stk_off;
 	/* with --no-sched: the lifecycle programs still name the threads
 	 * (fork, exec, rename) and end processes (exit) */
 	err = ftfb_ld_start_flushers(l, errmsg, errlen);
@@ -266,22 +321,22 @@ int ftfb_loader_attach_stacks(struct ftfb_loader *l, unsigned freq_hz,
 		err = attach_cpu_samplers(l, freq_hz, errmsg, errlen);
 	if (!err) {
 		err = ftfb_ld_keep_link(
-			l, bpf_program__attach(s->progs.ftfb_offcpu_switch));
+			l, bpf_program__attach(off->progs.ftfb_offcpu_switch));
 		if (err)
 			ftfb_ld_set_err(errmsg, errlen,
 					"attaching %s failed: %s",
 					bpf_program__section_name(
-						s->progs.ftfb_offcpu_switch),
+						off->progs.ftfb_offcpu_switch),
 					ftfb_ld_errstr(err));
 	}
 	if (!err && l->opts.waker_stacks) {
 		err = ftfb_ld_keep_link(
-			l, bpf_program__attach(s->progs.ftfb_waker_stack));
+			l, bpf_program__attach(off->progs.ftfb_waker_stack));
 		if (err)
 			ftfb_ld_set_err(errmsg, errlen,
 					"attaching %s failed: %s",
 					bpf_program__section_name(
-						s->progs.ftfb_waker_stack),
+						off->progs.ftfb_waker_stack),
 					ftfb_ld_errstr(err));
 	}
 	if (!err) /* both kinds start together */
@@ -299,7 +354,8 @@ int ftfb_loader_stack_stats(struct ftfb_loader *l, struct ftfb_prog_stats *on,
 	if (!l->stk)
 		return 0;
 	if ((err = ftfb_ld_prog_stats(l->stk->progs.ftfb_cpu_sample, on)) ||
-	    (err = ftfb_ld_prog_stats(l->stk->progs.ftfb_offcpu_switch, off)))
+	    (err = ftfb_ld_prog_stats(l->stk_off->progs.ftfb_offcpu_switch,
+				      off)))
 		return err;
 	return 0;
 }

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -144,11 +145,29 @@ void ftfb_uwl_publish_stats(struct ftfb_uw_loader *u)
  * may never return; the trace is not held for it. */
 #define STOP_WAIT_MS 1000
 
+/* Sets thread tid's nice to u's, if both are known. */
+static void apply_nice(struct ftfb_uw_loader *u)
+{
+	int tid = __atomic_load_n(&u->tid, __ATOMIC_SEQ_CST);
+
+	if (tid && __atomic_load_n(&u->nice_set, __ATOMIC_SEQ_CST))
+		setpriority(PRIO_PROCESS, (id_t)tid, u->nice);
+}
+
+void ftfb_uw_set_nice(struct ftfb_uw_loader *u, int nice)
+{
+	u->nice = nice;
+	__atomic_store_n(&u->nice_set, true, __ATOMIC_SEQ_CST);
+	apply_nice(u);
+}
+
 static void *serve(void *arg)
 {
 	struct ftfb_uw_loader *u = arg;
 	struct timespec nap = {0, SERVE_MS * 1000000L};
 
+	__atomic_store_n(&u->tid, (int)gettid(), __ATOMIC_SEQ_CST);
+	apply_nice(u);
 	while (!ftfb_uwl_stopping(u)) {
 		ftfb_uw_service(u);
 		nanosleep(&nap, NULL);

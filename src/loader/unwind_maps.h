@@ -75,6 +75,9 @@ int ftfb_uw_start(struct ftfb_uw_loader *u);
  * processes asked for): before the first sample, the traced processes'
  * first stacks are whole. True if it has. */
 bool ftfb_uw_wait_settled(struct ftfb_uw_loader *u, uint64_t budget_ns);
+/* The thread's nice value made nice from now on (or from its start),
+ * as it keeps on building after the start has stopped waiting for it. */
+void ftfb_uw_set_nice(struct ftfb_uw_loader *u, int nice);
 /* Stops the thread, bounded: it is told to stop (the flag its builds
  * look at) and waited for 1 s at most; a thread still busy (an open or a
  * build deaf to the flag) is left to end with the process, and then

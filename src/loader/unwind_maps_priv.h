@@ -65,6 +65,11 @@ struct ftfb_uw_loader {
 	 * build, so what it uses is never freed (the process exits) */
 	bool abandoned;
 	bool settled; /* the thread answered the requests and built all */
+	/* the thread's id once it runs, and the nice value it is to take
+	 * (ftfb_uw_set_nice: whichever of the two comes second applies it) */
+	int tid;
+	int nice;
+	bool nice_set;
 	unsigned slow_build_s; /* FTFB_FAULT_SLOW_UW_BUILD_S (tests) */
 	uint32_t row_budget;   /* a build's rows (unwind_skips.h) */
 	/* the first binaries over budget, each written before nskips
