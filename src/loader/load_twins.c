@@ -49,6 +49,7 @@ static bool plain_map(const struct bpf_map *m)
 	case BPF_MAP_TYPE_PERCPU_ARRAY:
 	case BPF_MAP_TYPE_LRU_HASH:
 	case BPF_MAP_TYPE_LRU_PERCPU_HASH:
+	case BPF_MAP_TYPE_TASK_STORAGE: /* (its BTF types: make_map's) */
 		return true;
 	default:
 		return false;
