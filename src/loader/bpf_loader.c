@@ -484,10 +484,10 @@ int ftfb_loader_prog_ids(struct ftfb_loader *l, uint32_t *ids, size_t max)
 		add_prog_ids(l->sys->obj, ids, max, &n);
 	if (l->usdt)
 		add_prog_ids(l->usdt->obj, ids, max, &n);
-	if (l->stk)
+	if (l->stk) { /* (and its twin, once loaded) */
 		add_prog_ids(l->stk->obj, ids, max, &n);
-	if (l->stk) /* (and its twin, once loaded) */
 		add_prog_ids(l->stk_off->obj, ids, max, &n);
+	}
 	for (int i = 0; i < l->nsrc; i++)
 		add_prog_ids(*l->src[i].sk->obj, ids, max, &n);
 	return n;

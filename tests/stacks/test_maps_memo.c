@@ -57,7 +57,7 @@ static void keeps_executable_file_mappings(void **state)
 	(void)state;
 	ftfb_maps_memo_clear();
 	put(100, MAPS, 6);
-	assert_int_equal(ftfb_maps_memo_get(100, &v, &n, NULL), 0);
+	assert_int_equal(ftfb_maps_memo_get(100, &v, &n), 0);
 	assert_int_equal(n, 3);
 	assert_int_equal(v[0].start, 0x55d0c0001000);
 	assert_int_equal(v[0].end, 0x55d0c0005000);
@@ -69,7 +69,7 @@ static void keeps_executable_file_mappings(void **state)
 	assert_string_equal(v[1].path, "/lib/libc.so.6");
 	assert_string_equal(v[2].path, "[vdso]");
 	ftfb_memo_maps_free(v, n);
-	assert_int_equal(ftfb_maps_memo_get(101, &v, &n, NULL), -ENOENT);
+	assert_int_equal(ftfb_maps_memo_get(101, &v, &n), -ENOENT);
 }
 
 /* An exec or exit translated after a read began: that read is of the
@@ -84,19 +84,19 @@ static void a_read_before_the_last_exec_is_not_given(void **state)
 	ftfb_maps_memo_clear();
 	put(200, MAPS, 6);
 	ftfb_maps_memo_bound(200, ftfb_mono_ns());
-	assert_int_equal(ftfb_maps_memo_get(200, &v, &n, NULL), -ENOENT);
+	assert_int_equal(ftfb_maps_memo_get(200, &v, &n), -ENOENT);
 	/* (a read the loader ends after the bound, begun before it) */
 	ftfb_maps_memo_bound(201, ftfb_mono_ns() + 1000000000ull);
 	put(201, MAPS, 6);
-	assert_int_equal(ftfb_maps_memo_get(201, &v, &n, NULL), -ENOENT);
+	assert_int_equal(ftfb_maps_memo_get(201, &v, &n), -ENOENT);
 	/* an exec translated long after the loader read the new image */
 	put(200, MAPS + 3, 1);
-	assert_int_equal(ftfb_maps_memo_get(200, &v, &n, NULL), 0);
+	assert_int_equal(ftfb_maps_memo_get(200, &v, &n), 0);
 	assert_int_equal(n, 1);
 	assert_string_equal(v[0].path, "/lib/libc.so.6");
 	ftfb_memo_maps_free(v, n);
 	ftfb_maps_memo_bound(200, 1); /* an older bound changes nothing */
-	assert_int_equal(ftfb_maps_memo_get(200, &v, &n, NULL), 0);
+	assert_int_equal(ftfb_maps_memo_get(200, &v, &n), 0);
 	ftfb_memo_maps_free(v, n);
 }
 
@@ -112,19 +112,19 @@ static void a_child_gets_its_parents_at_the_fork(void **state)
 	ftfb_maps_memo_clear();
 	put(300, MAPS, 6);
 	ftfb_maps_memo_fork(300, 301, ftfb_mono_ns());
-	assert_int_equal(ftfb_maps_memo_get(301, &v, &n, NULL), 0);
+	assert_int_equal(ftfb_maps_memo_get(301, &v, &n), 0);
 	assert_int_equal(n, 3);
 	assert_string_equal(v[0].path, "/usr/bin/prog");
 	ftfb_memo_maps_free(v, n);
 	ftfb_maps_memo_fork(300, 302, before);
-	assert_int_equal(ftfb_maps_memo_get(302, &v, &n, NULL), -ENOENT);
+	assert_int_equal(ftfb_maps_memo_get(302, &v, &n), -ENOENT);
 	/* a grandchild, from the child's copy */
 	ftfb_maps_memo_fork(301, 303, ftfb_mono_ns());
-	assert_int_equal(ftfb_maps_memo_get(303, &v, &n, NULL), 0);
+	assert_int_equal(ftfb_maps_memo_get(303, &v, &n), 0);
 	ftfb_memo_maps_free(v, n);
 	/* the child's exec: its copy is of the image before */
 	ftfb_maps_memo_bound(301, ftfb_mono_ns());
-	assert_int_equal(ftfb_maps_memo_get(301, &v, &n, NULL), -ENOENT);
+	assert_int_equal(ftfb_maps_memo_get(301, &v, &n), -ENOENT);
 }
 
 /* Another image of the program (exec'd again: ASLR put it elsewhere),
@@ -148,7 +148,7 @@ static void an_empty_read_hides_nothing(void **state)
 	ftfb_maps_memo_clear();
 	put(600, MAPS, 6);
 	put(600, MAPS, 0);
-	assert_int_equal(ftfb_maps_memo_get(600, &v, &n, NULL), 0);
+	assert_int_equal(ftfb_maps_memo_get(600, &v, &n), 0);
 	assert_int_equal(n, 3);
 	ftfb_memo_maps_free(v, n);
 }
@@ -159,7 +159,6 @@ static void an_empty_read_hides_nothing(void **state)
 static void a_later_image_waits_for_its_exec(void **state)
 {
 	struct ftfb_memo_map *v;
-	bool later = true;
 	uint64_t exec_ns;
 	size_t n;
 
@@ -167,30 +166,30 @@ static void a_later_image_waits_for_its_exec(void **state)
 	ftfb_maps_memo_clear();
 	put(700, MAPS + 1, 1); /* the program, ld.so not done */
 	put(700, MAPS, 6);
-	assert_int_equal(ftfb_maps_memo_get(700, &v, &n, &later), 0);
+	assert_int_equal(ftfb_maps_memo_get(700, &v, &n), 0);
 	assert_int_equal(n, 3);
-	assert_false(later);
+	assert_false(ftfb_maps_memo_later(700));
 	ftfb_memo_maps_free(v, n);
 	exec_ns = ftfb_mono_ns();
 	put(700, MAPS_AGAIN, 2);
-	assert_int_equal(ftfb_maps_memo_get(700, &v, &n, &later), 0);
+	assert_int_equal(ftfb_maps_memo_get(700, &v, &n), 0);
 	assert_int_equal(n, 3);
 	assert_int_equal(v[0].start, 0x55d0c0001000);
-	assert_true(later);
+	assert_true(ftfb_maps_memo_later(700));
 	ftfb_memo_maps_free(v, n);
 	ftfb_maps_memo_bound(700, exec_ns);
-	assert_int_equal(ftfb_maps_memo_get(700, &v, &n, &later), 0);
+	assert_int_equal(ftfb_maps_memo_get(700, &v, &n), 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(v[0].start, 0x56aa00001000);
-	assert_false(later);
+	assert_false(ftfb_maps_memo_later(700));
 	ftfb_memo_maps_free(v, n);
 	/* a fourth image replaces the third, the first stays */
 	put(700, MAPS_OTHER, 1);
 	put(700, MAPS, 6);
 	put(700, MAPS_AGAIN + 1, 1);
-	assert_int_equal(ftfb_maps_memo_get(700, &v, &n, &later), 0);
+	assert_int_equal(ftfb_maps_memo_get(700, &v, &n), 0);
 	assert_int_equal(v[0].start, 0x56aa00001000);
-	assert_true(later);
+	assert_true(ftfb_maps_memo_later(700));
 	ftfb_memo_maps_free(v, n);
 }
 
@@ -200,7 +199,6 @@ static void a_later_image_waits_for_its_exec(void **state)
 static void a_forks_child_exec_read_comes_after(void **state)
 {
 	struct ftfb_memo_map *v;
-	bool later = false;
 	uint64_t fork_ns, exec_ns;
 	size_t n;
 
@@ -212,20 +210,21 @@ static void a_forks_child_exec_read_comes_after(void **state)
 	exec_ns = ftfb_mono_ns();
 	put(801, MAPS_OTHER, 1);
 	ftfb_maps_memo_fork(800, 801, fork_ns);
-	assert_int_equal(ftfb_maps_memo_get(801, &v, &n, &later), 0);
+	assert_int_equal(ftfb_maps_memo_get(801, &v, &n), 0);
 	assert_int_equal(n, 3);
 	assert_string_equal(v[0].path, "/usr/bin/prog");
-	assert_true(later);
+	assert_true(ftfb_maps_memo_later(801));
 	ftfb_memo_maps_free(v, n);
 	ftfb_maps_memo_bound(801, exec_ns);
-	assert_int_equal(ftfb_maps_memo_get(801, &v, &n, &later), 0);
+	assert_int_equal(ftfb_maps_memo_get(801, &v, &n), 0);
 	assert_string_equal(v[0].path, "/usr/bin/other");
-	assert_false(later);
+	assert_false(ftfb_maps_memo_later(801));
 	ftfb_memo_maps_free(v, n);
 	/* a pid come back, forked from a parent with no read: nothing of
 	 * the process before */
 	ftfb_maps_memo_fork(999, 801, ftfb_mono_ns());
-	assert_int_equal(ftfb_maps_memo_get(801, &v, &n, &later), -ENOENT);
+	assert_int_equal(ftfb_maps_memo_get(801, &v, &n), -ENOENT);
+	assert_false(ftfb_maps_memo_later(801));
 }
 
 /* make's child exec'd sh, which exec'd gcc, all before the translator
@@ -234,7 +233,6 @@ static void two_execs_before_the_fork_is_translated(void **state)
 {
 	struct ftfb_memo_map *v;
 	uint64_t fork_ns, exec1_ns, exec2_ns;
-	bool later = false;
 	size_t n;
 
 	(void)state;
@@ -246,19 +244,19 @@ static void two_execs_before_the_fork_is_translated(void **state)
 	exec2_ns = ftfb_mono_ns();
 	put(901, MAPS_AGAIN, 2);
 	ftfb_maps_memo_fork(900, 901, fork_ns);
-	assert_int_equal(ftfb_maps_memo_get(901, &v, &n, &later), 0);
+	assert_int_equal(ftfb_maps_memo_get(901, &v, &n), 0);
 	assert_string_equal(v[0].path, "/usr/bin/prog");
-	assert_true(later);
+	assert_true(ftfb_maps_memo_later(901));
 	ftfb_memo_maps_free(v, n);
 	ftfb_maps_memo_bound(901, exec1_ns);
-	assert_int_equal(ftfb_maps_memo_get(901, &v, &n, &later), 0);
+	assert_int_equal(ftfb_maps_memo_get(901, &v, &n), 0);
 	assert_string_equal(v[0].path, "/usr/bin/other");
-	assert_true(later);
+	assert_true(ftfb_maps_memo_later(901));
 	ftfb_memo_maps_free(v, n);
 	ftfb_maps_memo_bound(901, exec2_ns);
-	assert_int_equal(ftfb_maps_memo_get(901, &v, &n, &later), 0);
+	assert_int_equal(ftfb_maps_memo_get(901, &v, &n), 0);
 	assert_int_equal(v[0].start, 0x56aa00001000);
-	assert_false(later);
+	assert_false(ftfb_maps_memo_later(901));
 	ftfb_memo_maps_free(v, n);
 }
 
@@ -272,12 +270,11 @@ static void keeps_the_newest_processes(void **state)
 	ftfb_maps_memo_clear();
 	for (uint32_t t = 1; t <= FTFB_MAPS_MEMO_PROCS + 1; t++)
 		put(1000 + t, MAPS + 1, 1);
-	assert_int_equal(ftfb_maps_memo_get(1001, &v, &n, NULL), -ENOENT);
-	assert_int_equal(ftfb_maps_memo_get(1002, &v, &n, NULL), 0);
+	assert_int_equal(ftfb_maps_memo_get(1001, &v, &n), -ENOENT);
+	assert_int_equal(ftfb_maps_memo_get(1002, &v, &n), 0);
 	ftfb_memo_maps_free(v, n);
 	assert_int_equal(
-		ftfb_maps_memo_get(1001 + FTFB_MAPS_MEMO_PROCS, &v, &n, NULL),
-		0);
+		ftfb_maps_memo_get(1001 + FTFB_MAPS_MEMO_PROCS, &v, &n), 0);
 	ftfb_memo_maps_free(v, n);
 	ftfb_maps_memo_clear();
 }
@@ -295,14 +292,14 @@ static void a_forking_parent_stays(void **state)
 	put(500, MAPS + 1, 1);
 	for (uint32_t t = 1; t <= FTFB_MAPS_MEMO_PROCS + 10; t++)
 		ftfb_maps_memo_fork(500, 2000 + t, ftfb_mono_ns());
-	assert_int_equal(ftfb_maps_memo_get(500, &v, &n, NULL), 0);
+	assert_int_equal(ftfb_maps_memo_get(500, &v, &n), 0);
 	ftfb_memo_maps_free(v, n);
-	assert_int_equal(ftfb_maps_memo_get(2000 + FTFB_MAPS_MEMO_PROCS + 10,
-					    &v, &n, NULL),
-			 0);
+	assert_int_equal(
+		ftfb_maps_memo_get(2000 + FTFB_MAPS_MEMO_PROCS + 10, &v, &n),
+		0);
 	assert_int_equal(n, 1);
 	ftfb_memo_maps_free(v, n);
-	assert_int_equal(ftfb_maps_memo_get(2001, &v, &n, NULL), -ENOENT);
+	assert_int_equal(ftfb_maps_memo_get(2001, &v, &n), -ENOENT);
 	ftfb_maps_memo_clear();
 }
 
@@ -327,7 +324,7 @@ static void keeps_a_bounded_size_of_paths(void **state)
 		lp[i] = lines[i];
 	}
 	put(400, lp, 64);
-	assert_int_equal(ftfb_maps_memo_get(400, &v, &n, NULL), 0);
+	assert_int_equal(ftfb_maps_memo_get(400, &v, &n), 0);
 	/* (each path 2,000 bytes and its NUL) */
 	assert_int_equal(n, FTFB_MAPS_MEMO_PATH_BYTES / 2001);
 	ftfb_memo_maps_free(v, n);

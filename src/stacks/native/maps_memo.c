@@ -96,12 +96,12 @@ void ftfb_memo_read_line(struct ftfb_memo_read *r, char *line)
 	}
 }
 
-/* Drops e's reads from i on; under the lock. */
-static void drop_reads(struct entry *e, size_t i)
+/* Drops e's reads; under the lock. */
+static void drop_reads(struct entry *e)
 {
-	for (size_t j = i; j < e->nreads; j++)
-		ftfb_memo_maps_free(e->reads[j].v, e->reads[j].n);
-	e->nreads = i < e->nreads ? i : e->nreads;
+	for (size_t i = 0; i < e->nreads; i++)
+		ftfb_memo_maps_free(e->reads[i].v, e->reads[i].n);
+	e->nreads = 0;
 }
 
 /* tgid's entry, or the oldest one emptied for it; under the lock. */
@@ -116,7 +116,7 @@ static struct entry *entry_of(uint32_t tgid)
 				  : (old->used && memo[i].seq < old->seq))
 			old = &memo[i];
 	}
-	drop_reads(old, 0);
+	drop_reads(old);
 	memset(old, 0, sizeof(*old));
 	old->used = true;
 	old->tgid = tgid;
@@ -245,8 +245,7 @@ static struct entry *find_locked(uint32_t tgid)
 	return NULL;
 }
 
-int ftfb_maps_memo_get(uint32_t tgid, struct ftfb_memo_map **v, size_t *n,
-		       bool *later)
+int ftfb_maps_memo_get(uint32_t tgid, struct ftfb_memo_map **v, size_t *n)
 {
 	struct entry *e;
 	int err = -ENOENT;
@@ -255,8 +254,6 @@ int ftfb_maps_memo_get(uint32_t tgid, struct ftfb_memo_map **v, size_t *n,
 	if ((e = find_locked(tgid)) && e->nreads &&
 	    (*v = copy_maps(e->reads[0].v, e->reads[0].n))) {
 		*n = e->reads[0].n;
-		if (later)
-			*later = e->nreads > 1;
 		/* (used: a long-lived parent forking thousands of children
 		 * must not be the oldest and go first) */
 		e->seq = ++next_seq;
@@ -264,6 +261,17 @@ int ftfb_maps_memo_get(uint32_t tgid, struct ftfb_memo_map **v, size_t *n,
 	}
 	pthread_mutex_unlock(&lock);
 	return err;
+}
+
+bool ftfb_maps_memo_later(uint32_t tgid)
+{
+	struct entry *e;
+	bool later;
+
+	pthread_mutex_lock(&lock);
+	later = (e = find_locked(tgid)) && e->nreads > 1;
+	pthread_mutex_unlock(&lock);
+	return later;
 }
 
 /* A copy of parent's read of its image at at_ns (the latest read begun
@@ -319,7 +327,7 @@ void ftfb_maps_memo_clear(void)
 {
 	pthread_mutex_lock(&lock);
 	for (size_t i = 0; i < FTFB_MAPS_MEMO_PROCS; i++)
-		drop_reads(&memo[i], 0);
+		drop_reads(&memo[i]);
 	memset(memo, 0, sizeof(memo));
 	pthread_mutex_unlock(&lock);
 }

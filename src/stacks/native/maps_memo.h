@@ -78,10 +78,11 @@ void ftfb_maps_memo_bound(uint32_t tgid, uint64_t at_ns);
 void ftfb_maps_memo_fork(uint32_t parent, uint32_t child, uint64_t at_ns);
 
 /* A copy of tgid's mappings (*v, *n; free with ftfb_memo_maps_free),
- * of the image after its last bound (see above), and in *later (if not
- * NULL) whether a read of a later image is kept too: 0, or -ENOENT. */
-int ftfb_maps_memo_get(uint32_t tgid, struct ftfb_memo_map **v, size_t *n,
-		       bool *later);
+ * of the image after its last bound (see above): 0, or -ENOENT. */
+int ftfb_maps_memo_get(uint32_t tgid, struct ftfb_memo_map **v, size_t *n);
+/* Whether a read of a later image of tgid than the one
+ * ftfb_maps_memo_get gives is kept too (tgid exec'd since). */
+bool ftfb_maps_memo_later(uint32_t tgid);
 void ftfb_memo_maps_free(struct ftfb_memo_map *v, size_t n);
 
 /* Empties the memo (tests; a session's end). */

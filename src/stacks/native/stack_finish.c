@@ -305,10 +305,11 @@ int ftfb_sf_event(struct ftfb_sf *f, const void *data, size_t size,
 	}
 	if (hdr.kind == FTFB_EV_EXIT && size >= sizeof(x)) {
 		memcpy(&x, data, sizeof(x));
-		f->ended_image = x.image;
-		if (x.group_dead)
+		if (x.group_dead) {
+			f->ended_image = x.image;
 			return settle(f, hdr.tgid, now_ns, true, ended_entry,
 				      true);
+		}
 	}
 	return 0;
 }

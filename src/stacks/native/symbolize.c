@@ -200,15 +200,11 @@ static void kernel_frame(struct ftfb_symbolizer *sy, uint64_t ip,
 static int maps_of_memo(struct process *p, bool only_if_later)
 {
 	struct ftfb_memo_map *v;
-	bool later = false;
 	size_t n;
 
-	if (ftfb_maps_memo_get(p->tgid, &v, &n, &later))
+	if ((only_if_later && !ftfb_maps_memo_later(p->tgid)) ||
+	    ftfb_maps_memo_get(p->tgid, &v, &n))
 		return -ENOENT;
-	if (only_if_later && !later) {
-		ftfb_memo_maps_free(v, n);
-		return -ENOENT;
-	}
 	free_maps(p);
 	if (!(p->maps = calloc(n ? n : 1, sizeof(*p->maps)))) {
 		ftfb_memo_maps_free(v, n);
