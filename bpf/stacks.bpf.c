@@ -127,6 +127,7 @@ static __always_inline void mark_sent(const struct ftfb_stack *ev)
 
 #include "pystack.bpf.h"
 #include "stackcopy.bpf.h"
+#include "kstack_cache.bpf.h"
 
 /* Fills s with current's stacks: hashes always, ips of the stacks not
  * sent yet (user ones first, then kernel ones, then Python ones). ur:
@@ -137,13 +138,18 @@ static __always_inline void mark_sent(const struct ftfb_stack *ev)
  * kernel's callchain of user code is empty, and asking costs a
  * microsecond on a busy machine: bench/HISTORY.md); the test comes after
  * the user walk, which the verifier would otherwise check once for each
- * outcome. */
+ * outcome. kc: ctx is sched_switch's, current blocking: its kernel
+ * stack may be one seen before (kstack_cache.bpf.h). */
 static __always_inline void take_stacks(void *ctx, struct stack_buf *s,
 					__u32 tgid, __u64 kskip,
-					const struct ftfb_uw_regs *ur, bool pe)
+					const struct ftfb_uw_regs *ur, bool pe,
+					struct task_struct *kc)
 {
 	long ub = 0, kb;
-	__u32 nu = 0, nk = 0, off;
+	__u32 nu = 0, nk = 0, off, kn = 0;
+	struct kc_key kk;
+	__u64 ktop = 0;
+	bool keyed;
 
 	if (ur)
 		ub = ftfb_uw_user_stack(ur, tgid, s->ips, &s->ev.uhash);
@@ -156,17 +162,30 @@ static __always_inline void take_stacks(void *ctx, struct stack_buf *s,
 	/* the kernel ips go after the user ones only if those are sent */
 	off = nu && !was_sent(s->ev.uhash) ? nu : 0;
 	s->ev.nu = off;
-	kb = pe && ftfb_uw_perf_in_user(ctx)
-		     ? 0
-		     : bpf_get_stack(ctx, &s->ips[off & DEPTH], STACK_BYTES,
-				     kskip & BPF_F_SKIP_FIELD_MASK);
+	keyed = kc && kc_key_of(kc, &kk, &ktop);
+	if (keyed)
+		kn = kc_get(&kk, ktop, &s->ips[off & DEPTH]);
+	if (kn) {
+		s->ev.nk = kn;
+	} else {
+		kb = pe && ftfb_uw_perf_in_user(ctx)
+			     ? 0
+			     : bpf_get_stack(ctx, &s->ips[off & DEPTH],
+					     STACK_BYTES,
+					     kskip & BPF_F_SKIP_FIELD_MASK);
+		s->ev.nk = kb > 0 ? (__u32)kb / 8 : 0;
+	}
 	/* (through the map: a count the verifier does not know, the same
 	 * whether the kernel was asked or not, so that it walks what
 	 * follows once, not once for each) */
-	s->ev.nk = kb > 0 ? (__u32)kb / 8 : 0;
 	nk = *(volatile __u16 *)&s->ev.nk;
 	if (nk > DEPTH)
 		nk = DEPTH;
+	if (keyed && !kn)
+		kc_put(&kk, ktop, &s->ips[off & DEPTH], nk);
+	if (keyed)
+		uw_count(kn ? FTFB_UW_STAT_KSTACK_FOUND
+			    : FTFB_UW_STAT_KSTACK_UNWOUND);
 	s->ev.khash = nk ? hash_ips(&s->ips[off & DEPTH], nk, 0) : 0;
 	s->ev.nk = nk && !was_sent(s->ev.khash) ? nk : 0;
 	/* Python frames (a CPython thread): after the ips to send */
@@ -224,7 +243,7 @@ int ftfb_cpu_sample(struct bpf_perf_event_data *ctx)
 	s->ev.hdr.tgid = tgid;
 	s->ev.weight = 1;
 	take_stacks(ctx, s, tgid, 0, ftfb_uw_perf_regs(ctx, &ur) ? &ur : NULL,
-		    true);
+		    true, NULL);
 	/* a walk that stopped "not loaded yet": with a copy of the stack */
 	if (ftfb_sc_send(s, ftfb_ring_of(FTFB_EV_STACK_COPY, cpu))) {
 		/* (its stacks are not marked sent: it reaches the sink
@@ -292,7 +311,7 @@ int BPF_PROG(ftfb_waker_stack, struct task_struct *p)
 	take_stacks(ctx, s, id >> 32, TP_FRAMES,
 		    ftfb_uw_task_regs(bpf_get_current_task_btf(), &ur) ? &ur
 								       : NULL,
-		    false);
+		    false, NULL);
 	send(s, FTFB_EV_STACK_WAKER, cpu);
 	return 0;
 }
@@ -326,7 +345,7 @@ int BPF_PROG(ftfb_offcpu_switch, bool preempt, struct task_struct *prev,
 	s->ev.hdr.tid = tid;
 	s->ev.hdr.tgid = tgid;
 	take_stacks(ctx, s, tgid, TP_FRAMES,
-		    ftfb_uw_task_regs(prev, &ur) ? &ur : NULL, false);
+		    ftfb_uw_task_regs(prev, &ur) ? &ur : NULL, false, prev);
 	n = bpf_task_storage_get(&off_notes, prev, NULL,
 				 BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!n) {

@@ -41,8 +41,8 @@ enum {
 				  * static program's code without CFI, from
 				  * the prologue: src/.../prologue_rows.h) */
 	FTFB_UW_CFA_LAST = FTFB_UW_CFA_RSP_RET, /* the highest: a new type
-						  * moves it (the table cache
-						  * refuses types above) */
+						 * moves it (the table cache
+						 * refuses types above) */
 };
 
 /* ftfb_uw_row.rbp_type */
@@ -140,7 +140,11 @@ enum {
 /* counters after the reasons in uw_stats */
 #define FTFB_UW_STAT_STACKS FTFB_UW_NREASONS /* user stacks walked */
 #define FTFB_UW_STAT_FRAMES (FTFB_UW_NREASONS + 1)
-#define FTFB_UW_NSTATS (FTFB_UW_NREASONS + 2)
+/* kernel stacks of threads blocking: found again from a chain seen
+ * before (bpf/kstack_cache.bpf.h), or unwound by the kernel */
+#define FTFB_UW_STAT_KSTACK_FOUND (FTFB_UW_NREASONS + 2)
+#define FTFB_UW_STAT_KSTACK_UNWOUND (FTFB_UW_NREASONS + 3)
+#define FTFB_UW_NSTATS (FTFB_UW_NREASONS + 4)
 
 /* A stop frame: in the kernel's half of the address space, so never a
  * user address. */

@@ -560,6 +560,10 @@ void ftfb_uw_get_stats(struct ftfb_uw_loader *u, struct ftfb_uw_stats *st)
 			st->ended[k] = sum;
 		else if (k == FTFB_UW_STAT_STACKS)
 			st->stacks = sum;
+		else if (k == FTFB_UW_STAT_KSTACK_FOUND)
+			st->kstacks_found = sum;
+		else if (k == FTFB_UW_STAT_KSTACK_UNWOUND)
+			st->kstacks_unwound = sum;
 	}
 	free(v);
 }

@@ -90,8 +90,11 @@ void ftfb_uw_stop(struct ftfb_uw_loader *u);
 void ftfb_uw_service(struct ftfb_uw_loader *u);
 
 struct ftfb_uw_stats {
-	uint64_t ended[FTFB_UW_NREASONS];  /* user stacks, by how they ended */
-	uint64_t stacks;		   /* user stacks walked */
+	uint64_t ended[FTFB_UW_NREASONS]; /* user stacks, by how they ended */
+	uint64_t stacks;		  /* user stacks walked */
+	/* kernel stacks of threads blocking: found again from a chain
+	 * seen before, unwound by the kernel (bpf/kstack_cache.bpf.h) */
+	uint64_t kstacks_found, kstacks_unwound;
 	uint64_t binaries, rows, max_rows; /* tables built, rows used */
 	uint64_t no_cfi_files;		   /* mapped files without usable CFI */
 	uint64_t table_space_full;	   /* binaries left without: no room */

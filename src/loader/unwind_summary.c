@@ -23,7 +23,16 @@ void ftfb_uw_print_summary(const struct ftfb_uw_stats *st, FILE *f)
 		"CFI over budget",
 	};
 	bool first = true;
+	uint64_t ks = st->kstacks_found + st->kstacks_unwound;
 
+	if (ks)
+		fprintf(f,
+			"  kernel stacks of threads blocking: %llu found again "
+			"from a chain seen before (%.1f%%), %llu unwound by "
+			"the kernel\n",
+			(unsigned long long)st->kstacks_found,
+			100.0 * (double)st->kstacks_found / (double)ks,
+			(unsigned long long)st->kstacks_unwound);
 	if (!st->stacks)
 		return;
 	fprintf(f,
