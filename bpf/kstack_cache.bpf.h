@@ -65,6 +65,9 @@ struct kc_buf {
 	struct kc_chain c;
 	__u32 nw; /* the words read: w[nw - k] is the kth below pt_regs */
 	__u32 j;  /* the scan: the next ip to find, + 1 */
+	/* the switch's key and pt_regs (here: the BPF stack is full) */
+	struct kc_key k;
+	__u64 top;
 };
 
 struct {
@@ -74,15 +77,17 @@ struct {
 	__type(value, struct kc_buf);
 } kc_bufs SEC(".maps");
 
-/* The key of current's switch: its pt_regs (the top of its kernel
- * stack, where the chain's slots are counted from) in *top. */
-static __always_inline bool kc_key_of(struct task_struct *t, struct kc_key *k,
-				      __u64 *top)
+/* The key of current's switch into b->k, its pt_regs (the top of its
+ * kernel stack, where the chain's slots are counted from) into b->top:
+ * false if there is none. */
+static __always_inline bool kc_key_of(struct task_struct *t)
 {
 	struct pt_regs *r = (struct pt_regs *)bpf_task_pt_regs(t);
+	__u32 zero = 0;
+	struct kc_buf *b = bpf_map_lookup_elem(&kc_bufs, &zero);
 	__u64 here = 0, dist;
 
-	if (!r)
+	if (!r || !b)
 		return false;
 	/* (pointer differences: a scalar to a program that may read
 	 * kernel memory, as this one does) */
@@ -90,10 +95,9 @@ static __always_inline bool kc_key_of(struct task_struct *t, struct kc_key *k,
 	asm volatile("" : "+r"(dist));
 	if (dist >= KC_WORDS * 8 * 4)
 		return false;
-	k->depth = (__u32)dist;
-	k->nr = (__s32)BPF_CORE_READ(r, orig_ax);
-	*top = (__u64)r;
-	asm volatile("" : "+r"(*top));
+	b->k.depth = (__u32)dist;
+	b->k.nr = (__s32)BPF_CORE_READ(r, orig_ax);
+	b->top = (__u64)r;
 	return true;
 }
 
@@ -116,20 +120,22 @@ static __always_inline bool kc_holds(const struct kc_buf *b, __u32 slot,
 	       b->w[(nw - slot) & KC_WMASK] == ip;
 }
 
-/* The chain cached for current's switch (key k, pt_regs at top) if the
- * stack holds it: its ips copied to ips (room for KC_MAX), their number
+/* The chain cached for current's switch (kc_key_of's) if the stack
+ * holds it: its ips copied to ips (room for KC_MAX), their number
  * returned (0: none, or not there). */
-static __always_inline __u32 kc_get(const struct kc_key *k, __u64 top,
-				    __u64 *ips)
+static __always_inline __u32 kc_get(__u64 *ips)
 {
 	__u32 zero = 0, n;
 	struct kc_buf *b = bpf_map_lookup_elem(&kc_bufs, &zero);
-	const struct kc_chain *c = bpf_map_lookup_elem(&kstack_chains, k);
+	const struct kc_chain *c;
 
-	if (!b || !c || bpf_probe_read_kernel(&b->c, sizeof(b->c), c))
+	if (!b)
+		return 0;
+	c = bpf_map_lookup_elem(&kstack_chains, &b->k);
+	if (!c || bpf_probe_read_kernel(&b->c, sizeof(b->c), c))
 		return 0;
 	n = b->c.n;
-	if (!n || n > KC_MAX || !kc_read_words(b, top, b->c.slot[0]))
+	if (!n || n > KC_MAX || !kc_read_words(b, b->top, b->c.slot[0]))
 		return 0;
 	for (__u32 i = 0; i < KC_MAX; i++) {
 		if (i >= n)
@@ -161,15 +167,14 @@ static long kc_scan_word(__u32 idx, void *ctx)
 }
 
 /* Caches the chain ips[0..n) the unwinder gave for current's switch
- * (key k, pt_regs at top): where each ip's slot is, found by scanning
- * the stack for them, outermost first; not cached if one is missing. */
-static __always_inline void kc_put(const struct kc_key *k, __u64 top,
-				   const __u64 *ips, __u32 n)
+ * (kc_key_of's): where each ip's slot is, found by scanning the stack
+ * for them, outermost first; not cached if one is missing. */
+static __always_inline void kc_put(const __u64 *ips, __u32 n)
 {
 	__u32 zero = 0;
 	struct kc_buf *b = bpf_map_lookup_elem(&kc_bufs, &zero);
 
-	if (!b || !n || n > KC_MAX || !kc_read_words(b, top, KC_WORDS))
+	if (!b || !n || n > KC_MAX || !kc_read_words(b, b->top, KC_WORDS))
 		return;
 	if (bpf_probe_read_kernel(b->c.ips, sizeof(b->c.ips), ips))
 		return;
@@ -178,7 +183,7 @@ static __always_inline void kc_put(const struct kc_key *k, __u64 top,
 	bpf_loop(KC_WORDS, kc_scan_word, NULL, 0);
 	if (b->j) /* (not all found: deeper than KC_WORDS, or not there) */
 		return;
-	bpf_map_update_elem(&kstack_chains, k, &b->c, BPF_ANY);
+	bpf_map_update_elem(&kstack_chains, &b->k, &b->c, BPF_ANY);
 }
 
 #endif

@@ -128,6 +128,7 @@ static __always_inline void mark_sent(const struct ftfb_stack *ev)
 #include "pystack.bpf.h"
 #include "stackcopy.bpf.h"
 #include "kstack_cache.bpf.h"
+#include "ustack_cache.bpf.h"
 
 /* Fills s with current's stacks: hashes always, ips of the stacks not
  * sent yet (user ones first, then kernel ones, then Python ones). ur:
@@ -138,8 +139,8 @@ static __always_inline void mark_sent(const struct ftfb_stack *ev)
  * kernel's callchain of user code is empty, and asking costs a
  * microsecond on a busy machine: bench/HISTORY.md); the test comes after
  * the user walk, which the verifier would otherwise check once for each
- * outcome. kc: ctx is sched_switch's, current blocking: its kernel
- * stack may be one seen before (kstack_cache.bpf.h). */
+ * outcome. kc: ctx is sched_switch's, current blocking: its stacks
+ * may be ones seen before (kstack_cache.bpf.h, ustack_cache.bpf.h). */
 static __always_inline void take_stacks(void *ctx, struct stack_buf *s,
 					__u32 tgid, __u64 kskip,
 					const struct ftfb_uw_regs *ur, bool pe,
@@ -147,12 +148,13 @@ static __always_inline void take_stacks(void *ctx, struct stack_buf *s,
 {
 	long ub = 0, kb;
 	__u32 nu = 0, nk = 0, off, kn = 0;
-	struct kc_key kk;
-	__u64 ktop = 0;
 	bool keyed;
 
-	if (ur)
-		ub = ftfb_uw_user_stack(ur, tgid, s->ips, &s->ev.uhash);
+	if (ur && kc)
+		ub = ftfb_uw_user_stack_blocking(kc, ur, tgid, s->ips,
+						 &s->ev.uhash);
+	else if (ur)
+		ub = ftfb_uw_user_stack(ur, tgid, s->ips, &s->ev.uhash, false);
 	if (ub > 0)
 		nu = (__u32)ub / 8;
 	if (nu > DEPTH)
@@ -162,9 +164,9 @@ static __always_inline void take_stacks(void *ctx, struct stack_buf *s,
 	/* the kernel ips go after the user ones only if those are sent */
 	off = nu && !was_sent(s->ev.uhash) ? nu : 0;
 	s->ev.nu = off;
-	keyed = kc && kc_key_of(kc, &kk, &ktop);
+	keyed = kc && kc_key_of(kc);
 	if (keyed)
-		kn = kc_get(&kk, ktop, &s->ips[off & DEPTH]);
+		kn = kc_get(&s->ips[off & DEPTH]);
 	if (kn) {
 		s->ev.nk = kn;
 	} else {
@@ -182,7 +184,7 @@ static __always_inline void take_stacks(void *ctx, struct stack_buf *s,
 	if (nk > DEPTH)
 		nk = DEPTH;
 	if (keyed && !kn)
-		kc_put(&kk, ktop, &s->ips[off & DEPTH], nk);
+		kc_put(&s->ips[off & DEPTH], nk);
 	if (keyed)
 		uw_count(kn ? FTFB_UW_STAT_KSTACK_FOUND
 			    : FTFB_UW_STAT_KSTACK_UNWOUND);

@@ -36,6 +36,8 @@
 #define UW_XOL_SLOT_BYTES 128	  /* the kernel's UPROBE_XOL_SLOT_BYTES (x86) */
 #define UW_WIN 1024 /* stack bytes copied at once (a power of 2) */
 #define UW_PAGE 4096ull
+#define UW_REC_WORDS 64	 /* stack words a cached chain's walk may read */
+#define UW_REC_SPAN 8192 /* bytes above its first sp they may lie in */
 
 /* all binaries' rows; max_entries set by the loader, which writes them
  * through an mmap */
@@ -105,6 +107,8 @@ struct uw_walk {
 	__u32 tgid, n;
 	__u32 reason; /* FTFB_UW_* once the walk ends */
 	bool bp_known;
+	bool bp_regs; /* bp is still the registers' (none read yet) */
+	bool bp_used; /* a step used the registers' bp */
 	__u64 hash;   /* of the frames so far (as stacks.bpf.c's hash_ips) */
 	__u64 ri;     /* the next uretprobe return instance (0: the newest) */
 	bool trapped; /* the first frame is at a uprobe's int3 (pc: + 1) */
@@ -159,6 +163,15 @@ struct uw_buf {
 	 * bytes from win_lo (0: none), never beyond win_lo's page */
 	__u64 win_lo, win_len;
 	__u8 win[UW_WIN + 16];
+	/* the stack words the walk read, for the cache of whole chains
+	 * (ustack_cache.bpf.h): rec_n of them, at rec_off bytes above the
+	 * walk's first sp (rec_sp), holding rec_val; rec_on: recording (0:
+	 * not asked, or the walk read what cannot be recorded) */
+	__u64 rec_sp;
+	__u32 rec_on, rec_n;
+	__u32 rec_span, _rec_pad; /* the bytes from rec_sp they lie in */
+	__u32 rec_off[UW_REC_WORDS];
+	__u64 rec_val[UW_REC_WORDS];
 };
 
 struct {
@@ -334,6 +347,43 @@ static __always_inline bool uw_read(__u64 *out, __u64 addr)
  * stack lie together. The page bound keeps a copy from failing where a
  * read of len bytes would not (the stack's last page, a guard page
  * beyond); len bytes across a page end are read alone. */
+/* Notes the len (8 or 16) bytes v read at addr among the walk's reads
+ * (uw_buf's rec_*), if it records them and they fit. */
+static __always_inline void uw_record(struct uw_buf *b, __u64 addr,
+				      const __u64 *v, __u32 len)
+{
+	__u64 off = addr - b->rec_sp;
+	__u32 i = b->rec_n;
+
+	if (!b->rec_on)
+		return;
+	if (addr < b->rec_sp || off > UW_REC_SPAN - 16 ||
+	    i + len / 8 > UW_REC_WORDS) {
+		b->rec_on = 0;
+		return;
+	}
+	b->rec_off[i & (UW_REC_WORDS - 1)] = (__u32)off;
+	b->rec_val[i & (UW_REC_WORDS - 1)] = v[0];
+	if (len == 16) {
+		b->rec_off[(i + 1) & (UW_REC_WORDS - 1)] = (__u32)off + 8;
+		b->rec_val[(i + 1) & (UW_REC_WORDS - 1)] = v[1];
+	}
+	b->rec_n = i + len / 8;
+	if (off + len > b->rec_span)
+		b->rec_span = (__u32)off + len;
+}
+
+/* The walk read what its chain's cache cannot check again (a signal
+ * frame's registers, the uprobe state): it is not cached. */
+static __always_inline void uw_record_off(void)
+{
+	__u32 zero = 0;
+	struct uw_buf *b = bpf_map_lookup_elem(&uw_bufs, &zero);
+
+	if (b)
+		b->rec_on = 0;
+}
+
 static __always_inline bool uw_stack_read(void *out, __u32 len, __u64 addr)
 {
 	__u32 zero = 0;
@@ -347,9 +397,12 @@ static __always_inline bool uw_stack_read(void *out, __u32 len, __u64 addr)
 		n = UW_PAGE - (addr & (UW_PAGE - 1));
 		if (n > UW_WIN)
 			n = UW_WIN;
-		if (n < len)
-			return !bpf_probe_read_user(out, len,
-						    (const void *)addr);
+		if (n < len) {
+			if (bpf_probe_read_user(out, len, (const void *)addr))
+				return false;
+			uw_record(b, addr, out, len);
+			return true;
+		}
 		b->win_lo = 0;
 		if (bpf_probe_read_user(b->win, n, (const void *)addr))
 			return false;
@@ -361,6 +414,7 @@ static __always_inline bool uw_stack_read(void *out, __u32 len, __u64 addr)
 	((__u64 *)out)[0] = *(const __u64 *)&b->win[off];
 	if (len == 16)
 		((__u64 *)out)[1] = *(const __u64 *)&b->win[off + 8];
+	uw_record(b, addr, out, len);
 	return true;
 }
 
@@ -382,6 +436,7 @@ static __always_inline __u32 uw_step_fp(struct uw_walk *w, __u32 fail)
 
 	if (!w->bp_known)
 		return fail;
+	w->bp_used |= w->bp_regs;
 	if (!w->bp)
 		return FTFB_UW_COMPLETE;
 	if (w->bp & 7 || w->bp >= 0x800000000000ull)
@@ -396,6 +451,7 @@ static __always_inline __u32 uw_step_fp(struct uw_walk *w, __u32 fail)
 		return fail;
 	w->sp = w->bp + 16;
 	w->bp = bp;
+	w->bp_regs = false;
 	w->pc = ra;
 	return ra ? UW_GO_ON : FTFB_UW_COMPLETE;
 }
@@ -425,6 +481,7 @@ static __always_inline __u32 uw_step_uprobes(struct uw_walk *w)
 	struct return_instance *ri;
 	__u64 slot;
 
+	uw_record_off();
 	if (!ut)
 		return FTFB_UW_BAD_FRAME;
 	slot = ut->xol_vaddr;
@@ -485,6 +542,7 @@ static __always_inline __u32 uw_step_signal(struct uw_walk *w)
 {
 	__u64 pc, sp, bp;
 
+	uw_record_off();
 	if (!uw_read(&pc, w->sp + UW_SIG_RIP) ||
 	    !uw_read(&sp, w->sp + UW_SIG_RSP) ||
 	    !uw_read(&bp, w->sp + UW_SIG_RBP))
@@ -495,6 +553,7 @@ static __always_inline __u32 uw_step_signal(struct uw_walk *w)
 	w->sp = sp;
 	w->bp = bp;
 	w->bp_known = true;
+	w->bp_regs = false;
 	return UW_GO_ON;
 }
 
@@ -532,10 +591,13 @@ static __always_inline bool uw_after_syscall(__u64 pc)
  * types whose leaf reading needs the walk's state (its frame count, rax,
  * the code before pc) here, the rest by uw_rule.h, the same reading as
  * the userspace walk over a copied stack. */
-static __always_inline __u64 uw_cfa(const struct uw_walk *w,
+static __always_inline __u64 uw_cfa(struct uw_walk *w,
 				    const struct ftfb_uw_row *r, __u32 *why)
 {
 	switch (FTFB_UW_CFA_TYPE(r)) {
+	case FTFB_UW_CFA_RBP:
+		w->bp_used |= w->bp_regs;
+		break;
 	case FTFB_UW_CFA_RSP_RET:
 		/* a leaf may be in the epilogue, but not one just past a
 		 * syscall instruction (0f 05): a thread blocked in the
@@ -590,6 +652,7 @@ static __always_inline __u32 uw_step_cfi(struct uw_buf *b,
 		ra = pair[1];
 		w->bp = pair[0];
 		w->bp_known = true;
+		w->bp_regs = false;
 	} else if (!uw_stack_read(&ra, 8, cfa - 8)) {
 		return FTFB_UW_UNREADABLE;
 	} else if (FTFB_UW_RBP_TYPE(r) == FTFB_UW_RBP_AT_CFA) {
@@ -597,8 +660,10 @@ static __always_inline __u32 uw_step_cfi(struct uw_buf *b,
 			return FTFB_UW_UNREADABLE;
 		w->bp = bp;
 		w->bp_known = true;
+		w->bp_regs = false;
 	} else if (FTFB_UW_RBP_TYPE(r) == FTFB_UW_RBP_LOST) {
 		w->bp_known = false;
+		w->bp_regs = false;
 	}
 	w->sp = cfa;
 	w->pc = ra;
@@ -697,10 +762,12 @@ static long uw_frame(__u32 idx, void *ctx)
  * outermost frame); returns its size in bytes, as bpf_get_stack does,
  * and its hash (seeded with tgid), never 0. The hash is made here, as
  * the frames are found: a loop over the result in the caller would be
- * verified once per possible size (350,000 instructions, not 12,000). */
+ * verified once per possible size (350,000 instructions, not 12,000).
+ * record: note the stack words read (uw_buf's rec_*), for the cache of
+ * whole chains (ustack_cache.bpf.h). */
 static __always_inline long ftfb_uw_user_stack(const struct ftfb_uw_regs *r,
 					       __u32 tgid, __u64 *out,
-					       __u64 *hash)
+					       __u64 *hash, bool record)
 {
 	__u32 zero = 0, reason;
 	__u64 n;
@@ -714,6 +781,8 @@ static __always_inline long ftfb_uw_user_stack(const struct ftfb_uw_regs *r,
 	b->w.bp = r->bp;
 	b->w.ax = r->ax;
 	b->w.bp_known = true;
+	b->w.bp_regs = true;
+	b->w.bp_used = false;
 	b->w.tgid = tgid;
 	b->w.n = 0;
 	b->w.ri = 0;
@@ -721,6 +790,10 @@ static __always_inline long ftfb_uw_user_stack(const struct ftfb_uw_regs *r,
 	b->w.reason = FTFB_UW_DEPTH;
 	b->w.hash = 0xcbf29ce484222325ull ^ tgid;
 	b->win_lo = 0;
+	b->rec_sp = r->sp;
+	b->rec_n = 0;
+	b->rec_span = 0;
+	b->rec_on = record && !b->w.trapped;
 	c.p = bpf_map_lookup_elem(&uw_procs, &tgid);
 	bpf_loop(UW_DEPTH, uw_frame, &c, 0);
 	n = b->w.n;

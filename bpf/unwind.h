@@ -144,7 +144,10 @@ enum {
  * before (bpf/kstack_cache.bpf.h), or unwound by the kernel */
 #define FTFB_UW_STAT_KSTACK_FOUND (FTFB_UW_NREASONS + 2)
 #define FTFB_UW_STAT_KSTACK_UNWOUND (FTFB_UW_NREASONS + 3)
-#define FTFB_UW_NSTATS (FTFB_UW_NREASONS + 4)
+/* and their user stacks: found again (bpf/ustack_cache.bpf.h), walked */
+#define FTFB_UW_STAT_USTACK_FOUND (FTFB_UW_NREASONS + 4)
+#define FTFB_UW_STAT_USTACK_WALKED (FTFB_UW_NREASONS + 5)
+#define FTFB_UW_NSTATS (FTFB_UW_NREASONS + 6)
 
 /* A stop frame: in the kernel's half of the address space, so never a
  * user address. */

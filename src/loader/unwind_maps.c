@@ -564,6 +564,10 @@ void ftfb_uw_get_stats(struct ftfb_uw_loader *u, struct ftfb_uw_stats *st)
 			st->kstacks_found = sum;
 		else if (k == FTFB_UW_STAT_KSTACK_UNWOUND)
 			st->kstacks_unwound = sum;
+		else if (k == FTFB_UW_STAT_USTACK_FOUND)
+			st->ustacks_found = sum;
+		else if (k == FTFB_UW_STAT_USTACK_WALKED)
+			st->ustacks_walked = sum;
 	}
 	free(v);
 }

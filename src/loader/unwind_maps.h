@@ -95,6 +95,8 @@ struct ftfb_uw_stats {
 	/* kernel stacks of threads blocking: found again from a chain
 	 * seen before, unwound by the kernel (bpf/kstack_cache.bpf.h) */
 	uint64_t kstacks_found, kstacks_unwound;
+	/* and their user stacks (bpf/ustack_cache.bpf.h) */
+	uint64_t ustacks_found, ustacks_walked;
 	uint64_t binaries, rows, max_rows; /* tables built, rows used */
 	uint64_t no_cfi_files;		   /* mapped files without usable CFI */
 	uint64_t table_space_full;	   /* binaries left without: no room */

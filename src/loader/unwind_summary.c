@@ -24,15 +24,21 @@ void ftfb_uw_print_summary(const struct ftfb_uw_stats *st, FILE *f)
 	};
 	bool first = true;
 	uint64_t ks = st->kstacks_found + st->kstacks_unwound;
+	uint64_t us = st->ustacks_found + st->ustacks_walked;
 
-	if (ks)
+	if (ks || us)
 		fprintf(f,
-			"  kernel stacks of threads blocking: %llu found again "
-			"from a chain seen before (%.1f%%), %llu unwound by "
-			"the kernel\n",
+			"  stacks of threads blocking found again from chains "
+			"seen before (checked against the stack): kernel %llu "
+			"of %llu (%.1f%%), user %llu of %llu (%.1f%%)\n",
 			(unsigned long long)st->kstacks_found,
-			100.0 * (double)st->kstacks_found / (double)ks,
-			(unsigned long long)st->kstacks_unwound);
+			(unsigned long long)ks,
+			ks ? 100.0 * (double)st->kstacks_found / (double)ks
+			   : 0.0,
+			(unsigned long long)st->ustacks_found,
+			(unsigned long long)us,
+			us ? 100.0 * (double)st->ustacks_found / (double)us
+			   : 0.0);
 	if (!st->stacks)
 		return;
 	fprintf(f,
