@@ -22,7 +22,8 @@ with `bpftool prog show`: run_time_ns / run_cnt for each. Then from the
 tracer's summary: on-CPU samples and off-CPU stacks taken, whence
 "ns per on-CPU sample" (ftfb_cpu_sample's time / its runs) and "ns per
 off-CPU stack" (ftfb_offcpu_switch's whole time, with the switches that
-take no stack, / the stacks taken: an upper bound).
+take no stack, / the stacks taken: an upper bound), and the shares of the
+stacks at blocks found again from chains seen before (the summary's).
 
 Part 2, `perf bench sched pipe -l PIPE` (two processes blocking on a pipe
 in turn: a context switch and an off-CPU stack each time) untraced and
@@ -110,6 +111,13 @@ def summary_counts(err):
     return (int(m[1]), int(m[2])) if m else (0, 0)
 
 
+def found_again(err):
+    """The summary's shares of the stacks at blocks found again from
+    chains seen before (kernel, user), "" from a tracer without them."""
+    m = re.search(r"found again .*: kernel \d+ of \d+ \(([\d.]+)%\), user \d+ of \d+ \(([\d.]+)%\)", err)
+    return f", found again: kernel {m[1]}%, user {m[2]}%" if m else ""
+
+
 def wait_started(p, tool):
     """Reads p's stderr up to the line that says it traces."""
     seen = []
@@ -139,7 +147,7 @@ def trace_run(tool, args, secs, out):
         time.sleep(0.2)
     err = p.stderr.read()
     on, off = summary_counts(err)
-    return {"progs": stats, "on": on, "off": off, "load": os.getloadavg()[0]}
+    return {"progs": stats, "on": on, "off": off, "load": os.getloadavg()[0], "again": found_again(err)}
 
 
 def per_run(stats, name):
@@ -154,7 +162,8 @@ def show_trace(label, k, r):
     r["ns_on"], r["ns_off"] = on, off
     r["ns_switch"] = per_run(st, "ftfb_offcpu_switch")
     print(f"  {label:<10} {k:<9} load {r['load']:5.1f}: {r['on']} samples {on:8.0f} ns/sample, "
-          f"{r['off']} off-CPU stacks {off:8.0f} ns/stack, {r['ns_switch']:6.0f} ns/switch", flush=True)
+          f"{r['off']} off-CPU stacks {off:8.0f} ns/stack, {r['ns_switch']:6.0f} ns/switch{r['again']}",
+          flush=True)
 
 
 def pipe_run(tool, loops, scratch):
