@@ -13,7 +13,8 @@
  * a walk that ended whole, read at most UW_REC_WORDS words within
  * UW_REC_SPAN bytes of its sp and nothing else (no signal frame, no
  * uprobe state), is cached with those words, keyed by its registers,
- * process and image (exec starts another). Found again, the entry is
+ * process (its pid and start time) and image (exec starts another).
+ * Found again, the entry is
  * used only if the stack holds those words again, each checked: then the
  * walk would give these frames again.
  *
@@ -31,6 +32,7 @@
 
 struct uc_key {
 	__u32 tgid, image;
+	__u64 born; /* the process's start time: a pid used again is another */
 	__u64 pc, sp, ax;
 	__u32 way; /* 0 .. UC_WAYS - 1 */
 	__u32 _pad;
@@ -76,8 +78,9 @@ struct {
 static __always_inline bool uc_same_key(const struct uc_key *a,
 					const struct uc_key *b)
 {
-	return a->tgid == b->tgid && a->image == b->image && a->pc == b->pc &&
-	       a->sp == b->sp && a->ax == b->ax && a->way == b->way;
+	return a->tgid == b->tgid && a->image == b->image &&
+	       a->born == b->born && a->pc == b->pc && a->sp == b->sp &&
+	       a->ax == b->ax && a->way == b->way;
 }
 
 /* The chain of key k if the stack holds its words (and rbp is bp, if
@@ -173,6 +176,7 @@ ftfb_uw_user_stack_blocking(struct task_struct *t, const struct ftfb_uw_regs *r,
 	k = &b->k;
 	k->tgid = tgid;
 	k->image = FTFB_IMAGE_ID(t);
+	k->born = BPF_CORE_READ(t, group_leader, start_time);
 	k->pc = r->pc;
 	k->sp = r->sp;
 	k->ax = r->ax;
