@@ -14,9 +14,8 @@
  * UW_REC_SPAN bytes of its sp and nothing else (no signal frame, no
  * uprobe state), is cached with those words, keyed by its registers,
  * process (its pid and start time) and image (exec starts another).
- * Found again, the entry is
- * used only if the stack holds those words again, each checked: then the
- * walk would give these frames again.
+ * Found again, the entry is used only if the stack holds those words
+ * again, each checked: then the walk would give these frames again.
  *
  * Used at sched_switch only (a sample on CPU is rarely where the last
  * one was). Included by stacks.bpf.c after unwind.bpf.h.
