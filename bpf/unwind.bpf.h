@@ -26,6 +26,7 @@
 #define FTFB_UNWIND_BPF_H
 
 #include "unwind.h"
+#include "uw_index.h"
 #include "uw_rule.h"
 
 #define UW_DEPTH FTFB_STACK_MAX_DEPTH /* 127 */
@@ -37,8 +38,9 @@
 #define UW_WIN 1024 /* stack bytes copied at once (a power of 2) */
 #define UW_PAGE 4096ull
 
-/* all binaries' rows; max_entries set by the loader, which writes them
- * through an mmap */
+/* all binaries' rows, each table's followed by its page index
+ * (uw_index.h); max_entries set by the loader, which writes them through
+ * an mmap */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
@@ -277,13 +279,24 @@ static __always_inline bool uw_cache_get(const struct uw_cached_row *c,
 	       UW_GET(c->hi) == hi;
 }
 
+/* Entry k of table t's page index (uw_index.h), or ~0 if unreadable. */
+static __always_inline __u32 uw_idx_entry(const struct ftfb_uw_table *t,
+					  __u32 k)
+{
+	__u32 slot = FTFB_UW_IDX_SLOT(t, k);
+	const struct ftfb_uw_row *r = bpf_map_lookup_elem(&uw_rows, &slot);
+
+	return r ? ((const __u32 *)r)[FTFB_UW_IDX_HALF(k)] : ~0u;
+}
+
 /* Copies into out the row of table tid that covers address rel (the
  * last one whose pc is at or below rel); false if none: from the
- * cache, else by binary search, which then fills the cache. */
+ * cache, else by binary search (over the rows its page index gives, or
+ * the whole table without one), which then fills the cache. */
 static __always_inline bool uw_find_row(struct uw_buf *b, __u32 tid, __u64 rel,
 					struct ftfb_uw_row *out)
 {
-	__u32 first, end, found, key;
+	__u32 end, found, key, lo, hi, k;
 	const struct ftfb_uw_table *t;
 	const struct ftfb_uw_row *r, *next = NULL;
 	struct uw_cached_row *c;
@@ -296,13 +309,22 @@ static __always_inline bool uw_find_row(struct uw_buf *b, __u32 tid, __u64 rel,
 	t = bpf_map_lookup_elem(&uw_tables, &tid);
 	if (!t)
 		return false;
-	first = t->first;
-	end = t->first + t->n;
+	lo = t->first;
+	end = hi = t->first + t->n;
+	if (t->idx_pages) {
+		k = ftfb_uw_idx_page(t, rel);
+		ftfb_uw_idx_bounds(t, k, uw_idx_entry(t, k),
+				   k + 1 < t->idx_pages ? uw_idx_entry(t, k + 1)
+							: 0,
+				   &lo, &hi);
+	}
 	b->q.rel = rel;
-	b->q.lo = first;
-	b->q.hi = end;
+	b->q.lo = lo;
+	b->q.hi = hi;
 	bpf_loop(UW_ROW_STEPS, uw_search_step, NULL, 0);
-	if (b->q.lo <= first)
+	/* (none at or below rel from lo: none in the table, as lo is the
+	 * table's first row or one at or below its page's start) */
+	if (b->q.lo <= lo)
 		return false;
 	found = b->q.lo - 1;
 	r = bpf_map_lookup_elem(&uw_rows, &found);
