@@ -31,7 +31,7 @@
 
 #define UW_DEPTH FTFB_STACK_MAX_DEPTH /* 127 */
 #define UW_MASK 127	/* an index into ips[], as the verifier wants it */
-#define UW_ROW_STEPS 24 /* binary search steps: up to 16M rows a table */
+#define UW_ROW_STEPS 25 /* the index read, 24 halvings: 16M rows a table */
 #define UW_MAP_STEPS 9	/* and 256 mappings a process */
 #define UW_GO_ON FTFB_UW_NREASONS /* a step's result: not a reason to stop */
 #define UW_XOL_SLOT_BYTES 128	  /* the kernel's UPROBE_XOL_SLOT_BYTES (x86) */
@@ -116,6 +116,10 @@ struct uw_walk {
 struct uw_search {
 	__u64 rel;
 	__u32 lo, hi;
+	__u32 from; /* the first row searched: lo once narrowed */
+	/* the table: its page index (if any) narrows [lo, hi) at the first
+	 * step, which then sets tid1 0 (0: narrowed, or not to be) */
+	__u32 tid1;
 };
 
 /* The rows the searches found, per cpu: slot hash(table, address)
@@ -209,8 +213,46 @@ uw_find_map(const struct ftfb_uw_proc *p, __u64 pc)
 	return m->start <= pc && pc < m->end ? m : NULL;
 }
 
+/* Entry k of table t's page index (uw_index.h), or ~0 if unreadable. */
+static __always_inline __u32 uw_idx_entry(const struct ftfb_uw_table *t,
+					  __u32 k)
+{
+	__u32 slot = FTFB_UW_IDX_SLOT(t, k);
+	const struct ftfb_uw_row *r = bpf_map_lookup_elem(&uw_rows, &slot);
+
+	return r ? ((const __u32 *)r)[FTFB_UW_IDX_HALF(k)] : ~0u;
+}
+
+/* The rows of q's table to search for q->rel narrowed to those its page
+ * index gives (uw_index.h): the ~25 of a 512-byte page, not the whole
+ * table (whose halvings, each a cache and TLB miss, cost 31% of the
+ * walks beside a build). A global function, which the verifier checks
+ * once, called from the search's first step: inlined in uw_find_row,
+ * its branches multiplied the walker's states (668,945 instructions
+ * checked for ftfb_cpu_sample, 102,925 without an index; 112,184 so). */
+__noinline int uw_idx_narrow(struct uw_search *q)
+{
+	const struct ftfb_uw_table *t;
+	__u32 tid, k, at, next;
+
+	if (!q)
+		return 0;
+	tid = q->tid1 - 1;
+	q->tid1 = 0;
+	t = bpf_map_lookup_elem(&uw_tables, &tid);
+	if (!t || !t->idx_pages)
+		return 0;
+	k = ftfb_uw_idx_page(t, q->rel);
+	at = uw_idx_entry(t, k);
+	next = k + 1 < t->idx_pages ? uw_idx_entry(t, k + 1) : 0;
+	ftfb_uw_idx_bounds(t, k, at, next, &q->lo, &q->hi);
+	q->from = q->lo;
+	return 0;
+}
+
 /* A binary search, one step per bpf_loop call: the verifier checks the
- * step once (unrolled, each step's two outcomes would multiply). */
+ * step once (unrolled, each step's two outcomes would multiply); the
+ * first narrows the rows by the table's page index. */
 
 static long uw_search_step(__u32 idx, void *ctx)
 {
@@ -222,6 +264,10 @@ static long uw_search_step(__u32 idx, void *ctx)
 	if (!b)
 		return 1;
 	q = &b->q;
+	if (q->tid1) {
+		uw_idx_narrow(q);
+		return 0;
+	}
 	if (q->lo >= q->hi)
 		return 1;
 	mid = q->lo + (q->hi - q->lo) / 2;
@@ -279,16 +325,6 @@ static __always_inline bool uw_cache_get(const struct uw_cached_row *c,
 	       UW_GET(c->hi) == hi;
 }
 
-/* Entry k of table t's page index (uw_index.h), or ~0 if unreadable. */
-static __always_inline __u32 uw_idx_entry(const struct ftfb_uw_table *t,
-					  __u32 k)
-{
-	__u32 slot = FTFB_UW_IDX_SLOT(t, k);
-	const struct ftfb_uw_row *r = bpf_map_lookup_elem(&uw_rows, &slot);
-
-	return r ? ((const __u32 *)r)[FTFB_UW_IDX_HALF(k)] : ~0u;
-}
-
 /* Copies into out the row of table tid that covers address rel (the
  * last one whose pc is at or below rel); false if none: from the
  * cache, else by binary search (over the rows its page index gives, or
@@ -296,7 +332,7 @@ static __always_inline __u32 uw_idx_entry(const struct ftfb_uw_table *t,
 static __always_inline bool uw_find_row(struct uw_buf *b, __u32 tid, __u64 rel,
 					struct ftfb_uw_row *out)
 {
-	__u32 end, found, key, lo, hi, k;
+	__u32 end, found, key;
 	const struct ftfb_uw_table *t;
 	const struct ftfb_uw_row *r, *next = NULL;
 	struct uw_cached_row *c;
@@ -309,22 +345,15 @@ static __always_inline bool uw_find_row(struct uw_buf *b, __u32 tid, __u64 rel,
 	t = bpf_map_lookup_elem(&uw_tables, &tid);
 	if (!t)
 		return false;
-	lo = t->first;
-	end = hi = t->first + t->n;
-	if (t->idx_pages) {
-		k = ftfb_uw_idx_page(t, rel);
-		ftfb_uw_idx_bounds(t, k, uw_idx_entry(t, k),
-				   k + 1 < t->idx_pages ? uw_idx_entry(t, k + 1)
-							: 0,
-				   &lo, &hi);
-	}
+	end = t->first + t->n;
 	b->q.rel = rel;
-	b->q.lo = lo;
-	b->q.hi = hi;
+	b->q.lo = b->q.from = t->first;
+	b->q.hi = end;
+	b->q.tid1 = tid + 1;
 	bpf_loop(UW_ROW_STEPS, uw_search_step, NULL, 0);
-	/* (none at or below rel from lo: none in the table, as lo is the
-	 * table's first row or one at or below its page's start) */
-	if (b->q.lo <= lo)
+	/* (none at or below rel from `from`: none in the table, as it is
+	 * the table's first row or one at or below its page's start) */
+	if (b->q.lo <= b->q.from)
 		return false;
 	found = b->q.lo - 1;
 	r = bpf_map_lookup_elem(&uw_rows, &found);

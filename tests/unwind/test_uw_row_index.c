@@ -33,7 +33,8 @@ static uint32_t entry(const struct ftfb_uw_row *array,
 }
 
 /* The row of table t covering rel, as uw_find_row finds it (without its
- * cache): its index in the table, or -1; *width: the rows searched. */
+ * cache; the range as uw_idx_narrow gives it): its index in the table,
+ * or -1; *width: the rows searched. */
 static long find(const struct ftfb_uw_row *array, const struct ftfb_uw_table *t,
 		 uint64_t rel, uint32_t *width)
 {
