@@ -120,6 +120,10 @@ struct uw_search {
 	/* the table: its page index (if any) narrows [lo, hi) at the first
 	 * step, which then sets tid1 0 (0: narrowed, or not to be) */
 	__u32 tid1;
+	/* uw_idx_narrow's keys and values, here rather than on the BPF
+	 * stack: the off-CPU program's chain of calls (it, the frame and
+	 * search callbacks) has no room left in the 512 bytes */
+	__u32 key, k, at;
 };
 
 /* The rows the searches found, per cpu: slot hash(table, address)
@@ -213,16 +217,6 @@ uw_find_map(const struct ftfb_uw_proc *p, __u64 pc)
 	return m->start <= pc && pc < m->end ? m : NULL;
 }
 
-/* Entry k of table t's page index (uw_index.h), or ~0 if unreadable. */
-static __always_inline __u32 uw_idx_entry(const struct ftfb_uw_table *t,
-					  __u32 k)
-{
-	__u32 slot = FTFB_UW_IDX_SLOT(t, k);
-	const struct ftfb_uw_row *r = bpf_map_lookup_elem(&uw_rows, &slot);
-
-	return r ? ((const __u32 *)r)[FTFB_UW_IDX_HALF(k)] : ~0u;
-}
-
 /* The rows of q's table to search for q->rel narrowed to those its page
  * index gives (uw_index.h): the ~25 of a 512-byte page, not the whole
  * table (whose halvings, each a cache and TLB miss, cost 31% of the
@@ -233,19 +227,26 @@ static __always_inline __u32 uw_idx_entry(const struct ftfb_uw_table *t,
 __noinline int uw_idx_narrow(struct uw_search *q)
 {
 	const struct ftfb_uw_table *t;
-	__u32 tid, k, at, next;
+	const struct ftfb_uw_row *r;
 
-	if (!q)
+	if (!q || !q->tid1)
 		return 0;
-	tid = q->tid1 - 1;
+	q->key = q->tid1 - 1;
 	q->tid1 = 0;
-	t = bpf_map_lookup_elem(&uw_tables, &tid);
+	t = bpf_map_lookup_elem(&uw_tables, &q->key);
 	if (!t || !t->idx_pages)
 		return 0;
-	k = ftfb_uw_idx_page(t, q->rel);
-	at = uw_idx_entry(t, k);
-	next = k + 1 < t->idx_pages ? uw_idx_entry(t, k + 1) : 0;
-	ftfb_uw_idx_bounds(t, k, at, next, &q->lo, &q->hi);
+	q->k = ftfb_uw_idx_page(t, q->rel);
+	q->key = FTFB_UW_IDX_SLOT(t, q->k);
+	r = bpf_map_lookup_elem(&uw_rows, &q->key);
+	q->at = r ? ((const __u32 *)r)[FTFB_UW_IDX_HALF(q->k)] : ~0u;
+	/* entry k + 1 (past the index for the last page: not used) */
+	q->key = FTFB_UW_IDX_SLOT(t, q->k + 1);
+	r = bpf_map_lookup_elem(&uw_rows, &q->key);
+	ftfb_uw_idx_bounds(t, q->k, q->at,
+			   r ? ((const __u32 *)r)[FTFB_UW_IDX_HALF(q->k + 1)]
+			     : ~0u,
+			   &q->lo, &q->hi);
 	q->from = q->lo;
 	return 0;
 }
