@@ -31,7 +31,7 @@
 
 #define UW_DEPTH FTFB_STACK_MAX_DEPTH /* 127 */
 #define UW_MASK 127	/* an index into ips[], as the verifier wants it */
-#define UW_ROW_STEPS 25 /* the index read, 24 halvings: 16M rows a table */
+#define UW_ROW_STEPS 24 /* binary search steps: up to 16M rows a table */
 #define UW_MAP_STEPS 9	/* and 256 mappings a process */
 #define UW_GO_ON FTFB_UW_NREASONS /* a step's result: not a reason to stop */
 #define UW_XOL_SLOT_BYTES 128	  /* the kernel's UPROBE_XOL_SLOT_BYTES (x86) */
@@ -116,13 +116,9 @@ struct uw_walk {
 struct uw_search {
 	__u64 rel;
 	__u32 lo, hi;
-	__u32 from; /* the first row searched: lo once narrowed */
-	/* the table: its page index (if any) narrows [lo, hi) at the first
-	 * step, which then sets tid1 0 (0: narrowed, or not to be) */
-	__u32 tid1;
 	/* uw_idx_narrow's keys and values, here rather than on the BPF
-	 * stack: the off-CPU program's chain of calls (it, the frame and
-	 * search callbacks) has no room left in the 512 bytes */
+	 * stack: the off-CPU program's chain of calls (it and the frame
+	 * callback) has no room left in the 512 bytes */
 	__u32 key, k, at;
 };
 
@@ -217,22 +213,21 @@ uw_find_map(const struct ftfb_uw_proc *p, __u64 pc)
 	return m->start <= pc && pc < m->end ? m : NULL;
 }
 
-/* The rows of q's table to search for q->rel narrowed to those its page
- * index gives (uw_index.h): the ~25 of a 512-byte page, not the whole
- * table (whose halvings, each a cache and TLB miss, cost 31% of the
- * walks beside a build). A global function, which the verifier checks
- * once, called from the search's first step: inlined in uw_find_row,
- * its branches multiplied the walker's states (668,945 instructions
- * checked for ftfb_cpu_sample, 102,925 without an index; 112,184 so). */
-__noinline int uw_idx_narrow(struct uw_search *q)
+/* The rows [q->lo, q->hi) of table tid to search for q->rel narrowed to
+ * those its page index gives (uw_index.h): the ~25 of a 512-byte page,
+ * not the whole table (whose halvings, each a cache and TLB miss, cost
+ * 31% of the walks beside a build). A global function, which the
+ * verifier checks once: inlined in uw_find_row, its branches multiplied
+ * the walker's states (668,945 instructions checked for ftfb_cpu_sample,
+ * 102,925 without an index). */
+__noinline int uw_idx_narrow(struct uw_search *q, __u32 tid)
 {
 	const struct ftfb_uw_table *t;
 	const struct ftfb_uw_row *r;
 
-	if (!q || !q->tid1)
+	if (!q)
 		return 0;
-	q->key = q->tid1 - 1;
-	q->tid1 = 0;
+	q->key = tid;
 	t = bpf_map_lookup_elem(&uw_tables, &q->key);
 	if (!t || !t->idx_pages)
 		return 0;
@@ -247,13 +242,11 @@ __noinline int uw_idx_narrow(struct uw_search *q)
 			   r ? ((const __u32 *)r)[FTFB_UW_IDX_HALF(q->k + 1)]
 			     : ~0u,
 			   &q->lo, &q->hi);
-	q->from = q->lo;
 	return 0;
 }
 
 /* A binary search, one step per bpf_loop call: the verifier checks the
- * step once (unrolled, each step's two outcomes would multiply); the
- * first narrows the rows by the table's page index. */
+ * step once (unrolled, each step's two outcomes would multiply). */
 
 static long uw_search_step(__u32 idx, void *ctx)
 {
@@ -265,10 +258,6 @@ static long uw_search_step(__u32 idx, void *ctx)
 	if (!b)
 		return 1;
 	q = &b->q;
-	if (q->tid1) {
-		uw_idx_narrow(q);
-		return 0;
-	}
 	if (q->lo >= q->hi)
 		return 1;
 	mid = q->lo + (q->hi - q->lo) / 2;
@@ -348,13 +337,17 @@ static __always_inline bool uw_find_row(struct uw_buf *b, __u32 tid, __u64 rel,
 		return false;
 	end = t->first + t->n;
 	b->q.rel = rel;
-	b->q.lo = b->q.from = t->first;
+	b->q.lo = t->first;
 	b->q.hi = end;
-	b->q.tid1 = tid + 1;
+	uw_idx_narrow(&b->q, tid);
 	bpf_loop(UW_ROW_STEPS, uw_search_step, NULL, 0);
-	/* (none at or below rel from `from`: none in the table, as it is
-	 * the table's first row or one at or below its page's start) */
-	if (b->q.lo <= b->q.from)
+	/* (none at or below rel from where it began: none in the table, as
+	 * that is the table's first row or one at or below rel's page's
+	 * start, the index being the loader's, not the binary's. Compared
+	 * with t->first, not that row's index: read back from q, it made
+	 * the verifier check 29% more of ftfb_cpu_sample, 186,510
+	 * instructions with main's off-CPU caches, not 144,386.) */
+	if (b->q.lo <= t->first)
 		return false;
 	found = b->q.lo - 1;
 	r = bpf_map_lookup_elem(&uw_rows, &found);
