@@ -63,13 +63,17 @@ struct ftfb_uw_row {
 #define FTFB_UW_CFA_TYPE(r) ((r)->type & 15)
 #define FTFB_UW_RBP_TYPE(r) ((r)->type >> 4)
 
-/* One binary's rows: uw_rows[first .. first + n), sorted by pc. Once
- * its uw_tables entry is written, a table's rows never change (a new
- * table gets a new index and rows of its own): the walker keeps copies
- * of rows it found (unwind.bpf.h's uw_row_cache). */
+/* One binary's rows: uw_rows[first .. first + n), sorted by pc, and
+ * their page index right after them (bpf/uw_index.h; idx_pages 0: none,
+ * the walker searches the whole table). Once its uw_tables entry is
+ * written, a table's rows and index never change (a new table gets a new
+ * index and rows of its own): the walker keeps copies of rows it found
+ * (unwind.bpf.h's uw_row_cache). */
 struct ftfb_uw_table {
 	__u32 first;
 	__u32 n;
+	__u32 idx_pages; /* entries of its index */
+	__u32 idx_shift; /* an entry per 1 << idx_shift row addresses */
 };
 
 /* ftfb_uw_map.table, when it is not a table index */

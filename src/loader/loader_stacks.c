@@ -252,7 +252,7 @@ static int begin_stacks(struct ftfb_loader *l)
 	s->rodata->py_enabled = l->opts.python_stacks;
 	err = ftfb_ld_share_maps(l, s->obj);
 	if (!err)
-		err = ftfb_uw_prepare(s->maps.uw_rows,
+		err = ftfb_uw_prepare(s->maps.uw_rows, s->maps.uw_tables,
 				      l->opts.filter_tgids
 					      ? FTFB_UW_ROWS_DEFAULT
 					      : FTFB_UW_ROWS_SYSTEM);

@@ -19,6 +19,7 @@
 #include "grow_array.h"
 #include "proc_file.h"
 #include "unwind_maps_priv.h"
+#include "uw_row_index.h"
 
 static void injected_delay(const struct ftfb_uw_loader *u)
 {
@@ -124,28 +125,30 @@ static int table_of_fd(struct ftfb_uw_loader *u, int fd, const char *path,
 
 /* ---- tables of binaries --------------------------------------------- */
 
-/* Copies t's rows into the shared array and gives them a table index;
- * b->table stays NONE when there is no room. */
+/* Copies t's rows into the shared array, followed by their page index
+ * (bpf/uw_index.h; none when only the rows fit: the walker searches
+ * the whole table), and gives them a table index; b->table stays NONE
+ * when there is no room. The index is written before the uw_tables
+ * entry, which the walker may read at once. */
 static void install_table(struct ftfb_uw_loader *u,
 			  const struct ftfb_uw_table_built *t, struct binary *b)
 {
-	struct ftfb_uw_table ent;
-	uint32_t id = u->next_table;
+	struct ftfb_uw_table ent = {.first = u->next_row, .n = (uint32_t)t->n};
+	uint32_t id = u->next_table, room = u->max_rows - u->next_row, slots;
 
 	b->table = FTFB_UW_TABLE_NONE;
 	b->base = t->base;
 	memcpy(b->segs, t->segs, sizeof(b->segs));
 	b->nsegs = t->nsegs;
-	if (t->n > u->max_rows - u->next_row || id >= u->max_tables) {
+	if (t->n > room || id >= u->max_tables) {
 		u->st.table_space_full++;
 		return;
 	}
 	memcpy(u->rows + u->next_row, t->rows, t->n * sizeof(*t->rows));
-	ent.first = u->next_row;
-	ent.n = (uint32_t)t->n;
+	slots = ftfb_uw_idx_write(u->rows, room - ent.n, &ent);
 	if (bpf_map_update_elem(u->tables_fd, &id, &ent, BPF_ANY))
 		return;
-	u->next_row += (uint32_t)t->n;
+	u->next_row += (uint32_t)t->n + slots;
 	u->next_table++;
 	b->table = id;
 	u->st.binaries++;

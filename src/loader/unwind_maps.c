@@ -24,13 +24,20 @@
 #include "grow_array.h"
 #include "maps_memo.h"
 #include "unwind_maps_priv.h"
+#include "uw_index.h"
 
 #define MAX_REREADS 16 /* of one image's maps, for addresses outside them */
 #define MAX_WANTED 256 /* requests answered per service call */
 
-int ftfb_uw_prepare(struct bpf_map *rows, uint32_t max_rows)
+/* (the rows' room, and beside it their page indexes': as much as
+ * tables of max_rows rows in all take) */
+int ftfb_uw_prepare(struct bpf_map *rows, const struct bpf_map *tables,
+		    uint32_t max_rows)
 {
-	return bpf_map__set_max_entries(rows, max_rows);
+	return bpf_map__set_max_entries(
+		rows,
+		max_rows + FTFB_UW_IDX_ROOM(max_rows,
+					    bpf_map__max_entries(tables)));
 }
 
 /*

@@ -37,7 +37,8 @@ struct bpf_map;
 /* rows in the shared array (8 bytes each): 16 MiB for the processes
  * of a command or -p; 64 MiB system-wide (-a), where a busy machine
  * maps some 200 binaries (a browser's alone: a million rows) and 2M
- * rows left a compiler's table out */
+ * rows left a compiler's table out; the array has 1/16 more (and 64
+ * KiB) for the rows' page indexes (bpf/uw_index.h) */
 #define FTFB_UW_ROWS_DEFAULT (2u << 20)
 #define FTFB_UW_ROWS_SYSTEM (8u << 20)
 
@@ -52,8 +53,10 @@ struct ftfb_uw_loader;
 void ftfb_uw_use_cache(struct ftfb_uw_loader *u, const char *dir);
 
 /* After the BPF object is loaded; the rows map sized by
- * ftfb_uw_prepare before. 0 or -errno (err: one line). */
-int ftfb_uw_prepare(struct bpf_map *rows, uint32_t max_rows);
+ * ftfb_uw_prepare before (max_rows rows, and room for their page
+ * indexes: bpf/uw_index.h). 0 or -errno (err: one line). */
+int ftfb_uw_prepare(struct bpf_map *rows, const struct bpf_map *tables,
+		    uint32_t max_rows);
 int ftfb_uw_loader_new(struct ftfb_uw_loader **out,
 		       const struct ftfb_uw_bpf_maps *m, char *err,
 		       size_t errlen);
