@@ -45,7 +45,9 @@ struct uc_chain {
 	__u32 bp_used;	 /* the walk used the registers' bp: this one */
 	__u64 bp;
 	__u64 hash;
-	__u64 used_ns; /* when last found again, or made */
+	/* when last found again, or made, in jiffies (bpf_ktime_get_ns
+	 * costs half a microsecond on this VM's kvm-clock) */
+	__u64 used;
 	__u32 rec_off[UW_REC_WORDS];
 	__u64 rec_val[UW_REC_WORDS];
 	__u64 ips[UC_MAX];
@@ -63,7 +65,7 @@ struct {
 struct uc_buf {
 	struct uc_chain c;
 	struct uc_key k; /* the key looked up (here: the BPF stack is full) */
-	__u64 used_ns;	 /* uc_try's answer */
+	__u64 used;	 /* uc_try's answer */
 	__u8 stack[UW_REC_SPAN];
 };
 
@@ -85,9 +87,9 @@ static __always_inline bool uc_same_key(const struct uc_key *a,
 /* The chain of key k if the stack holds its words (and rbp is bp, if
  * the walk used it): its ips copied to out (room for UC_MAX), its hash
  * in *hash, their number returned; 0: an entry, not this stack's (its
- * last use in *used_ns); -1: no entry. */
+ * last use in *used); -1: no entry. */
 static __noinline int uc_try(const struct uc_key *k, __u64 bp, __u64 *out,
-			     __u64 *hash, __u64 *used_ns)
+			     __u64 *hash, __u64 *used)
 {
 	__u32 zero = 0, n, nrec, span, off;
 	struct uc_buf *b = bpf_map_lookup_elem(&uc_bufs, &zero);
@@ -98,7 +100,7 @@ static __noinline int uc_try(const struct uc_key *k, __u64 bp, __u64 *out,
 	if (!b || bpf_probe_read_kernel(&b->c, sizeof(b->c), e) ||
 	    !uc_same_key(&b->c.k, k))
 		return 0;
-	*used_ns = b->c.used_ns;
+	*used = b->c.used;
 	n = b->c.n;
 	nrec = b->c.nrec;
 	if (!n || n > UC_MAX || !nrec || nrec > UW_REC_WORDS ||
@@ -122,8 +124,8 @@ static __noinline int uc_try(const struct uc_key *k, __u64 bp, __u64 *out,
 	if (bpf_probe_read_kernel(out, sizeof(b->c.ips), b->c.ips))
 		return 0;
 	*hash = b->c.hash;
-	e->used_ns = bpf_ktime_get_ns(); /* (a race: only the choice of
-					  * which way is replaced) */
+	e->used = bpf_jiffies64(); /* (a race: only the choice of
+				    * which way is replaced) */
 	return (int)n;
 }
 
@@ -148,7 +150,7 @@ static __always_inline void uc_put(const struct uc_key *k, __u64 bp)
 	c->c.bp_used = b->w.bp_used;
 	c->c.bp = bp;
 	c->c.hash = b->w.hash ? b->w.hash : 1;
-	c->c.used_ns = bpf_ktime_get_ns();
+	c->c.used = bpf_jiffies64();
 	__builtin_memcpy(c->c.rec_off, b->rec_off, sizeof(c->c.rec_off));
 	__builtin_memcpy(c->c.rec_val, b->rec_val, sizeof(c->c.rec_val));
 	__builtin_memcpy(c->c.ips, b->ips, sizeof(c->c.ips));
@@ -182,8 +184,8 @@ ftfb_uw_user_stack_blocking(struct task_struct *t, const struct ftfb_uw_regs *r,
 	k->_pad = 0;
 	for (__u32 way = 0; way < UC_WAYS; way++) {
 		k->way = way;
-		b->used_ns = 0;
-		got = uc_try(k, r->bp, out, hash, &b->used_ns);
+		b->used = 0;
+		got = uc_try(k, r->bp, out, hash, &b->used);
 		if (got > 0) {
 			uw_count(FTFB_UW_COMPLETE);
 			uw_count(FTFB_UW_STAT_STACKS);
@@ -195,8 +197,8 @@ ftfb_uw_user_stack_blocking(struct task_struct *t, const struct ftfb_uw_regs *r,
 		if (got < 0) {
 			empty = true;
 			victim = way;
-		} else if (b->used_ns < oldest) {
-			oldest = b->used_ns;
+		} else if (b->used < oldest) {
+			oldest = b->used;
 			victim = way;
 		}
 	}
