@@ -451,6 +451,10 @@ static __always_inline bool uw_stack_read(void *out, __u32 len, __u64 addr)
 		if (n < len) {
 			if (bpf_probe_read_user(out, len, (const void *)addr))
 				return false;
+			/* (the test here and none below, though uw_record
+			 * tests rec_on itself: the verifier's fewest states,
+			 * 100,319 instructions checked for ftfb_cpu_sample;
+			 * 129,081 with no test here, 116,985 with both) */
 			if (b->rec_on)
 				uw_record(addr, ((__u64 *)out)[0],
 					  len == 16 ? ((__u64 *)out)[1] : 0,
@@ -646,7 +650,7 @@ static __always_inline bool uw_after_syscall(__u64 pc)
  * types whose leaf reading needs the walk's state (its frame count, rax,
  * the code before pc) here, the rest by uw_rule.h, the same reading as
  * the userspace walk over a copied stack. */
-static __always_inline __u64 uw_cfa(struct uw_walk *w,
+static __always_inline __u64 uw_cfa(const struct uw_walk *w,
 				    const struct ftfb_uw_row *r, __u32 *why)
 {
 	switch (FTFB_UW_CFA_TYPE(r)) {

@@ -129,9 +129,10 @@ static __noinline int uc_try(const struct uc_key *k, __u64 bp, __u64 *out,
 	return (int)n;
 }
 
-/* Caches the walk just made (uw_bufs: its ips, hash and words read) for
- * key k, if it ended whole and its reads were all recorded. */
-static __always_inline void uc_put(const struct uc_key *k, __u64 bp)
+/* Caches the walk just made (uw_bufs: its ips and words read; its hash
+ * as the walk gave it) for key k, if it ended whole and its reads were
+ * all recorded. */
+static __always_inline void uc_put(const struct uc_key *k, __u64 bp, __u64 hash)
 {
 	__u32 zero = 0, n, nrec;
 	struct uc_buf *c = bpf_map_lookup_elem(&uc_bufs, &zero);
@@ -149,7 +150,7 @@ static __always_inline void uc_put(const struct uc_key *k, __u64 bp)
 	c->c.span = b->rec_span;
 	c->c.bp_used = b->w.bp_used;
 	c->c.bp = bp;
-	c->c.hash = b->w.hash ? b->w.hash : 1;
+	c->c.hash = hash;
 	c->c.used = bpf_jiffies64();
 	__builtin_memcpy(c->c.rec_off, b->rec_off, sizeof(c->c.rec_off));
 	__builtin_memcpy(c->c.rec_val, b->rec_val, sizeof(c->c.rec_val));
@@ -205,7 +206,7 @@ ftfb_uw_user_stack_blocking(struct task_struct *t, const struct ftfb_uw_regs *r,
 	uw_count(FTFB_UW_STAT_USTACK_WALKED);
 	len = ftfb_uw_user_stack(r, tgid, out, hash, true);
 	k->way = victim;
-	uc_put(k, r->bp);
+	uc_put(k, r->bp, *hash);
 	return len;
 }
 
