@@ -226,6 +226,8 @@ uw_find_map(const struct ftfb_uw_proc *p, __u64 pc)
 	return m->start <= pc && pc < m->end ? m : NULL;
 }
 
+#include "uw_refresh.bpf.h"
+
 /* The rows [q->lo, q->hi) of table tid to search for q->rel narrowed to
  * those its page index gives (uw_index.h): the ~25 of a 512-byte page,
  * not the whole table (whose halvings, each a cache and TLB miss, cost
@@ -787,19 +789,19 @@ static long uw_frame(__u32 idx, void *ctx)
 	w->n++;
 	w->hash = uw_hash_step(w->hash, w->pc);
 	if (!p) {
-		uw_want(tgid, w->pc);
+		uw_want_stale(tgid, w->pc);
 		w->reason = FTFB_UW_NOT_LOADED;
 		return 1;
 	}
 	m = uw_find_map(p, w->pc);
 	if (!m) {
-		uw_want(tgid, w->pc); /* mapped since (dlopen, new JIT code)? */
+		uw_want_stale(tgid, w->pc); /* mapped since (dlopen, JIT)? */
 		w->reason = p->flags & FTFB_UW_PROC_FINAL
 				    ? uw_step_fp(w, FTFB_UW_NO_MAPPING)
 				    : FTFB_UW_NOT_LOADED; /* (copied:
 							     bpf/unwind.h) */
 	} else if (m->table == FTFB_UW_TABLE_PENDING) {
-		uw_want(tgid, w->pc); /* (its binary is built first) */
+		uw_want_stale(tgid, w->pc); /* (its binary goes first) */
 		w->reason = FTFB_UW_NOT_LOADED;
 	} else if (m->table == FTFB_UW_TABLE_FP) {
 		w->reason = uw_step_fp(w, FTFB_UW_BAD_FRAME);
@@ -957,6 +959,17 @@ int BPF_PROG(ftfb_uw_exec, struct task_struct *p, pid_t old_pid,
 	return 0;
 }
 
+/* The image about to be replaced, still mapped: refreshed if its walks
+ * found it stale (uw_refresh.bpf.h), before the exec ends it. (A
+ * tracepoint since Linux 6.10: the loader leaves it out before.) */
+SEC("tp_btf/sched_prepare_exec")
+int BPF_PROG(ftfb_uw_prepare_exec, struct task_struct *p,
+	     struct linux_binprm *bprm)
+{
+	uw_refresh(p, FTFB_IMAGE_ID(p));
+	return 0;
+}
+
 /* A forked child runs its parent's image at the same addresses until it
  * execs: it starts with a copy of the parent's entry, so its first
  * samples walk whole (a shell's subshells, a server's workers, the
@@ -982,8 +995,10 @@ int BPF_PROG(ftfb_uw_fork, struct task_struct *parent,
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(ftfb_uw_exit, struct task_struct *p)
 {
-	if (p->pid == p->tgid)
+	if (p->pid == p->tgid) {
+		uw_refresh(p, FTFB_IMAGE_ID(p));
 		uw_end(p->tgid, FTFB_IMAGE_ID(p));
+	}
 	return 0;
 }
 

@@ -117,6 +117,37 @@ struct ftfb_uw_ended {
 	__u32 image;
 };
 
+/* A binary's table by its file (map `uw_files`, written by the loader
+ * as it installs the table; bpf/uw_refresh.bpf.h): dev as
+ * /proc/PID/maps gives it (major << 32 | minor); the vDSO's {0, 0}. */
+struct ftfb_uw_file_key {
+	__u64 dev, ino;
+};
+
+#define FTFB_UW_FILE_SEGS 4 /* (a binary with more is not written) */
+struct ftfb_uw_file_seg {
+	__u64 offset, vaddr, filesz; /* an executable PT_LOAD's */
+};
+struct ftfb_uw_file {
+	__u32 table;
+	__u32 nsegs;
+	__u64 base; /* the virtual address of its rows' pc 0 */
+	struct ftfb_uw_file_seg segs[FTFB_UW_FILE_SEGS];
+};
+
+/* The executable mappings of an image as it ended (map `uw_vmas`, keyed
+ * by struct ftfb_uw_ended), for the symbolizer: dev as in
+ * ftfb_uw_file_key, ~0 for anonymous memory; pgoff in bytes. */
+#define FTFB_UW_VMAS_MAX 64
+struct ftfb_uw_vma {
+	__u64 start, end, pgoff, dev, ino;
+};
+struct ftfb_uw_vmas {
+	__u32 n;
+	__u32 _pad;
+	struct ftfb_uw_vma v[FTFB_UW_VMAS_MAX];
+};
+
 /* The entry will not be read again for an address outside its mappings
  * (the loader's rereads of this image are spent): such an address is a
  * stop, not a wait. Until then it is code mapped since the entry was

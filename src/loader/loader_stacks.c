@@ -148,10 +148,12 @@ static int start_unwinder(struct ftfb_loader *l, char *errmsg, size_t errlen)
 		.procs = s->maps.uw_procs,
 		.wanted = s->maps.uw_wanted,
 		.stats = s->maps.uw_stats,
+		.files = s->maps.uw_files,
 	};
 	struct bpf_program *progs[] = {s->progs.ftfb_uw_exec,
 				       s->progs.ftfb_uw_fork,
-				       s->progs.ftfb_uw_exit};
+				       s->progs.ftfb_uw_exit,
+				       s->progs.ftfb_uw_prepare_exec};
 	__u32 key, *prev = NULL;
 	int err = ftfb_uw_loader_new(&l->uw, &m, errmsg, errlen);
 
@@ -160,6 +162,8 @@ static int start_unwinder(struct ftfb_loader *l, char *errmsg, size_t errlen)
 	if (!err)
 		ftfb_uw_prebuild_libc(l->uw);
 	for (size_t i = 0; !err && i < sizeof(progs) / sizeof(*progs); i++) {
+		if (!bpf_program__autoload(progs[i]))
+			continue;
 		err = ftfb_ld_keep_link(l, bpf_program__attach(progs[i]));
 		if (err)
 			ftfb_ld_set_err(errmsg, errlen,
@@ -233,6 +237,10 @@ static int start_twins(struct ftfb_loader *l, struct stacks_bpf *s,
 	}
 	bpf_program__set_autoload(s->progs.ftfb_offcpu_switch, false);
 	bpf_program__set_autoload(s->progs.ftfb_waker_stack, false);
+	/* (before Linux 6.10: an image is refreshed at its exit only) */
+	if (libbpf_find_vmlinux_btf_id("sched_prepare_exec",
+				       BPF_TRACE_RAW_TP) < 0)
+		bpf_program__set_autoload(s->progs.ftfb_uw_prepare_exec, false);
 	return ftfb_ld_twins_start(&l->stk_twins, s->skeleton, off->skeleton);
 }
 

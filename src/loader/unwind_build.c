@@ -125,13 +125,33 @@ static int table_of_fd(struct ftfb_uw_loader *u, int fd, const char *path,
 
 /* ---- tables of binaries --------------------------------------------- */
 
+/* Tells the walker file (dev, ino) has table b (uw_files): an image
+ * that ends with a mapping its entry missed finds it there
+ * (bpf/uw_refresh.bpf.h). A binary with more executable segments than
+ * the map holds is left out (its copies stay "not loaded yet"). */
+static void publish_file(struct ftfb_uw_loader *u, const struct binary *b,
+			 uint64_t dev, uint64_t ino)
+{
+	struct ftfb_uw_file_key k = {dev, ino};
+	struct ftfb_uw_file f = {.table = b->table, .base = b->base};
+
+	if (u->files_fd < 0 || b->nsegs > FTFB_UW_FILE_SEGS)
+		return;
+	f.nsegs = (uint32_t)b->nsegs;
+	for (size_t i = 0; i < b->nsegs; i++)
+		f.segs[i] = (struct ftfb_uw_file_seg){
+			b->segs[i].offset, b->segs[i].vaddr, b->segs[i].filesz};
+	bpf_map_update_elem(u->files_fd, &k, &f, BPF_ANY);
+}
+
 /* Copies t's rows into the shared array, followed by their page index
  * (bpf/uw_index.h; none when only the rows fit: the walker searches
  * the whole table), and gives them a table index; b->table stays NONE
  * when there is no room. The index is written before the uw_tables
  * entry, which the walker may read at once. */
 static void install_table(struct ftfb_uw_loader *u,
-			  const struct ftfb_uw_table_built *t, struct binary *b)
+			  const struct ftfb_uw_table_built *t, struct binary *b,
+			  uint64_t dev, uint64_t ino)
 {
 	struct ftfb_uw_table ent = {.first = u->next_row, .n = (uint32_t)t->n};
 	uint32_t id = u->next_table, room = u->max_rows - u->next_row, slots;
@@ -151,6 +171,7 @@ static void install_table(struct ftfb_uw_loader *u,
 	u->next_row += (uint32_t)t->n + slots;
 	u->next_table++;
 	b->table = id;
+	publish_file(u, b, dev, ino);
 	u->st.binaries++;
 	u->st.rows = u->next_row;
 }
@@ -264,7 +285,7 @@ bool ftfb_uwl_load_cached(struct ftfb_uw_loader *u, const struct pending *p)
 		    (!b && !(b = new_binary(u, p->dev, p->ino)))))
 		rc = -E2BIG; /* (left to the build, which says so) */
 	if (!rc) {
-		install_table(u, &t, b);
+		install_table(u, &t, b, p->dev, p->ino);
 		u->st.cache_read++;
 	}
 	if (!rc || rc == -E2BIG)
@@ -313,7 +334,7 @@ struct binary *ftfb_uwl_build_binary(struct ftfb_uw_loader *u,
 		u->st.no_cfi_files++;
 		b->go_mstart = go_mstart(fd, p->path);
 	} else {
-		install_table(u, &t, b);
+		install_table(u, &t, b, dev, ino);
 		ftfb_uw_table_free(&t);
 	}
 	close(fd);
@@ -372,7 +393,7 @@ struct binary *ftfb_uwl_vdso_binary(struct ftfb_uw_loader *u)
 	u->vdso_tried = true;
 	u->vdso.table = FTFB_UW_TABLE_NONE;
 	if (!ftfb_uw_table_from_vdso(&t, err, sizeof(err))) {
-		install_table(u, &t, &u->vdso);
+		install_table(u, &t, &u->vdso, 0, 0); /* (uw_files' vDSO) */
 		ftfb_uw_table_free(&t);
 	}
 	return &u->vdso;

@@ -56,8 +56,8 @@ static unsigned injected_build_s(void)
 
 static void close_fds(struct ftfb_uw_loader *u)
 {
-	int fds[] = {u->rows_fd, u->tables_fd, u->procs_fd, u->wanted_fd,
-		     u->stats_fd};
+	int fds[] = {u->rows_fd,   u->tables_fd, u->procs_fd,
+		     u->wanted_fd, u->stats_fd,	 u->files_fd};
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(*fds); i++)
 		if (fds[i] >= 0)
@@ -74,6 +74,9 @@ static int dup_fds(struct ftfb_uw_loader *u, const struct ftfb_uw_bpf_maps *m)
 	int *fds[] = {&u->rows_fd, &u->tables_fd, &u->procs_fd, &u->wanted_fd,
 		      &u->stats_fd};
 	int err = 0;
+
+	u->files_fd = m->files ? fcntl(bpf_map__fd(m->files), F_DUPFD_CLOEXEC, 0)
+			       : -1;
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(*fds); i++) {
 		*fds[i] = fcntl(bpf_map__fd(maps[i]), F_DUPFD_CLOEXEC, 0);

@@ -44,6 +44,7 @@ struct bpf_map;
 
 struct ftfb_uw_bpf_maps {
 	struct bpf_map *rows, *tables, *procs, *wanted, *stats;
+	struct bpf_map *files; /* (NULL: none) */
 };
 
 struct ftfb_uw_loader;

@@ -42,6 +42,7 @@ struct pending {
 
 struct ftfb_uw_loader {
 	int rows_fd, tables_fd, procs_fd, wanted_fd, stats_fd;
+	int files_fd; /* uw_files, or -1 */
 	struct ftfb_uw_row *rows; /* mmap of uw_rows */
 	uint32_t max_rows, next_row, max_tables, next_table;
 	struct ftfb_idtab by_file; /* hash of (dev, ino) -> binary + 1 */

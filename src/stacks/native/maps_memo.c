@@ -191,6 +191,86 @@ void ftfb_memo_read_end(struct ftfb_memo_read *r)
 	ftfb_memo_maps_free(k.v, k.n);
 }
 
+/* A copy of the path a read kept gives file (dev, ino), or NULL; under
+ * the lock. */
+static char *path_of_locked(uint64_t dev, uint64_t ino)
+{
+	for (size_t i = 0; i < FTFB_MAPS_MEMO_PROCS; i++)
+		for (size_t j = 0; memo[i].used && j < memo[i].nreads; j++) {
+			const struct kept *k = &memo[i].reads[j];
+
+			for (size_t m = 0; m < k->n; m++)
+				if (k->v[m].dev == dev && k->v[m].ino == ino &&
+				    k->v[m].path[0] == '/')
+					return strdup(k->v[m].path);
+		}
+	return NULL;
+}
+
+static struct entry *find_locked(uint32_t tgid);
+
+/* Whether mapping v is a file's (not anonymous memory, not the vDSO). */
+static bool of_a_file(const struct ftfb_memo_map *v)
+{
+	return v->dev != ~0ull && (v->dev || v->ino);
+}
+
+/* Whether v (n) is the image of read k: its file mapped lowest is k's
+ * program, at its address (see same_image). */
+static bool image_of_read(const struct kept *k, const struct ftfb_memo_map *v,
+			  size_t n)
+{
+	const struct ftfb_memo_map *x = lowest_file(k), *y = NULL;
+
+	for (size_t i = 0; i < n; i++)
+		if (of_a_file(&v[i]) && (!y || v[i].start < y->start))
+			y = &v[i];
+	return x && y && x->start == y->start && x->dev == y->dev &&
+	       x->ino == y->ino;
+}
+
+/* Whether k holds a mapping overlapping v. */
+static bool holds(const struct kept *k, const struct ftfb_memo_map *v)
+{
+	for (size_t i = 0; i < k->n; i++)
+		if (v->start < k->v[i].end && k->v[i].start < v->end)
+			return true;
+	return false;
+}
+
+void ftfb_maps_memo_put_ended(uint32_t tgid, const struct ftfb_memo_map *v,
+			      size_t n)
+{
+	struct entry *e;
+	struct kept *k;
+
+	pthread_mutex_lock(&lock);
+	e = find_locked(tgid);
+	/* (only added to the last read of that image: a read made here
+	 * would lack the files no other read names, its program's first) */
+	k = e && e->nreads ? &e->reads[e->nreads - 1] : NULL;
+	if (k && image_of_read(k, v, n)) {
+		for (size_t i = 0; i < n && k->n < FTFB_MAPS_MEMO_MAPS; i++) {
+			struct ftfb_memo_map m = v[i], *more;
+
+			if (v[i].dev == ~0ull || holds(k, &v[i]))
+				continue;
+			m.path = of_a_file(&v[i])
+					 ? path_of_locked(v[i].dev, v[i].ino)
+					 : strdup("[vdso]");
+			more = m.path ? realloc(k->v, (k->n + 1) * sizeof(*k->v))
+				      : NULL;
+			if (!more) {
+				free(m.path);
+				continue;
+			}
+			k->v = more;
+			k->v[k->n++] = m;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+}
+
 /* Sets e's bound to at_ns, if later, dropping the reads begun before;
  * under the lock. */
 static void bound_locked(struct entry *e, uint64_t at_ns)

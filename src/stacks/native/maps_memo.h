@@ -66,6 +66,15 @@ void ftfb_memo_read_line(struct ftfb_memo_read *r, char *line);
 /* Puts the read in the memo (replacing tgid's last one) and frees r. */
 void ftfb_memo_read_end(struct ftfb_memo_read *r);
 
+/* The executable mappings of tgid's image as it ended, as the kernel
+ * listed them (bpf/uw_refresh.bpf.h: the loader read its maps before it
+ * mapped them all), path NULL: those the last read of that image lacks
+ * are added to it, each file named as the other reads kept name it
+ * (the vDSO: dev and ino 0); those no read names, and anonymous memory
+ * (dev ~0), left out. */
+void ftfb_maps_memo_put_ended(uint32_t tgid, const struct ftfb_memo_map *v,
+			      size_t n);
+
 /* tgid exec'd or exited at at_ns (CLOCK_MONOTONIC, the event's). */
 void ftfb_maps_memo_bound(uint32_t tgid, uint64_t at_ns);
 

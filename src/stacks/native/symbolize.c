@@ -225,12 +225,53 @@ static int maps_of_memo(struct process *p, bool only_if_later)
 	return 0;
 }
 
-/* A process gone (err: why its maps did not open) that had no maps
- * read: those the unwind loader read while it lived; err, or 0. */
+/* The memo's mappings of p's image that p's own do not hold (listed
+ * as the image ended, after p read them: maps_memo_put_ended) added to
+ * them; 0, or -ENOENT when there were none. */
+static int add_memo_maps(struct process *p)
+{
+	struct ftfb_memo_map *v;
+	struct mapping *more;
+	size_t n, added = 0;
+
+	if (ftfb_maps_memo_get(p->tgid, &v, &n))
+		return -ENOENT;
+	more = realloc(p->maps, (p->nmaps + n + 1) * sizeof(*p->maps));
+	if (more)
+		p->maps = more;
+	for (size_t i = 0; i < n; i++) {
+		bool held = !more;
+
+		for (size_t j = 0; j < p->nmaps && !held; j++)
+			held = v[i].start < p->maps[j].end &&
+			       p->maps[j].start < v[i].end;
+		if (held) {
+			free(v[i].path);
+			continue;
+		}
+		p->maps[p->nmaps++] = (struct mapping){
+			.start = v[i].start,
+			.end = v[i].end,
+			.pgoff = v[i].pgoff,
+			.dev = v[i].dev,
+			.ino = v[i].ino,
+			.path = v[i].path, /* (taken) */
+		};
+		added++;
+	}
+	free(v);
+	return added ? 0 : -ENOENT;
+}
+
+/* A process gone (err: why its maps did not open): those the unwind
+ * loader read while it lived, or, when it had maps read, those of the
+ * memo's it lacks; err, or 0. */
 static int maps_of_gone(struct process *p, int err)
 {
-	if (p->nmaps || (err != -ENOENT && err != -ESRCH))
+	if (err != -ENOENT && err != -ESRCH)
 		return err;
+	if (p->nmaps)
+		return add_memo_maps(p) ? err : 0;
 	return maps_of_memo(p, false) ? err : 0;
 }
 
