@@ -54,6 +54,14 @@ static unsigned injected_build_s(void)
 	return s ? (unsigned)strtoul(s, NULL, 10) : 0;
 }
 
+/* Fault injection for the tests: a process's maps are never read again
+ * once its entry is written (as when it exits before the loader gets to
+ * it: test_dlopen_exits.py). */
+static bool no_rereads(void)
+{
+	return getenv("FTFB_FAULT_NO_REREAD") != NULL;
+}
+
 static void close_fds(struct ftfb_uw_loader *u)
 {
 	int fds[] = {u->rows_fd,   u->tables_fd, u->procs_fd,
@@ -429,7 +437,7 @@ static void answer(struct ftfb_uw_loader *u, uint32_t tgid, uint64_t pc)
 	loaded = have && !bpf_map_lookup_elem(u->procs_fd, &tgid, have);
 	n = loaded ? ftfb_idtab_get(&u->rereads, tgid) : 0;
 	free(have);
-	if (n > MAX_REREADS)
+	if (n > MAX_REREADS || (loaded && no_rereads()))
 		return;
 	ftfb_idtab_put(&u->rereads, tgid, n + 1);
 	load_process(u, tgid);

@@ -167,6 +167,47 @@ static void keep_read(struct entry *e, struct kept *k)
 	memset(k, 0, sizeof(*k));
 }
 
+/* The paths of the files reads named, kept past the reads (dropped at
+ * each exec and exit): a library one process mapped is named in
+ * another that mapped it after its maps were read, and exited
+ * (ftfb_maps_memo_put_ended). The oldest goes first. */
+#define PATHS 1024
+static struct {
+	uint64_t dev, ino;
+	char *path;
+} paths[PATHS];
+static size_t next_path;
+
+/* Keeps the paths of k's files; under the lock. */
+static void keep_paths(const struct kept *k)
+{
+	for (size_t i = 0; i < k->n; i++) {
+		const struct ftfb_memo_map *m = &k->v[i];
+		bool known = m->path[0] != '/';
+		char *copy;
+
+		for (size_t j = 0; j < PATHS && !known; j++)
+			known = paths[j].path && paths[j].dev == m->dev &&
+				paths[j].ino == m->ino;
+		if (known || !(copy = strdup(m->path)))
+			continue;
+		free(paths[next_path].path);
+		paths[next_path].dev = m->dev;
+		paths[next_path].ino = m->ino;
+		paths[next_path].path = copy;
+		next_path = (next_path + 1) % PATHS;
+	}
+}
+
+/* A copy of the path of file (dev, ino), or NULL; under the lock. */
+static char *path_of_locked(uint64_t dev, uint64_t ino)
+{
+	for (size_t j = 0; j < PATHS; j++)
+		if (paths[j].path && paths[j].dev == dev && paths[j].ino == ino)
+			return strdup(paths[j].path);
+	return NULL;
+}
+
 void ftfb_memo_read_end(struct ftfb_memo_read *r)
 {
 	struct kept k = {r->from_ns, r->v, r->n};
@@ -183,28 +224,13 @@ void ftfb_memo_read_end(struct ftfb_memo_read *r)
 	pthread_mutex_lock(&lock);
 	e = entry_of(tgid);
 	e->seq = ++next_seq;
+	keep_paths(&k);
 	/* (a read begun before an exec or exit already translated is of
 	 * an image gone: not kept) */
 	if (k.from_ns > e->bound_ns)
 		keep_read(e, &k);
 	pthread_mutex_unlock(&lock);
 	ftfb_memo_maps_free(k.v, k.n);
-}
-
-/* A copy of the path a read kept gives file (dev, ino), or NULL; under
- * the lock. */
-static char *path_of_locked(uint64_t dev, uint64_t ino)
-{
-	for (size_t i = 0; i < FTFB_MAPS_MEMO_PROCS; i++)
-		for (size_t j = 0; memo[i].used && j < memo[i].nreads; j++) {
-			const struct kept *k = &memo[i].reads[j];
-
-			for (size_t m = 0; m < k->n; m++)
-				if (k->v[m].dev == dev && k->v[m].ino == ino &&
-				    k->v[m].path[0] == '/')
-					return strdup(k->v[m].path);
-		}
-	return NULL;
 }
 
 static struct entry *find_locked(uint32_t tgid);
