@@ -24,6 +24,10 @@
 #define FTFB_UW_REFRESH_BPF_H
 
 #define UW_VM_EXEC 0x4 /* VM_EXEC (include/linux/mm.h) */
+/* the mappings looked at, at most: a process of a build has a few
+ * dozen, one that maps all it may (vm.max_map_count) costs its exit no
+ * more than this */
+#define UW_REFRESH_MAX_VMAS 4096
 
 /* the file of an anonymous mapping (JIT code): walked by frame pointer */
 #define UW_DEV_ANON (~0ull)
@@ -64,6 +68,7 @@ struct uw_refresh_buf {
 	struct ftfb_uw_proc p; /* the entry rebuilt */
 	struct ftfb_uw_vmas v; /* the mappings */
 	__u32 tgid;
+	__u32 seen; /* mappings looked at */
 };
 
 struct {
@@ -192,8 +197,14 @@ static __always_inline void uw_refresh(struct task_struct *t, __u32 image)
 	b->p.n = 0;
 	b->p.flags = FTFB_UW_PROC_FINAL; /* (nothing maps in it any more) */
 	b->v.n = 0;
+	b->seen = 0;
 	bpf_for_each(task_vma, vma, t, 0)
 	{
+		/* (bounded: a process may have 65530 mappings; counted in
+		 * the map, where the verifier does not follow the value,
+		 * or it would walk the loop 4,096 times) */
+		if (++b->seen > UW_REFRESH_MAX_VMAS)
+			break;
 		struct file *file = vma->vm_file;
 		__u64 dev = UW_DEV_ANON, ino = 0;
 
