@@ -12,6 +12,7 @@
 #include <linux/perf_event.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "bpf_loader_priv.h"
@@ -219,6 +220,19 @@ int ftfb_loader_set_python(void *ctx, uint32_t tgid,
 	return bpf_map_update_elem(fd, &tgid, p, BPF_ANY) ? -errno : 0;
 }
 
+/* Whether the kernel has the sched_prepare_exec tracepoint (Linux
+ * 6.10): from its release, not its BTF (libbpf_find_vmlinux_btf_id
+ * parses all of it again, some 70 ms of the start). */
+static bool has_prepare_exec(void)
+{
+	struct utsname u;
+	unsigned major = 0, minor = 0;
+
+	if (uname(&u) || sscanf(u.release, "%u.%u", &major, &minor) != 2)
+		return false;
+	return major > 6 || (major == 6 && minor >= 10);
+}
+
 /* The stack object's programs verified in parallel (load_twins.h): s
  * loads the on-CPU sampler and the walker's table programs, its twin
  * the off-CPU (and waker) ones. */
@@ -238,8 +252,7 @@ static int start_twins(struct ftfb_loader *l, struct stacks_bpf *s,
 	bpf_program__set_autoload(s->progs.ftfb_offcpu_switch, false);
 	bpf_program__set_autoload(s->progs.ftfb_waker_stack, false);
 	/* (before Linux 6.10: an image is refreshed at its exit only) */
-	if (libbpf_find_vmlinux_btf_id("sched_prepare_exec",
-				       BPF_TRACE_RAW_TP) < 0)
+	if (!has_prepare_exec())
 		bpf_program__set_autoload(s->progs.ftfb_uw_prepare_exec, false);
 	return ftfb_ld_twins_start(&l->stk_twins, s->skeleton, off->skeleton);
 }

@@ -54,12 +54,26 @@ static unsigned injected_build_s(void)
 	return s ? (unsigned)strtoul(s, NULL, 10) : 0;
 }
 
-/* Fault injection for the tests: a process's maps are never read again
- * once its entry is written (as when it exits before the loader gets to
- * it: test_dlopen_exits.py). */
-static bool no_rereads(void)
+/* Fault injection for the tests: the maps of a process whose name is
+ * FTFB_FAULT_NO_REREAD's are never read again once its entry is written
+ * (as when it exits before the loader gets to them:
+ * test_dlopen_exits.py). */
+static bool no_rereads(uint32_t tgid)
 {
-	return getenv("FTFB_FAULT_NO_REREAD") != NULL;
+	const char *name = getenv("FTFB_FAULT_NO_REREAD");
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	if (!name)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%u/comm", tgid);
+	if ((f = fopen(path, "re"))) {
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		fclose(f);
+	}
+	comm[strcspn(comm, "\n")] = '\0';
+	return !strcmp(comm, name);
 }
 
 static void close_fds(struct ftfb_uw_loader *u)
@@ -437,7 +451,7 @@ static void answer(struct ftfb_uw_loader *u, uint32_t tgid, uint64_t pc)
 	loaded = have && !bpf_map_lookup_elem(u->procs_fd, &tgid, have);
 	n = loaded ? ftfb_idtab_get(&u->rereads, tgid) : 0;
 	free(have);
-	if (n > MAX_REREADS || (loaded && no_rereads()))
+	if (n > MAX_REREADS || (loaded && no_rereads(tgid)))
 		return;
 	ftfb_idtab_put(&u->rereads, tgid, n + 1);
 	load_process(u, tgid);

@@ -10,11 +10,11 @@ mappings, each file's table found by device and inode
 those samples come out whole and named.
 
 The run: `sh -c 'dlspinwl 0.3; (sleep 1; echo go) | dlopenwl LIB 0.5'`
-under `ftf-bpf -g --` with FTFB_FAULT_NO_REREAD=1 (the loader never
-reads a process's maps a second time, as when it exits first).
+under `ftf-bpf -g --` with FTFB_FAULT_NO_REREAD=dlopenwl (the loader
+never reads dlopenwl's maps a second time, as when it exits first).
 dlspinwl (tests/unwind/dlspinwl.c) is linked with LIB
 (libdlspinlinked.so, dlspin.c -O2 without frame pointers), so LIB's
-table is built from dlspinwl's first read; dlopenwl (-O0) has its maps
+table is built from dlspinwl's reads; dlopenwl (-O0) has its maps
 read at its exec, then waits a second for its line, dlopens the same
 LIB and spins in it for 0.5 CPU seconds, and exits. Checked, for
 dlopenwl's samples in LIB:
@@ -49,8 +49,8 @@ def main():
     check(("dls_outer", "dls_inner") in calls(lib), "objdump: dls_outer calls dls_inner")
     out = os.path.join(outdir, "dlopen-exits.fxt")
     script = f"{dlspinwl} 0.3 && (sleep 1; echo go) | {dlopenwl} {lib} {SPIN}"
-    env = dict(os.environ, FTFB_FAULT_NO_REREAD="1", FTF_BPF_UNWIND_CACHE="off")
-    print("  (FTFB_FAULT_NO_REREAD=1 FTF_BPF_UNWIND_CACHE=off)", script)
+    env = dict(os.environ, FTFB_FAULT_NO_REREAD="dlopenwl", FTF_BPF_UNWIND_CACHE="off")
+    print("  (FTFB_FAULT_NO_REREAD=dlopenwl FTF_BPF_UNWIND_CACHE=off)", script)
     r = subprocess.run([tool, "-g", "--freq", str(FREQ), "-o", out, "--", "sh", "-c", script],
                        capture_output=True, text=True, env=env, timeout=120)
     print("  ftf-bpf said:\n    " + r.stderr.strip().replace("\n", "\n    "))

@@ -170,42 +170,60 @@ static void keep_read(struct entry *e, struct kept *k)
 /* The paths of the files reads named, kept past the reads (dropped at
  * each exec and exit): a library one process mapped is named in
  * another that mapped it after its maps were read, and exited
- * (ftfb_maps_memo_put_ended). The oldest goes first. */
-#define PATHS 1024
+ * (ftfb_maps_memo_put_ended). A hash of (dev, ino): at start, with -a,
+ * every process's read passes here; a file whose few slots are taken
+ * takes the first one's place. */
+#define PATHS 2048 /* (a power of 2) */
+#define PATH_PROBES 8
 static struct {
 	uint64_t dev, ino;
 	char *path;
 } paths[PATHS];
-static size_t next_path;
+
+/* The slot of file (dev, ino): its own, else a free one, else the one
+ * it would replace; under the lock. */
+static size_t path_slot(uint64_t dev, uint64_t ino)
+{
+	size_t h = (size_t)((dev * 0x9e3779b97f4a7c15ull) ^ ino) * 31;
+
+	for (size_t i = 0; i < PATH_PROBES; i++) {
+		size_t at = (h + i) & (PATHS - 1);
+
+		if (!paths[at].path ||
+		    (paths[at].dev == dev && paths[at].ino == ino))
+			return at;
+	}
+	return h & (PATHS - 1);
+}
 
 /* Keeps the paths of k's files; under the lock. */
 static void keep_paths(const struct kept *k)
 {
 	for (size_t i = 0; i < k->n; i++) {
 		const struct ftfb_memo_map *m = &k->v[i];
-		bool known = m->path[0] != '/';
-		char *copy;
+		size_t at;
 
-		for (size_t j = 0; j < PATHS && !known; j++)
-			known = paths[j].path && paths[j].dev == m->dev &&
-				paths[j].ino == m->ino;
-		if (known || !(copy = strdup(m->path)))
+		if (m->path[0] != '/')
 			continue;
-		free(paths[next_path].path);
-		paths[next_path].dev = m->dev;
-		paths[next_path].ino = m->ino;
-		paths[next_path].path = copy;
-		next_path = (next_path + 1) % PATHS;
+		at = path_slot(m->dev, m->ino);
+		if (paths[at].path && paths[at].dev == m->dev &&
+		    paths[at].ino == m->ino)
+			continue;
+		free(paths[at].path);
+		paths[at].dev = m->dev;
+		paths[at].ino = m->ino;
+		paths[at].path = strdup(m->path);
 	}
 }
 
 /* A copy of the path of file (dev, ino), or NULL; under the lock. */
 static char *path_of_locked(uint64_t dev, uint64_t ino)
 {
-	for (size_t j = 0; j < PATHS; j++)
-		if (paths[j].path && paths[j].dev == dev && paths[j].ino == ino)
-			return strdup(paths[j].path);
-	return NULL;
+	size_t at = path_slot(dev, ino);
+
+	return paths[at].path && paths[at].dev == dev && paths[at].ino == ino
+		       ? strdup(paths[at].path)
+		       : NULL;
 }
 
 void ftfb_memo_read_end(struct ftfb_memo_read *r)
