@@ -101,11 +101,13 @@ struct {
 struct ftfb_uw_regs {
 	__u64 pc, sp, bp;
 	__u64 ax; /* a syscall's return value: 0 in clone's child */
+	__u64 di; /* (__vfork's return address: FTFB_UW_CFA_RA_RDI) */
 };
 
 struct uw_walk {
 	__u64 pc, sp, bp;
 	__u64 ax; /* the first frame's rax (see FTFB_UW_CFA_CLONE) */
+	__u64 di; /* and rdi (FTFB_UW_CFA_RA_RDI) */
 	__u32 tgid, n;
 	__u32 reason; /* FTFB_UW_* once the walk ends */
 	bool bp_known;
@@ -679,6 +681,24 @@ static __always_inline __u64 uw_cfa(const struct uw_walk *w,
 
 /* One step by the row of pc (pc - 1 for a return address: the call
  * may be the last instruction of its function). */
+/* A step where the return address is in rdi (glibc's __vfork between
+ * its pop and its push: a thread blocked in, or returning from, vfork):
+ * known at the first frame only, from the registers. Its stack is not
+ * cached (bpf/ustack_cache.bpf.h keys a walk by pc, sp and rax, not
+ * rdi). */
+static __always_inline __u32 uw_step_ra_rdi(struct uw_buf *b,
+					    const struct ftfb_uw_row *r)
+{
+	struct uw_walk *w = &b->w;
+
+	if (w->n != 1 || !w->di)
+		return FTFB_UW_UNSUPPORTED;
+	b->rec_on = false;
+	w->sp += r->cfa_off;
+	w->pc = w->di;
+	return UW_GO_ON;
+}
+
 static __always_inline __u32 uw_step_cfi(struct uw_buf *b,
 					 const struct ftfb_uw_map *m)
 {
@@ -697,6 +717,8 @@ static __always_inline __u32 uw_step_cfi(struct uw_buf *b,
 		return FTFB_UW_NO_CFI;
 	if (FTFB_UW_CFA_TYPE(r) == FTFB_UW_CFA_SIGNAL)
 		return uw_step_signal(w);
+	if (FTFB_UW_CFA_TYPE(r) == FTFB_UW_CFA_RA_RDI)
+		return uw_step_ra_rdi(b, r);
 	cfa = uw_cfa(w, r, &why);
 	if (!cfa)
 		return why;
@@ -844,6 +866,7 @@ static __always_inline long ftfb_uw_user_stack(const struct ftfb_uw_regs *r,
 	b->w.sp = r->sp;
 	b->w.bp = r->bp;
 	b->w.ax = r->ax;
+	b->w.di = r->di;
 	b->w.bp_known = true;
 	b->w.bp_regs = true;
 	b->w.bp_used = false;
@@ -893,6 +916,7 @@ static __always_inline bool ftfb_uw_task_regs(struct task_struct *t,
 	out->sp = r->sp;
 	out->bp = r->bp;
 	out->ax = r->ax;
+	out->di = r->di;
 	return true;
 }
 
@@ -916,14 +940,15 @@ static __always_inline bool ftfb_uw_perf_regs(struct bpf_perf_event_data *ctx,
 	 * hence no cs: the interrupted ip tells user mode, below the
 	 * kernel's half; the barrier keeps clang from merging the loads) */
 	__u64 ip = ctx->regs.ip, sp = ctx->regs.sp, bp = ctx->regs.bp,
-	      ax = ctx->regs.ax;
+	      ax = ctx->regs.ax, di = ctx->regs.di;
 
-	asm volatile("" : "+r"(ip), "+r"(sp), "+r"(bp), "+r"(ax));
+	asm volatile("" : "+r"(ip), "+r"(sp), "+r"(bp), "+r"(ax), "+r"(di));
 	if (ip < 0x800000000000ull) {
 		out->pc = ip;
 		out->sp = sp;
 		out->bp = bp;
 		out->ax = ax;
+		out->di = di;
 		return true;
 	}
 	return ftfb_uw_task_regs(bpf_get_current_task_btf(), out);

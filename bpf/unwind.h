@@ -40,9 +40,13 @@ enum {
 				  * elsewhere (a body past its prologue, in a
 				  * static program's code without CFI, from
 				  * the prologue: src/.../prologue_rows.h) */
-	FTFB_UW_CFA_LAST = FTFB_UW_CFA_RSP_RET, /* the highest: a new type
-						 * moves it (the table cache
-						 * refuses types above) */
+	FTFB_UW_CFA_RA_RDI = 9,	 /* CFA = rsp + cfa_off, the return
+				  * address in rdi (glibc's __vfork, between
+				  * its pop and its push): followed from the
+				  * first frame only, whose rdi is known */
+	FTFB_UW_CFA_LAST = FTFB_UW_CFA_RA_RDI, /* the highest: a new type
+						* moves it (the table cache
+						* refuses types above) */
 };
 
 /* ftfb_uw_row.rbp_type */

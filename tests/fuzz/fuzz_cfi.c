@@ -29,7 +29,7 @@ static void check(const struct ftfb_uw_table_built *t, int rc, const char *err)
 		const struct ftfb_uw_row *r = &t->rows[i];
 
 		if ((i && r->pc <= t->rows[i - 1].pc) ||
-		    FTFB_UW_CFA_TYPE(r) > FTFB_UW_CFA_RSP_RET ||
+		    FTFB_UW_CFA_TYPE(r) > FTFB_UW_CFA_LAST ||
 		    FTFB_UW_RBP_TYPE(r) > FTFB_UW_RBP_LOST)
 			abort();
 	}

@@ -19,7 +19,7 @@ import re
 import subprocess
 import sys
 
-NONE, RSP, RBP, PLT, END, UNSUPP, SIGNAL, CLONE = range(8)
+NONE, RSP, RBP, PLT, END, UNSUPP, SIGNAL, CLONE, RSP_RET, RA_RDI = range(10)
 SAME, AT_CFA, LOST = range(3)
 
 
@@ -62,12 +62,15 @@ def expected(cfa, rbp, ra, signal):
         return [(SIGNAL, 0, SAME, 0)]
     if ra == "u":
         return [(END, 0, SAME, 0)]
-    if ra != "c-8":
-        return [(UNSUPP, 0, SAME, 0)]
     m = re.match(r"^(rsp|rbp)\+(-?\d+)$", cfa)
+    # the return address in rdi (glibc's __vfork): followed at a stack's
+    # first frame, when the CFA is rsp's
+    in_rdi = ra == "r5 (rdi)" and m and m[1] == "rsp"
+    if ra != "c-8" and not in_rdi:
+        return [(UNSUPP, 0, SAME, 0)]
     if not m:  # "exp" (a PLT entry's expression, or another), or another register
         return [(PLT, 10, None, None), (PLT, 11, None, None), (UNSUPP, 0, SAME, 0)]
-    c = (RSP if m[1] == "rsp" else RBP, int(m[2]))
+    c = (RA_RDI if in_rdi else RSP if m[1] == "rsp" else RBP, int(m[2]))
     if not -32768 <= c[1] <= 32767:  # more than a table row holds
         return [(UNSUPP, 0, SAME, 0)]
     r = re.match(r"^c(-?\d+)$", rbp)

@@ -12,6 +12,7 @@
 #include "unwind.h"
 
 /* DWARF registers of x86-64 (System V ABI, figure 3.36) */
+#define DW_RDI 5
 #define DW_RBP 6
 #define DW_RSP 7
 #define DW_RA 16
@@ -277,7 +278,9 @@ static int extended(struct interp *in, const uint8_t **p, const uint8_t *end,
 	case 0x09: /* register */
 		if (!ftfb_uleb(p, end, &u))
 			return STEP_BAD;
-		set_reg(in, reg, FTFB_CFI_REG_OTHER, 0);
+		set_reg(in, reg,
+			u == DW_RDI ? FTFB_CFI_REG_IN_RDI : FTFB_CFI_REG_OTHER,
+			0);
 		return STEP_RULE;
 	case 0x10: /* expression */
 	case 0x16: /* val_expression */
@@ -355,8 +358,9 @@ int ftfb_cfi_cie_state(const struct ftfb_ehf_buf *ehf, const struct ftfb_cie *c,
 }
 
 /* The rules of state s as a row (bpf/unwind.h): END where the return
- * address is undefined, SIGNAL for a signal frame, UNSUPP unless it is
- * at CFA - 8 and the CFA is rsp or rbp plus an offset, or a PLT's. */
+ * address is undefined, SIGNAL for a signal frame, RA_RDI where it is
+ * in rdi and the CFA rsp plus an offset, UNSUPP unless it is at CFA - 8
+ * and the CFA is rsp or rbp plus an offset, or a PLT's. */
 static void rule_of(const struct ftfb_cfi_state *s, bool signal,
 		    struct ftfb_cfi_rule *r)
 {
@@ -387,7 +391,10 @@ static void rule_of(const struct ftfb_cfi_state *s, bool signal,
 		r->rbp_type = FTFB_UW_RBP_AT_CFA;
 		r->rbp_off = s->rbp.off;
 	}
-	if (s->ra.kind != FTFB_CFI_REG_AT_CFA || s->ra.off != -8)
+	if (s->ra.kind == FTFB_CFI_REG_IN_RDI &&
+	    r->cfa_type == FTFB_UW_CFA_RSP)
+		r->cfa_type = FTFB_UW_CFA_RA_RDI;
+	else if (s->ra.kind != FTFB_CFI_REG_AT_CFA || s->ra.off != -8)
 		r->cfa_type = FTFB_UW_CFA_UNSUPP;
 	if (r->cfa_type == FTFB_UW_CFA_UNSUPP)
 		r->cfa_off = r->rbp_off = 0, r->rbp_type = 0;

@@ -28,6 +28,7 @@ enum {
 	FTFB_CFI_REG_UNDEF,  /* undefined (unspecified, an empty expression) */
 	FTFB_CFI_REG_AT_CFA, /* saved at CFA + off */
 	FTFB_CFI_REG_OTHER,  /* in a register, a value, an expression */
+	FTFB_CFI_REG_IN_RDI, /* in rdi (the return address in __vfork) */
 };
 
 /* The rules at one address. */

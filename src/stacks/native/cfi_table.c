@@ -176,7 +176,7 @@ static struct ftfb_uw_row pack(const struct ftfb_cfi_rule *r)
 	struct ftfb_uw_row row = {0};
 	int cfa = r->cfa_type, rbp = r->rbp_type;
 	bool has_cfa = cfa == FTFB_UW_CFA_RSP || cfa == FTFB_UW_CFA_RBP ||
-		       cfa == FTFB_UW_CFA_PLT;
+		       cfa == FTFB_UW_CFA_PLT || cfa == FTFB_UW_CFA_RA_RDI;
 
 	if (has_cfa && (r->cfa_off < INT16_MIN || r->cfa_off > INT16_MAX))
 		cfa = FTFB_UW_CFA_UNSUPP, has_cfa = false;
