@@ -215,11 +215,19 @@ def ftf_samples(out):
     return res
 
 
-def ftf_run(tool, dump, a, out, build):
+# The baseline's own unwind cache (when --cache is not given): two
+# binaries of different table formats in one cache refuse and rebuild
+# each other's files every round (cache format 2 -> 3: 63 of them).
+BASELINE_CACHE = "/var/cache/ftf-bpf-bench-baseline"
+
+
+def ftf_run(tool, dump, a, out, build, baseline=False):
     """One ftf-bpf -a -g run beside the build: a result dict."""
     env = dict(os.environ)
     if a.cache:
         env["FTF_BPF_UNWIND_CACHE"] = a.cache
+    elif baseline:
+        env["FTF_BPF_UNWIND_CACHE"] = BASELINE_CACHE
     t0 = time.monotonic()
     build.start()
     p = subprocess.Popen([tool, "-a", "-g", "--freq", str(a.freq), "-d", f"{a.duration}s", "-o", out],
@@ -429,7 +437,7 @@ def one_round(rnd, tools, dump, a, scratch, build, entries, res):
             r = perf_run(a, os.path.join(scratch, "perf.data"), build)
         else:
             out = os.path.join(scratch, f"{k}.fxt")
-            r = ftf_run(tools[k], dump, a, out, build)
+            r = ftf_run(tools[k], dump, a, out, build, baseline=k != "ftf-bpf")
             if a.keep:
                 os.makedirs(a.keep, exist_ok=True)
                 shutil.copy(out, os.path.join(a.keep, f"{k}-{rnd}.fxt"))
@@ -453,7 +461,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--duration", type=int, default=20)
     ap.add_argument("--freq", type=int, default=99, help="both tracers' frequency (ftf-bpf's -g default)")
-    ap.add_argument("--cache", help="FTF_BPF_UNWIND_CACHE for the ftf-bpf runs (default: its own)")
+    ap.add_argument("--cache", help="FTF_BPF_UNWIND_CACHE for the ftf-bpf runs (default: the build's "
+                    f"own, the default one; the baseline's {BASELINE_CACHE})")
     ap.add_argument("--keep", help="a directory to keep the ftf-bpf traces in")
     a = ap.parse_args()
     if os.geteuid() != 0:
