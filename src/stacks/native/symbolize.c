@@ -194,6 +194,19 @@ static void kernel_frame(struct ftfb_symbolizer *sy, uint64_t ip,
 
 /* ---- user ----------------------------------------------------------- */
 
+/* A mapping of the memo's as p's, its path taken. */
+static struct mapping from_memo(const struct ftfb_memo_map *m)
+{
+	return (struct mapping){
+		.start = m->start,
+		.end = m->end,
+		.pgoff = m->pgoff,
+		.dev = m->dev,
+		.ino = m->ino,
+		.path = m->path,
+	};
+}
+
 /* The mappings the unwind loader read of the image being translated
  * (maps_memo.h) as p's (0), when it read a later image too or, with
  * !only_if_later, at all; or -ENOENT. */
@@ -210,16 +223,8 @@ static int maps_of_memo(struct process *p, bool only_if_later)
 		ftfb_memo_maps_free(v, n);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < n; i++) {
-		p->maps[i] = (struct mapping){
-			.start = v[i].start,
-			.end = v[i].end,
-			.pgoff = v[i].pgoff,
-			.dev = v[i].dev,
-			.ino = v[i].ino,
-			.path = v[i].path, /* (taken) */
-		};
-	}
+	for (size_t i = 0; i < n; i++)
+		p->maps[i] = from_memo(&v[i]);
 	p->nmaps = n;
 	free(v);
 	return 0;
@@ -249,14 +254,7 @@ static int add_memo_maps(struct process *p)
 			free(v[i].path);
 			continue;
 		}
-		p->maps[p->nmaps++] = (struct mapping){
-			.start = v[i].start,
-			.end = v[i].end,
-			.pgoff = v[i].pgoff,
-			.dev = v[i].dev,
-			.ino = v[i].ino,
-			.path = v[i].path, /* (taken) */
-		};
+		p->maps[p->nmaps++] = from_memo(&v[i]);
 		added++;
 	}
 	free(v);
