@@ -23,6 +23,8 @@
 #ifndef FTFB_UW_REFRESH_BPF_H
 #define FTFB_UW_REFRESH_BPF_H
 
+#include "uw_file.h"
+
 #define UW_VM_EXEC 0x4 /* VM_EXEC (include/linux/mm.h) */
 /* the mappings looked at, at most: a process of a build has a few
  * dozen, one that maps all it may (vm.max_map_count) costs its exit no
@@ -97,27 +99,6 @@ __noinline int uw_want_stale(__u32 tgid, __u64 pc)
 	return 0;
 }
 
-/* The row bias of a mapping of file f at start, from file offset pgoff:
- * as the loader works it out (ftfb_uw_table_bias); false if no
- * executable segment of f holds pgoff. */
-static __always_inline bool uw_file_bias(const struct ftfb_uw_file *f,
-					 __u64 start, __u64 pgoff, __u64 *bias)
-{
-	for (__u32 i = 0; i < FTFB_UW_FILE_SEGS; i++) {
-		const struct ftfb_uw_file_seg *s = &f->segs[i];
-
-		if (i >= f->nsegs)
-			break;
-		if (pgoff >= (s->offset & ~0xfffull) &&
-		    pgoff < s->offset + s->filesz) {
-			*bias = start - pgoff - (s->vaddr - s->offset) +
-				f->base;
-			return true;
-		}
-	}
-	return false;
-}
-
 /* One executable mapping, in address order, added to the rebuilt entry
  * (its table: the file's, else what the old entry had there, else
  * "being built" or, anonymous, frame pointers) and to the mappings kept.
@@ -161,7 +142,7 @@ __noinline int uw_refresh_put(__u64 start, __u64 end, __u64 pgoff, __u64 dev,
 	f = bpf_map_lookup_elem(&uw_files, &key);
 	old = bpf_map_lookup_elem(&uw_procs, &b->tgid);
 	om = old ? uw_find_map(old, start) : NULL;
-	if (f && uw_file_bias(f, start, pgoff, &bias)) {
+	if (f && ftfb_uw_file_bias(f, start, pgoff, &bias)) {
 		m->table = f->table;
 		m->bias = bias;
 	} else if (om && om->start == start && om->end == end) {

@@ -15,7 +15,7 @@
 #include "stacks.skel.h"
 
 struct ftfb_sf_maps {
-	int procs_fd, exited_fd, tables_fd, vmas_fd;
+	int procs_fd, exited_fd, tables_fd, vmas_fd, files_fd;
 	void *rows;
 	size_t len;
 };
@@ -30,35 +30,45 @@ static int get_proc(void *ctx, uint32_t tgid, struct ftfb_uw_proc *out)
 /* The mappings the walker listed as the image ended, if it did
  * (bpf/uw_refresh.bpf.h), given to the symbolizer's memo: the samples
  * finished with them are named with them. */
-static void take_vmas(struct ftfb_sf_maps *m, const struct ftfb_uw_ended *key)
+static void take_vmas(struct ftfb_sf_maps *m, const struct ftfb_uw_ended *key,
+		      struct ftfb_uw_vmas *got)
 {
 	struct ftfb_memo_map v[FTFB_UW_VMAS_MAX];
-	struct ftfb_uw_vmas got;
 	uint32_t n;
 
-	if (bpf_map_lookup_and_delete_elem(m->vmas_fd, key, &got))
+	got->n = 0;
+	if (bpf_map_lookup_and_delete_elem(m->vmas_fd, key, got))
 		return;
-	n = got.n < FTFB_UW_VMAS_MAX ? got.n : FTFB_UW_VMAS_MAX;
+	n = got->n = got->n < FTFB_UW_VMAS_MAX ? got->n : FTFB_UW_VMAS_MAX;
 	for (uint32_t i = 0; i < n; i++)
 		v[i] = (struct ftfb_memo_map){
-			.start = got.v[i].start,
-			.end = got.v[i].end,
-			.pgoff = got.v[i].pgoff,
-			.dev = got.v[i].dev,
-			.ino = got.v[i].ino,
+			.start = got->v[i].start,
+			.end = got->v[i].end,
+			.pgoff = got->v[i].pgoff,
+			.dev = got->v[i].dev,
+			.ino = got->v[i].ino,
 		};
 	ftfb_maps_memo_put_ended(key->tgid, v, n);
 }
 
 static int take_exited(void *ctx, uint32_t tgid, uint32_t image,
-		       struct ftfb_uw_proc *out)
+		       struct ftfb_uw_proc *out, struct ftfb_uw_vmas *vmas)
 {
 	struct ftfb_sf_maps *m = ctx;
 	struct ftfb_uw_ended key = {tgid, image};
 
-	take_vmas(m, &key);
+	take_vmas(m, &key, vmas);
 	return bpf_map_lookup_and_delete_elem(m->exited_fd, &key, out) ? -ENOENT
 								       : 0;
+}
+
+static int get_file(void *ctx, uint64_t dev, uint64_t ino,
+		    struct ftfb_uw_file *out)
+{
+	struct ftfb_sf_maps *m = ctx;
+	struct ftfb_uw_file_key key = {dev, ino};
+
+	return bpf_map_lookup_elem(m->files_fd, &key, out) ? -ENOENT : 0;
 }
 
 static int get_table(void *ctx, uint32_t id, struct ftfb_uw_table *out)
@@ -85,6 +95,7 @@ int ftfb_sf_maps_open(struct ftfb_loader *l, struct ftfb_sf_maps **out,
 	m->exited_fd = bpf_map__fd(l->stk->maps.uw_exited);
 	m->tables_fd = bpf_map__fd(l->stk->maps.uw_tables);
 	m->vmas_fd = bpf_map__fd(l->stk->maps.uw_vmas);
+	m->files_fd = bpf_map__fd(l->stk->maps.uw_files);
 	m->len = (size_t)n * sizeof(struct ftfb_uw_row);
 	/* (the table thread writes rows before it publishes their table:
 	 * a row read here belongs to a table already in uw_tables) */
@@ -98,6 +109,7 @@ int ftfb_sf_maps_open(struct ftfb_loader *l, struct ftfb_sf_maps **out,
 	}
 	src->proc = get_proc;
 	src->exited = take_exited;
+	src->file = get_file;
 	src->table = get_table;
 	src->rows = m->rows;
 	src->nrows = n;

@@ -404,8 +404,9 @@ static void test_mapped_since(void **state)
 
 /* the entry image ENDED_IMAGE ended with (uw_exited): its table built */
 static int exited_entry(void *ctx, uint32_t tgid, uint32_t image,
-			struct ftfb_uw_proc *out)
+			struct ftfb_uw_proc *out, struct ftfb_uw_vmas *vmas)
 {
+	vmas->n = 0;
 	bool was = loaded;
 	int rc;
 
@@ -509,6 +510,102 @@ static void test_finished_at_exec(void **state)
 	ftfb_sf_free(f);
 }
 
+/* The file the mapping at BASE maps (its device and inode), and whether
+ * its table is built yet (uw_files has it). */
+#define FILE_DEV 5
+#define FILE_INO 9
+static bool file_built;
+
+/* uw_files: the table of (FILE_DEV, FILE_INO) once built, table 0 with
+ * one executable segment at file offset 0 and vaddr 0 (the loader's
+ * bias for a mapping of it at BASE from offset 0: BASE, as get_proc's) */
+static int files(void *ctx, uint64_t dev, uint64_t ino,
+		 struct ftfb_uw_file *out)
+{
+	(void)ctx;
+	if (!file_built || dev != FILE_DEV || ino != FILE_INO)
+		return -2;
+	memset(out, 0, sizeof(*out));
+	out->table = 0;
+	out->nsegs = 1;
+	out->segs[0].filesz = 0x1000;
+	return 0;
+}
+
+/* the entry image ENDED_IMAGE ended with, its table still being built,
+ * and its mappings as the walker listed them then */
+static int ended_pending(void *ctx, uint32_t tgid, uint32_t image,
+			 struct ftfb_uw_proc *out, struct ftfb_uw_vmas *vmas)
+{
+	bool was = loaded;
+	int rc;
+
+	if (image != ENDED_IMAGE)
+		return -2;
+	loaded = false;
+	rc = get_proc(ctx, tgid, out);
+	loaded = was;
+	memset(vmas, 0, sizeof(*vmas));
+	vmas->n = 1;
+	vmas->v[0].start = BASE;
+	vmas->v[0].end = BASE + 0x1000;
+	vmas->v[0].dev = FILE_DEV;
+	vmas->v[0].ino = FILE_INO;
+	return rc;
+}
+
+/* An ar that exits while the table of the library it runs in is still
+ * being built: its copies wait on past its exit with the entry and the
+ * mappings it ended with, and are finished once the table is built
+ * (found by the file); one whose table never comes goes on as it was at
+ * its deadline. */
+static void test_waits_past_exit(void **state)
+{
+	unsigned char rec[1024];
+	size_t size = make_record(rec);
+	struct ftfb_sf_source with_ended = src;
+	struct ftfb_sf_stats st;
+	struct ftfb_stack ev;
+	struct ftfb_exit x;
+	struct ftfb_sf *f;
+
+	(void)state;
+	with_ended.exited = ended_pending;
+	with_ended.file = files;
+	loaded = file_built = false;
+	emits = 0;
+	assert_int_equal(
+		ftfb_sf_new(&f, &with_ended, 1000, 1 << 20, emit, NULL), 0);
+	assert_int_equal(ftfb_sf_event(f, rec, size, 0), 1);
+	memset(&x, 0, sizeof(x));
+	x.hdr.kind = FTFB_EV_EXIT;
+	x.hdr.tgid = 42;
+	x.image = ENDED_IMAGE;
+	x.group_dead = 1;
+	assert_int_equal(ftfb_sf_event(f, &x, sizeof(x), 5), 0);
+	assert_int_equal(emits, 0); /* kept past the exit */
+	assert_int_equal(ftfb_sf_tick(f, 10), 0);
+	assert_int_equal(emits, 0); /* the table not built yet */
+	file_built = true;
+	assert_int_equal(ftfb_sf_tick(f, 20), 0);
+	assert_int_equal(emits, 1);
+	assert_emitted_whole();
+	/* another copy, whose table never comes: as it was, at its due */
+	file_built = false;
+	assert_int_equal(ftfb_sf_event(f, rec, size, 30), 1);
+	assert_int_equal(ftfb_sf_event(f, &x, sizeof(x), 35), 0);
+	assert_int_equal(ftfb_sf_tick(f, 500), 0);
+	assert_int_equal(emits, 1);
+	assert_int_equal(ftfb_sf_tick(f, 1030), 0);
+	assert_int_equal(emits, 2);
+	memcpy(&ev, emitted, sizeof(ev));
+	assert_int_equal(ev.nu, 2); /* [pc, "not loaded yet"] */
+	ftfb_sf_get_stats(f, &st);
+	assert_int_equal(st.finished, 1);
+	assert_int_equal(st.as_is, 1);
+	ftfb_sf_free(f);
+}
+
 /* a record whose sizes do not add up is skipped, never read past */
 static void test_malformed(void **state)
 {
@@ -545,6 +642,7 @@ int main(void)
 		cmocka_unit_test(test_mapped_since),
 		cmocka_unit_test(test_finished_at_exit),
 		cmocka_unit_test(test_finished_at_exec),
+		cmocka_unit_test(test_waits_past_exit),
 		cmocka_unit_test(test_malformed),
 	};
 

@@ -10,6 +10,7 @@
 
 #include "copy_walk.h"
 #include "stack_finish.h"
+#include "uw_file.h"
 
 /* A copy record, its parts checked against its size. */
 struct view {
@@ -18,11 +19,20 @@ struct view {
 	const uint8_t *bytes;
 };
 
+/* An image that ended while copies of it waited for a table still
+ * being built: its entry and its mappings, shared by those copies. */
+struct ended_img {
+	unsigned refs;
+	struct ftfb_uw_proc p;
+	struct ftfb_uw_vmas v;
+};
+
 /* A copy held, in arrival order. */
 struct held {
 	struct held *next;
 	uint64_t due;
 	uint32_t tgid;
+	struct ended_img *img; /* NULL: its process's entry, live */
 	size_t size;
 	unsigned char data[];
 };
@@ -34,6 +44,7 @@ struct ftfb_sf {
 	void *emit_ctx;
 	struct held *head, **tail;
 	struct ftfb_uw_proc proc; /* the entry last read (tick's scratch) */
+	struct ftfb_uw_vmas vmas; /* the mappings of the image settled */
 	uint32_t ended_image;	  /* of the exec or exit being settled */
 	struct ftfb_sf_stats st;
 };
@@ -148,6 +159,15 @@ static bool ready(const struct view *v, const struct ftfb_uw_proc *p, bool due)
 	       (m->start == v->c.map_start && m->end == v->c.map_end);
 }
 
+/* Lets go of a copy's share of img (NULL: none). */
+static void drop_img(struct ftfb_sf *f, struct ended_img *img)
+{
+	if (img && !--img->refs) {
+		f->bytes -= sizeof(*img);
+		free(img);
+	}
+}
+
 /* Hands on h's sample as built in out (n bytes; why: how its user
  * stack ends, walked: finished over the copy); frees h. */
 static int hand_on(struct ftfb_sf *f, struct held *h, const void *out, size_t n,
@@ -164,6 +184,7 @@ static int hand_on(struct ftfb_sf *f, struct held *h, const void *out, size_t n,
 	if (n)
 		err = f->emit(f->emit_ctx, out, n);
 	f->bytes -= h->size;
+	drop_img(f, h->img);
 	free(h);
 	return err;
 }
@@ -200,9 +221,55 @@ static int live_entry(struct ftfb_sf *f, uint32_t tgid)
  * (f->ended_image), taken out. */
 static int ended_entry(struct ftfb_sf *f, uint32_t tgid)
 {
+	f->vmas.n = 0;
 	return f->src.exited ? f->src.exited(f->src.ctx, tgid, f->ended_image,
-					     &f->proc)
+					     &f->proc, &f->vmas)
 			     : -ENOENT;
+}
+
+/* The tables img's entry waited for, found by its mappings' files once
+ * built (as bpf/uw_refresh.bpf.h finds them). */
+static void resolve_img(struct ftfb_sf *f, struct ended_img *img)
+{
+	uint32_t n = img->p.n < FTFB_UW_MAX_MAPS ? img->p.n : FTFB_UW_MAX_MAPS;
+	uint32_t nv = img->v.n < FTFB_UW_VMAS_MAX ? img->v.n : FTFB_UW_VMAS_MAX;
+	struct ftfb_uw_file file;
+	__u64 bias;
+
+	for (uint32_t i = 0; i < n && f->src.file; i++) {
+		struct ftfb_uw_map *m = &img->p.m[i];
+
+		for (uint32_t j = 0; j < nv && m->table == FTFB_UW_TABLE_PENDING;
+		     j++) {
+			const struct ftfb_uw_vma *v = &img->v.v[j];
+
+			if (v->start != m->start ||
+			    f->src.file(f->src.ctx, v->dev, v->ino, &file) ||
+			    !ftfb_uw_file_bias(&file, m->start, v->pgoff,
+					       &bias))
+				continue;
+			m->table = file.table;
+			m->bias = bias;
+		}
+	}
+}
+
+/* A share of the image being settled (*img: made on first use, from
+ * f->proc and f->vmas), for a copy that waits on past its end; NULL
+ * when its mappings were not listed or there is no room. */
+static struct ended_img *share_img(struct ftfb_sf *f, struct ended_img **img)
+{
+	if (!*img) {
+		if (!f->vmas.n || f->bytes + sizeof(**img) > f->max_bytes ||
+		    !(*img = malloc(sizeof(**img))))
+			return NULL;
+		(*img)->refs = 0;
+		(*img)->p = f->proc;
+		(*img)->v = f->vmas;
+		f->bytes += sizeof(**img);
+	}
+	(*img)->refs++;
+	return *img;
 }
 
 /* Goes through the copies held: those of tgid (0: all) whose walk
@@ -215,25 +282,39 @@ static int settle(struct ftfb_sf *f, uint32_t tgid, uint64_t now, bool force,
 {
 	uint64_t out[FTFB_SF_OUT_MAX / 8 + 1];
 	struct held **at = &f->head, *h;
+	struct ended_img *img = NULL; /* the ending image's, if kept */
 	uint32_t have = 0, why; /* the tgid f->proc holds (0: none) */
 	int err = 0;
 
 	while ((h = *at)) {
+		const struct ftfb_uw_proc *p = &f->proc;
 		struct view v;
-		bool got;
+		bool got, ok;
 		size_t n;
 
-		if (tgid && h->tgid != tgid) {
+		/* (a copy of an image ended before waits for its tables,
+		 * not for this event of a later image of its process) */
+		if ((tgid && h->tgid != tgid) || (h->img && ending)) {
 			at = &h->next;
 			continue;
 		}
-		if (have != h->tgid)
-			have = entry(f, h->tgid) ? 0 : h->tgid;
-		got = have == h->tgid && parse(h->data, h->size, &v) &&
-		      ready(&v, &f->proc, force || now >= h->due);
-		n = ftfb_sf_build(h->data, h->size, &f->src,
-				  got ? &f->proc : NULL, out, &why);
-		if (!force && now < h->due && why == FTFB_UW_NOT_LOADED) {
+		if (h->img) {
+			resolve_img(f, h->img);
+			p = &h->img->p;
+			ok = true;
+		} else {
+			if (have != h->tgid)
+				have = entry(f, h->tgid) ? 0 : h->tgid;
+			ok = have == h->tgid;
+		}
+		got = ok && parse(h->data, h->size, &v) &&
+		      ready(&v, p, force || now >= h->due);
+		n = ftfb_sf_build(h->data, h->size, &f->src, got ? p : NULL,
+				  out, &why);
+		if (why == FTFB_UW_NOT_LOADED && now < h->due &&
+		    (!force || (ending && ok && share_img(f, &img)))) {
+			if (force) /* (its image ended: its entry kept) */
+				h->img = img;
 			at = &h->next; /* (a binary further on: built soon) */
 			continue;
 		}
@@ -268,6 +349,7 @@ static int take(struct ftfb_sf *f, const void *data, size_t size, uint64_t now)
 		return n ? f->emit(f->emit_ctx, out, n) ?: 1 : 1;
 	}
 	h->next = NULL;
+	h->img = NULL;
 	h->due = now + f->deadline_ns;
 	h->tgid = v.c.ev.hdr.tgid;
 	h->size = size;
@@ -337,6 +419,7 @@ void ftfb_sf_free(struct ftfb_sf *f)
 		return;
 	while ((h = f->head)) {
 		f->head = h->next;
+		drop_img(f, h->img);
 		free(h);
 	}
 	free(f);

@@ -7,9 +7,12 @@
  * ordinary FTFB_EV_STACK_ON events.
  *
  * Bounded: a copy waits at most deadline_ns, and copies held take at
- * most max_bytes; one that cannot be finished (its image ended, by exec
- * or exit, before its table came; no room) goes on as it was, its
- * stop frame saying "not loaded yet". A copy is the traced process's
+ * most max_bytes; one that cannot be finished (its table did not come
+ * in time; its image ended, by exec or exit, with no list of its
+ * mappings; no room) goes on as it was, its stop frame saying "not
+ * loaded yet". A copy of an image that ended while a table it needs was
+ * still being built waits on with that image's entry, whose tables are
+ * found by the files its mappings list once they are built. A copy is the traced process's
  * data: its sizes are checked against the record's before any is used.
  */
 #ifndef FTFB_STACK_FINISH_H
@@ -27,9 +30,14 @@ struct ftfb_sf_source {
 	int (*proc)(void *ctx, uint32_t tgid, struct ftfb_uw_proc *out);
 	/* the entry of process tgid's image `image` (FTFB_IMAGE_ID) as it
 	 * ended, by exec or exit, taken out: 0, or -ENOENT (NULL: none
-	 * kept) */
+	 * kept); and in *vmas its mappings then, when the walker listed
+	 * them (bpf/uw_refresh.bpf.h), else none (n 0) */
 	int (*exited)(void *ctx, uint32_t tgid, uint32_t image,
-		      struct ftfb_uw_proc *out);
+		      struct ftfb_uw_proc *out, struct ftfb_uw_vmas *vmas);
+	/* the table of file (dev, ino), once built (uw_files): 0, or
+	 * -ENOENT (NULL: none known) */
+	int (*file)(void *ctx, uint64_t dev, uint64_t ino,
+		    struct ftfb_uw_file *out);
 	/* uw_tables[id]: 0, or -1 */
 	int (*table)(void *ctx, uint32_t id, struct ftfb_uw_table *out);
 	const struct ftfb_uw_row *rows;
