@@ -33,22 +33,12 @@ static int get_proc(void *ctx, uint32_t tgid, struct ftfb_uw_proc *out)
 static void take_vmas(struct ftfb_sf_maps *m, const struct ftfb_uw_ended *key,
 		      struct ftfb_uw_vmas *got)
 {
-	struct ftfb_memo_map v[FTFB_UW_VMAS_MAX];
-	uint32_t n;
-
 	got->n = 0;
 	if (bpf_map_lookup_and_delete_elem(m->vmas_fd, key, got))
 		return;
-	n = got->n = got->n < FTFB_UW_VMAS_MAX ? got->n : FTFB_UW_VMAS_MAX;
-	for (uint32_t i = 0; i < n; i++)
-		v[i] = (struct ftfb_memo_map){
-			.start = got->v[i].start,
-			.end = got->v[i].end,
-			.pgoff = got->v[i].pgoff,
-			.dev = got->v[i].dev,
-			.ino = got->v[i].ino,
-		};
-	ftfb_maps_memo_put_ended(key->tgid, v, n);
+	if (got->n > FTFB_UW_VMAS_MAX)
+		got->n = FTFB_UW_VMAS_MAX;
+	ftfb_maps_memo_put_vmas(key->tgid, got);
 }
 
 static int take_exited(void *ctx, uint32_t tgid, uint32_t image,

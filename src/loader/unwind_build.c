@@ -21,9 +21,14 @@
 #include "unwind_maps_priv.h"
 #include "uw_row_index.h"
 
-static void injected_delay(const struct ftfb_uw_loader *u)
+/* The fault's delay (unwind_maps.c), for the builds of every file or,
+ * with FTFB_FAULT_SLOW_UW_BUILD_OF=TEXT, of those whose path holds TEXT
+ * (test_exit_before_table.py: one program's table late, the loader
+ * answering everyone else meanwhile). */
+static void injected_delay(const struct ftfb_uw_loader *u, const char *path)
 {
-	unsigned left = u->slow_build_s;
+	const char *only = getenv("FTFB_FAULT_SLOW_UW_BUILD_OF");
+	unsigned left = only && !strstr(path, only) ? 0 : u->slow_build_s;
 
 	while (left)
 		left = sleep(left);
@@ -116,7 +121,7 @@ static int table_of_fd(struct ftfb_uw_loader *u, int fd, const char *path,
 			note_refusal(u, err);
 		}
 	}
-	injected_delay(u); /* (a build's: a table read from the cache is not) */
+	injected_delay(u, path); /* (a build's: not a table from the cache) */
 	rc = ftfb_uw_table_from_fd(fd, path, o, t, err, errlen);
 	if (!rc && keyed && !ftfb_uw_cache_store(u->cache, &k, t))
 		u->st.cache_written++;

@@ -239,13 +239,14 @@ static size_t make_record(unsigned char *buf)
 	return sizeof(c) + sizeof(ips) + sizeof(stack_words);
 }
 
-static unsigned char emitted[4096];
+static unsigned char emitted[4096], before[4096]; /* the last two */
 static size_t nemitted, emits;
 
 static int emit(void *ctx, const void *data, size_t size)
 {
 	(void)ctx;
 	assert_true(size <= sizeof(emitted));
+	memcpy(before, emitted, sizeof(before));
 	memcpy(emitted, data, size);
 	nemitted = size;
 	emits++;
@@ -557,8 +558,9 @@ static int ended_pending(void *ctx, uint32_t tgid, uint32_t image,
 /* An ar that exits while the table of the library it runs in is still
  * being built: its copies wait on past its exit with the entry and the
  * mappings it ended with, and are finished once the table is built
- * (found by the file); one whose table never comes goes on as it was at
- * its deadline. */
+ * (found by the file); its exit event waits with them and is handed on
+ * after the last (the translator names them before the process's end).
+ * A copy whose table never comes goes on as it was at its deadline. */
 static void test_waits_past_exit(void **state)
 {
 	unsigned char rec[1024];
@@ -566,7 +568,7 @@ static void test_waits_past_exit(void **state)
 	struct ftfb_sf_source with_ended = src;
 	struct ftfb_sf_stats st;
 	struct ftfb_stack ev;
-	struct ftfb_exit x;
+	struct ftfb_exit x, got;
 	struct ftfb_sf *f;
 
 	(void)state;
@@ -582,27 +584,44 @@ static void test_waits_past_exit(void **state)
 	x.hdr.tgid = 42;
 	x.image = ENDED_IMAGE;
 	x.group_dead = 1;
-	assert_int_equal(ftfb_sf_event(f, &x, sizeof(x), 5), 0);
-	assert_int_equal(emits, 0); /* kept past the exit */
+	assert_int_equal(ftfb_sf_event(f, &x, sizeof(x), 5), 1); /* held */
+	assert_int_equal(emits, 0); /* the copy kept past the exit */
 	assert_int_equal(ftfb_sf_tick(f, 10), 0);
 	assert_int_equal(emits, 0); /* the table not built yet */
 	file_built = true;
 	assert_int_equal(ftfb_sf_tick(f, 20), 0);
-	assert_int_equal(emits, 1);
+	assert_int_equal(emits, 2); /* the sample, then the exit */
+	memcpy(&got, emitted, sizeof(got));
+	assert_int_equal(got.hdr.kind, FTFB_EV_EXIT);
+	assert_int_equal(got.hdr.tgid, 42);
+	memcpy(emitted, before, sizeof(emitted));
 	assert_emitted_whole();
 	/* another copy, whose table never comes: as it was, at its due */
 	file_built = false;
 	assert_int_equal(ftfb_sf_event(f, rec, size, 30), 1);
-	assert_int_equal(ftfb_sf_event(f, &x, sizeof(x), 35), 0);
+	assert_int_equal(ftfb_sf_event(f, &x, sizeof(x), 35), 1);
 	assert_int_equal(ftfb_sf_tick(f, 500), 0);
-	assert_int_equal(emits, 1);
-	assert_int_equal(ftfb_sf_tick(f, 1030), 0);
 	assert_int_equal(emits, 2);
-	memcpy(&ev, emitted, sizeof(ev));
+	assert_int_equal(ftfb_sf_tick(f, 1030), 0);
+	assert_int_equal(emits, 4);
+	memcpy(&ev, before, sizeof(ev));
+	assert_int_equal(ev.hdr.kind, FTFB_EV_STACK_ON);
 	assert_int_equal(ev.nu, 2); /* [pc, "not loaded yet"] */
 	ftfb_sf_get_stats(f, &st);
 	assert_int_equal(st.finished, 1);
 	assert_int_equal(st.as_is, 1);
+	/* an exec does not wait: the new image's samples come next */
+	assert_int_equal(ftfb_sf_event(f, rec, size, 1100), 1);
+	{
+		struct ftfb_comm_ev exe;
+
+		memset(&exe, 0, sizeof(exe));
+		exe.hdr.kind = FTFB_EV_EXEC;
+		exe.hdr.tgid = 42;
+		exe.image = ENDED_IMAGE;
+		assert_int_equal(ftfb_sf_event(f, &exe, sizeof(exe), 1105), 0);
+	}
+	assert_int_equal(emits, 5);
 	ftfb_sf_free(f);
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "copy_walk.h"
+#include "maps_memo.h"
 #include "stack_finish.h"
 #include "uw_file.h"
 
@@ -19,12 +20,15 @@ struct view {
 	const uint8_t *bytes;
 };
 
-/* An image that ended while copies of it waited for a table still
- * being built: its entry and its mappings, shared by those copies. */
+/* A process that exited while copies of it waited for a table still
+ * being built: its entry and its mappings, shared by those copies, and
+ * its exit event, handed on after the last of them (the translator
+ * names a process's samples before its end, whose maps it then drops). */
 struct ended_img {
 	unsigned refs;
 	struct ftfb_uw_proc p;
 	struct ftfb_uw_vmas v;
+	struct ftfb_exit end;
 };
 
 /* A copy held, in arrival order. */
@@ -46,6 +50,8 @@ struct ftfb_sf {
 	struct ftfb_uw_proc proc; /* the entry last read (tick's scratch) */
 	struct ftfb_uw_vmas vmas; /* the mappings of the image settled */
 	uint32_t ended_image;	  /* of the exec or exit being settled */
+	struct ended_img *kept;	  /* the exit's, when its copies wait on */
+	bool may_wait;		  /* (at an exit, not an exec) */
 	struct ftfb_sf_stats st;
 };
 
@@ -159,13 +165,19 @@ static bool ready(const struct view *v, const struct ftfb_uw_proc *p, bool due)
 	       (m->start == v->c.map_start && m->end == v->c.map_end);
 }
 
-/* Lets go of a copy's share of img (NULL: none). */
-static void drop_img(struct ftfb_sf *f, struct ended_img *img)
+/* Lets go of a copy's share of img (NULL: none); the last hands on its
+ * exit event (emit: 0 at the free, which hands nothing on). */
+static int drop_img(struct ftfb_sf *f, struct ended_img *img, bool emit)
 {
+	int err = 0;
+
 	if (img && !--img->refs) {
+		if (emit)
+			err = f->emit(f->emit_ctx, &img->end, sizeof(img->end));
 		f->bytes -= sizeof(*img);
 		free(img);
 	}
+	return err;
 }
 
 /* Hands on h's sample as built in out (n bytes; why: how its user
@@ -175,6 +187,10 @@ static int hand_on(struct ftfb_sf *f, struct held *h, const void *out, size_t n,
 {
 	int err = 0;
 
+	/* (its process's maps, for the names: the memo may have given its
+	 * entry to newer processes while the copy waited) */
+	if (h->img)
+		ftfb_maps_memo_put_vmas(h->tgid, &h->img->v);
 	if (!walked)
 		f->st.as_is++;
 	else if (why == FTFB_UW_COMPLETE)
@@ -184,7 +200,7 @@ static int hand_on(struct ftfb_sf *f, struct held *h, const void *out, size_t n,
 	if (n)
 		err = f->emit(f->emit_ctx, out, n);
 	f->bytes -= h->size;
-	drop_img(f, h->img);
+	err = drop_img(f, h->img, true) ?: err;
 	free(h);
 	return err;
 }
@@ -260,7 +276,8 @@ static void resolve_img(struct ftfb_sf *f, struct ended_img *img)
 static struct ended_img *share_img(struct ftfb_sf *f, struct ended_img **img)
 {
 	if (!*img) {
-		if (!f->vmas.n || f->bytes + sizeof(**img) > f->max_bytes ||
+		if (!f->may_wait || !f->vmas.n ||
+		    f->bytes + sizeof(**img) > f->max_bytes ||
 		    !(*img = malloc(sizeof(**img))))
 			return NULL;
 		(*img)->refs = 0;
@@ -276,13 +293,14 @@ static struct ended_img *share_img(struct ftfb_sf *f, struct ended_img **img)
  * goes on past every binary "not loaded yet" are finished, those due by
  * now (or all, with force) go on as far as they can. The entry of a
  * process is read (by `entry`) once per run of its copies.
- * ending: the process exec'd or exited (what is not walked is "gone"). */
+ * ending: the process exec'd or exited (what is not walked is "gone");
+ * at an exit (f->kept set to NULL first), copies still waiting for a
+ * table wait on, sharing f->kept. */
 static int settle(struct ftfb_sf *f, uint32_t tgid, uint64_t now, bool force,
 		  entry_fn entry, bool ending)
 {
 	uint64_t out[FTFB_SF_OUT_MAX / 8 + 1];
 	struct held **at = &f->head, *h;
-	struct ended_img *img = NULL; /* the ending image's, if kept */
 	uint32_t have = 0, why; /* the tgid f->proc holds (0: none) */
 	int err = 0;
 
@@ -312,9 +330,9 @@ static int settle(struct ftfb_sf *f, uint32_t tgid, uint64_t now, bool force,
 		n = ftfb_sf_build(h->data, h->size, &f->src, got ? p : NULL,
 				  out, &why);
 		if (why == FTFB_UW_NOT_LOADED && now < h->due &&
-		    (!force || (ending && ok && share_img(f, &img)))) {
+		    (!force || (ending && ok && share_img(f, &f->kept)))) {
 			if (force) /* (its image ended: its entry kept) */
-				h->img = img;
+				h->img = f->kept;
 			at = &h->next; /* (a binary further on: built soon) */
 			continue;
 		}
@@ -360,6 +378,27 @@ static int take(struct ftfb_sf *f, const void *data, size_t size, uint64_t now)
 	return 1;
 }
 
+/* A process's end: its copies finished from the entry it ended with,
+ * or, those waiting for a table still being built, kept with it; then
+ * 1 if the exit event waits with them (handed on after the last), 0 if
+ * the caller hands it on now; < 0 an emit's error. */
+static int settle_exit(struct ftfb_sf *f, const struct ftfb_exit *x,
+		       uint64_t now_ns)
+{
+	int err;
+
+	f->ended_image = x->image;
+	f->kept = NULL;
+	f->may_wait = true;
+	err = settle(f, x->hdr.tgid, now_ns, true, ended_entry, true);
+	f->may_wait = false;
+	if (!f->kept)
+		return err;
+	f->kept->end = *x;
+	f->kept = NULL;
+	return err < 0 ? err : 1;
+}
+
 int ftfb_sf_event(struct ftfb_sf *f, const void *data, size_t size,
 		  uint64_t now_ns)
 {
@@ -383,15 +422,15 @@ int ftfb_sf_event(struct ftfb_sf *f, const void *data, size_t size,
 	if (hdr.kind == FTFB_EV_EXEC && size >= sizeof(ex)) {
 		memcpy(&ex, data, sizeof(ex));
 		f->ended_image = ex.image;
+		/* (none waits on: the new image's samples come next, and
+		 * would be named before the exec) */
+		f->may_wait = false;
 		return settle(f, hdr.tgid, now_ns, true, ended_entry, true);
 	}
 	if (hdr.kind == FTFB_EV_EXIT && size >= sizeof(x)) {
 		memcpy(&x, data, sizeof(x));
-		if (x.group_dead) {
-			f->ended_image = x.image;
-			return settle(f, hdr.tgid, now_ns, true, ended_entry,
-				      true);
-		}
+		if (x.group_dead)
+			return settle_exit(f, &x, now_ns);
 	}
 	return 0;
 }
@@ -419,7 +458,7 @@ void ftfb_sf_free(struct ftfb_sf *f)
 		return;
 	while ((h = f->head)) {
 		f->head = h->next;
-		drop_img(f, h->img);
+		drop_img(f, h->img, false);
 		free(h);
 	}
 	free(f);
