@@ -282,31 +282,6 @@ static bool holds(const struct kept *k, const struct ftfb_memo_map *v)
 	return false;
 }
 
-/* A read of tgid's image v (n) begun now, empty, as its latest, if the
- * file of its program (mapped lowest) is named; NULL if not. Under the
- * lock. */
-static struct kept *new_read_locked(uint32_t tgid,
-				    const struct ftfb_memo_map *v, size_t n)
-{
-	const struct ftfb_memo_map *low = NULL;
-	struct kept k = {.from_ns = ftfb_mono_ns()};
-	struct entry *e;
-	char *path;
-
-	for (size_t i = 0; i < n; i++)
-		if (of_a_file(&v[i]) && (!low || v[i].start < low->start))
-			low = &v[i];
-	if (!low || !(path = path_of_locked(low->dev, low->ino)))
-		return NULL;
-	free(path);
-	e = entry_of(tgid);
-	e->seq = ++next_seq;
-	if (k.from_ns <= e->bound_ns)
-		return NULL;
-	keep_read(e, &k);
-	return &e->reads[e->nreads - 1];
-}
-
 void ftfb_maps_memo_put_ended(uint32_t tgid, const struct ftfb_memo_map *v,
 			      size_t n)
 {
@@ -315,13 +290,11 @@ void ftfb_maps_memo_put_ended(uint32_t tgid, const struct ftfb_memo_map *v,
 
 	pthread_mutex_lock(&lock);
 	e = find_locked(tgid);
-	/* (added to the last read of that image; with none kept, its
-	 * entry gone to newer processes or never read, to one made here
-	 * if its program's file is named) */
+	/* (only added to the last read of that image: a read made here
+	 * would lack the files no other read names, its program's first,
+	 * and would stand as a later image) */
 	k = e && e->nreads ? &e->reads[e->nreads - 1] : NULL;
-	if (!k || !image_of_read(k, v, n))
-		k = new_read_locked(tgid, v, n);
-	if (k) {
+	if (k && image_of_read(k, v, n)) {
 		for (size_t i = 0; i < n && k->n < FTFB_MAPS_MEMO_MAPS; i++) {
 			struct ftfb_memo_map m = v[i], *more;
 
@@ -498,4 +471,14 @@ void ftfb_maps_memo_put_vmas(uint32_t tgid, const struct ftfb_uw_vmas *vm)
 			.ino = vm->v[i].ino,
 		};
 	ftfb_maps_memo_put_ended(tgid, v, n);
+}
+
+void ftfb_maps_memo_touch(uint32_t tgid)
+{
+	struct entry *e;
+
+	pthread_mutex_lock(&lock);
+	if ((e = find_locked(tgid)))
+		e->seq = ++next_seq;
+	pthread_mutex_unlock(&lock);
 }

@@ -72,14 +72,15 @@ void ftfb_memo_read_end(struct ftfb_memo_read *r);
  * listed them (bpf/uw_refresh.bpf.h: the loader read its maps before it
  * mapped them all), path NULL: those the last read of that image lacks
  * are added to it, each file named as the other reads kept name it
- * (the vDSO: dev and ino 0); with no read of it kept (never read, or
- * its process's entry given to newer ones), a read begun now is made of
- * them if the program's file is named. Files no read names, and
- * anonymous memory (dev ~0), are left out. */
+ * (the vDSO: dev and ino 0); files no read names, and anonymous
+ * memory (dev ~0), are left out. */
 void ftfb_maps_memo_put_ended(uint32_t tgid, const struct ftfb_memo_map *v,
 			      size_t n);
 /* The same, from the walker's list (uw_vmas). */
 void ftfb_maps_memo_put_vmas(uint32_t tgid, const struct ftfb_uw_vmas *vm);
+/* tgid's reads are used (samples of it wait to be named): not the first
+ * to go for newer processes'. */
+void ftfb_maps_memo_touch(uint32_t tgid);
 
 /* tgid exec'd or exited at at_ns (CLOCK_MONOTONIC, the event's). */
 void ftfb_maps_memo_bound(uint32_t tgid, uint64_t at_ns);

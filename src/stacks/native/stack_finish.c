@@ -187,8 +187,7 @@ static int hand_on(struct ftfb_sf *f, struct held *h, const void *out, size_t n,
 {
 	int err = 0;
 
-	/* (its process's maps, for the names: the memo may have given its
-	 * entry to newer processes while the copy waited) */
+	/* (what its process's read lacked, for the names) */
 	if (h->img)
 		ftfb_maps_memo_put_vmas(h->tgid, &h->img->v);
 	if (!walked)
@@ -317,6 +316,9 @@ static int settle(struct ftfb_sf *f, uint32_t tgid, uint64_t now, bool force,
 			continue;
 		}
 		if (h->img) {
+			/* (its maps, for the names: beside a build the memo's
+			 * entries go to newer processes within seconds) */
+			ftfb_maps_memo_touch(h->tgid);
 			resolve_img(f, h->img);
 			p = &h->img->p;
 			ok = true;
