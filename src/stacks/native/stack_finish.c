@@ -26,6 +26,8 @@ struct view {
  * names a process's samples before its end, whose maps it then drops). */
 struct ended_img {
 	unsigned refs;
+	bool named;	   /* its mappings given to the memo */
+	uint64_t seen_ns; /* the settle that last looked for its tables */
 	struct ftfb_uw_proc p;
 	struct ftfb_uw_vmas v;
 	struct ftfb_exit end;
@@ -187,9 +189,11 @@ static int hand_on(struct ftfb_sf *f, struct held *h, const void *out, size_t n,
 {
 	int err = 0;
 
-	/* (what its process's read lacked, for the names) */
-	if (h->img)
+	/* (what its process's read lacked, for the names: once) */
+	if (h->img && !h->img->named) {
 		ftfb_maps_memo_put_vmas(h->tgid, &h->img->v);
+		h->img->named = true;
+	}
 	if (!walked)
 		f->st.as_is++;
 	else if (why == FTFB_UW_COMPLETE)
@@ -280,6 +284,8 @@ static struct ended_img *share_img(struct ftfb_sf *f, struct ended_img **img)
 		    !(*img = malloc(sizeof(**img))))
 			return NULL;
 		(*img)->refs = 0;
+		(*img)->named = false;
+		(*img)->seen_ns = UINT64_MAX; /* (never: a flush is at 0) */
 		(*img)->p = f->proc;
 		(*img)->v = f->vmas;
 		f->bytes += sizeof(**img);
@@ -315,11 +321,15 @@ static int settle(struct ftfb_sf *f, uint32_t tgid, uint64_t now, bool force,
 			at = &h->next;
 			continue;
 		}
-		if (h->img) {
-			/* (its maps, for the names: beside a build the memo's
-			 * entries go to newer processes within seconds) */
+		if (h->img && h->img->seen_ns != now) {
+			/* (once a settle for all its copies; its maps kept for
+			 * the names: beside a build the memo's entries go to
+			 * newer processes within seconds) */
+			h->img->seen_ns = now;
 			ftfb_maps_memo_touch(h->tgid);
 			resolve_img(f, h->img);
+		}
+		if (h->img) {
 			p = &h->img->p;
 			ok = true;
 		} else {
