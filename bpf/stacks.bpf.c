@@ -154,7 +154,8 @@ static __always_inline void take_stacks(void *ctx, struct stack_buf *s,
 		ub = ftfb_uw_user_stack_blocking(kc, ur, tgid, s->ips,
 						 &s->ev.uhash);
 	else if (ur)
-		ub = ftfb_uw_user_stack(ur, tgid, s->ips, &s->ev.uhash, false);
+		ub = ftfb_uw_user_stack(ur, tgid, s->ips, &s->ev.uhash, false,
+					true);
 	if (ub > 0)
 		nu = (__u32)ub / 8;
 	if (nu > DEPTH)

@@ -39,6 +39,7 @@
 #define UW_PAGE 4096ull
 #define UW_REC_WORDS 64	 /* stack words a cached chain's walk may read */
 #define UW_REC_SPAN 8192 /* bytes above its first sp they may lie in */
+#define UT_MAX 64	 /* frames of a thread's last walk kept (utail.bpf.h) */
 
 /* all binaries' rows, each table's followed by its page index
  * (uw_index.h); max_entries set by the loader, which writes them through
@@ -117,6 +118,7 @@ struct uw_walk {
 	__u64 ri;     /* the next uretprobe return instance (0: the newest) */
 	bool trapped; /* the first frame is at a uprobe's int3 (pc: + 1) */
 	__u8 jumps;   /* stack switches taken by frame pointer */
+	__u8 bp_uses; /* steps whose frame came from rbp (utail.bpf.h) */
 };
 
 struct uw_search {
@@ -165,6 +167,7 @@ struct uw_ctx {
  * the UW_DEPTH frames (a map value's contents are unknown to it). */
 struct uw_buf {
 	struct uw_walk w;
+	struct uw_walk w_before; /* uw_frame_cfi's */
 	struct uw_search q;
 	__u64 ips[UW_MASK + 1];
 	/* a window of the stack, copied at once (uw_stack_read): win_len
@@ -180,6 +183,17 @@ struct uw_buf {
 	__u32 rec_span, _rec_pad; /* the bytes from rec_sp they lie in */
 	__u32 rec_off[UW_REC_WORDS];
 	__u64 rec_val[UW_REC_WORDS];
+	/* the state of each of the first UT_MAX frames as its step began
+	 * (sp, rbp, whether rbp is known: bit k, the words read before),
+	 * and the walk's use of its thread's last walk (utail.bpf.h):
+	 * ut_on, the walk is of the current thread and may use it;
+	 * ut_tried, a frame was checked; ut_k, its frames were taken from
+	 * frame ut_k on (0: none) */
+	__u64 fsp[UT_MAX], fbp[UT_MAX];
+	__u64 fbpk;
+	__u8 frec[UT_MAX];
+	__u8 fbpu[UT_MAX]; /* steps that used rbp before frame k's */
+	__u32 ut_on, ut_tried, ut_k, _ut_pad;
 };
 
 struct {
@@ -500,6 +514,7 @@ static __always_inline __u32 uw_step_fp(struct uw_walk *w, __u32 fail)
 	if (!w->bp_known)
 		return fail;
 	w->bp_used |= w->bp_regs;
+	w->bp_uses++;
 	if (!w->bp)
 		return FTFB_UW_COMPLETE;
 	if (w->bp & 7 || w->bp >= 0x800000000000ull)
@@ -708,6 +723,7 @@ static __always_inline __u32 uw_step_cfi(struct uw_buf *b,
 	const struct ftfb_uw_row *r = &row;
 	__u64 cfa, ra, bp, pair[2];
 	bool found;
+	__u8 by_bp;
 
 	found = uw_find_row(b, m->table,
 			    w->pc - (w->n > 1 || w->trapped ? 1 : 0) - m->bias,
@@ -722,12 +738,13 @@ static __always_inline __u32 uw_step_cfi(struct uw_buf *b,
 	cfa = uw_cfa(w, r, &why);
 	if (!cfa)
 		return why;
-	/* a CFA from the registers' rbp (1 when the type is CFA_RBP, with
-	 * no branch: one here multiplied the walker's states by 1.2) */
-	w->bp_used |=
-		(__u8)(w->bp_regs &
-		       (((__u64)(FTFB_UW_CFA_TYPE(r) ^ FTFB_UW_CFA_RBP) - 1) >>
+	/* a CFA from rbp (1 when the type is CFA_RBP, with no branch: one
+	 * here multiplied the walker's states by 1.2), the registers' or
+	 * not */
+	by_bp = (__u8)((((__u64)(FTFB_UW_CFA_TYPE(r) ^ FTFB_UW_CFA_RBP) - 1) >>
 			63));
+	w->bp_used |= (__u8)(w->bp_regs & by_bp);
+	w->bp_uses += by_bp;
 	if (cfa <= w->sp)
 		return FTFB_UW_BAD_FRAME; /* the stack grows down */
 	/* rbp saved next to the return address (push %rbp first, the
@@ -768,6 +785,8 @@ static __always_inline __u64 uw_hash_step(__u64 h, __u64 ip)
 	return h ^ (h >> 29);
 }
 
+#include "utail.bpf.h"
+
 /* A step by the CFI of binary m; where it has none for pc (V8's
  * builtins in node, hand-written assembly), by frame pointer. */
 static __always_inline void uw_frame_cfi(struct uw_buf *b,
@@ -775,13 +794,16 @@ static __always_inline void uw_frame_cfi(struct uw_buf *b,
 					 const struct ftfb_uw_map *m)
 {
 	struct uw_walk *w = &b->w;
-	struct uw_walk before = *w;
 
+	/* (the walk's state to go back to, in the map: 80 bytes of the
+	 * BPF stack went past its 512 with utail.bpf.h's calls) */
+	b->w_before = *w;
 	w->reason = uw_step_cfi(b, m);
 	/* at a uprobe's int3: the instruction not run yet gives a
 	 * return address in code; if not, it had run (emulated) */
-	if (before.trapped && w->reason == UW_GO_ON && !uw_find_map(p, w->pc)) {
-		*w = before;
+	if (b->w_before.trapped && w->reason == UW_GO_ON &&
+	    !uw_find_map(p, w->pc)) {
+		*w = b->w_before;
 		w->trapped = false;
 		w->reason = uw_step_cfi(b, m);
 	}
@@ -805,6 +827,10 @@ static long uw_frame(__u32 idx, void *ctx)
 	tgid = w->tgid;
 	if (w->n >= UW_DEPTH - 1) { /* the last slot: the stop frame */
 		w->reason = FTFB_UW_DEPTH;
+		return 1;
+	}
+	if (uw_tail_step(b)) {
+		w->reason = FTFB_UW_COMPLETE;
 		return 1;
 	}
 	b->ips[w->n & UW_MASK] = w->pc;
@@ -850,10 +876,13 @@ static long uw_frame(__u32 idx, void *ctx)
  * the frames are found: a loop over the result in the caller would be
  * verified once per possible size (350,000 instructions, not 12,000).
  * record: note the stack words read (uw_buf's rec_*), for the cache of
- * whole chains (ustack_cache.bpf.h). */
+ * whole chains (ustack_cache.bpf.h). tail: the walk of the current
+ * thread, which may end with its last walk's frames and is kept as its
+ * last (utail.bpf.h). */
 static __always_inline long ftfb_uw_user_stack(const struct ftfb_uw_regs *r,
 					       __u32 tgid, __u64 *out,
-					       __u64 *hash, bool record)
+					       __u64 *hash, bool record,
+					       bool tail)
 {
 	__u32 zero = 0, reason;
 	__u64 n;
@@ -874,15 +903,20 @@ static __always_inline long ftfb_uw_user_stack(const struct ftfb_uw_regs *r,
 	b->w.n = 0;
 	b->w.ri = 0;
 	b->w.jumps = 0;
+	b->w.bp_uses = 0;
 	b->w.reason = FTFB_UW_DEPTH;
 	b->w.hash = 0xcbf29ce484222325ull ^ tgid;
 	b->win_lo = 0;
 	b->rec_sp = r->sp;
 	b->rec_n = 0;
 	b->rec_span = 0;
-	b->rec_on = record && !b->w.trapped;
+	b->rec_on = (record || tail) && !b->w.trapped;
+	b->ut_tried = 0;
+	b->ut_k = 0;
 	c.p = bpf_map_lookup_elem(&uw_procs, &tgid);
+	b->ut_on = tail && c.p;
 	bpf_loop(UW_DEPTH, uw_frame, &c, 0);
+	uw_tail_keep(b);
 	n = b->w.n;
 	reason = b->w.reason;
 	if (reason != FTFB_UW_COMPLETE && n < UW_DEPTH) {

@@ -186,7 +186,12 @@ enum {
 /* and their user stacks: found again (bpf/ustack_cache.bpf.h), walked */
 #define FTFB_UW_STAT_USTACK_FOUND (FTFB_UW_NREASONS + 4)
 #define FTFB_UW_STAT_USTACK_WALKED (FTFB_UW_NREASONS + 5)
-#define FTFB_UW_NSTATS (FTFB_UW_NREASONS + 6)
+/* user stacks of the current thread (on-CPU samples, wakers) ended with
+ * frames of its last walk (bpf/utail.bpf.h), and the frames of a last
+ * walk in the same state whose words the stack no longer held */
+#define FTFB_UW_STAT_TAIL_FOUND (FTFB_UW_NREASONS + 6)
+#define FTFB_UW_STAT_TAIL_REFUSED (FTFB_UW_NREASONS + 7)
+#define FTFB_UW_NSTATS (FTFB_UW_NREASONS + 8)
 
 /* A stop frame: in the kernel's half of the address space, so never a
  * user address. */

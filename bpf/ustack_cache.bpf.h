@@ -174,7 +174,7 @@ ftfb_uw_user_stack_blocking(struct task_struct *t, const struct ftfb_uw_regs *r,
 	int got;
 
 	if (!b)
-		return ftfb_uw_user_stack(r, tgid, out, hash, false);
+		return ftfb_uw_user_stack(r, tgid, out, hash, false, false);
 	k = &b->k;
 	k->tgid = tgid;
 	k->image = FTFB_IMAGE_ID(t);
@@ -204,7 +204,7 @@ ftfb_uw_user_stack_blocking(struct task_struct *t, const struct ftfb_uw_regs *r,
 		}
 	}
 	uw_count(FTFB_UW_STAT_USTACK_WALKED);
-	len = ftfb_uw_user_stack(r, tgid, out, hash, true);
+	len = ftfb_uw_user_stack(r, tgid, out, hash, true, false);
 	k->way = victim;
 	uc_put(k, r->bp, *hash);
 	return len;

@@ -600,6 +600,10 @@ void ftfb_uw_get_stats(struct ftfb_uw_loader *u, struct ftfb_uw_stats *st)
 			st->ustacks_found = sum;
 		else if (k == FTFB_UW_STAT_USTACK_WALKED)
 			st->ustacks_walked = sum;
+		else if (k == FTFB_UW_STAT_TAIL_FOUND)
+			st->tails_found = sum;
+		else if (k == FTFB_UW_STAT_TAIL_REFUSED)
+			st->tails_refused = sum;
 	}
 	free(v);
 }

@@ -101,6 +101,9 @@ struct ftfb_uw_stats {
 	uint64_t kstacks_found, kstacks_unwound;
 	/* and their user stacks (bpf/ustack_cache.bpf.h) */
 	uint64_t ustacks_found, ustacks_walked;
+	/* user stacks ended with their thread's last walk's frames, and
+	 * last walks in the same state whose words had changed */
+	uint64_t tails_found, tails_refused;
 	uint64_t binaries, rows, max_rows; /* tables built, rows used */
 	uint64_t no_cfi_files;		   /* mapped files without usable CFI */
 	uint64_t table_space_full;	   /* binaries left without: no room */

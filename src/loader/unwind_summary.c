@@ -41,6 +41,14 @@ void ftfb_uw_print_summary(const struct ftfb_uw_stats *st, FILE *f)
 			   : 0.0);
 	if (!st->stacks)
 		return;
+	if (st->tails_found || st->tails_refused)
+		fprintf(f,
+			"  user stacks ended with frames of their thread's last "
+			"walk (checked against the stack): %llu (%.1f%% of those "
+			"walked); %llu refused (the stack had changed)\n",
+			(unsigned long long)st->tails_found,
+			100.0 * (double)st->tails_found / (double)st->stacks,
+			(unsigned long long)st->tails_refused);
 	fprintf(f,
 		"  user stacks: %llu walked:", (unsigned long long)st->stacks);
 	for (int i = 0; i < FTFB_UW_NREASONS; i++) {
