@@ -227,6 +227,53 @@ static void a_forks_child_exec_read_comes_after(void **state)
 	assert_false(ftfb_maps_memo_later(801));
 }
 
+/* A read begun before the exec's time, of the new image: the kernel
+ * installs it, and /proc/PID/maps shows it, before the tracepoint that
+ * gives the event its time. The read of the image before (the parent's
+ * copy at the fork) goes at the exec's bound; that one stays (before, it
+ * went too, and a process that exited before its table came kept no
+ * name). Known the other way: the image said ended is the new read's. */
+static void a_new_image_read_within_the_exec_stays(void **state)
+{
+	struct ftfb_memo_map *v;
+	uint64_t fork_ns, exec_ns;
+	/* (dev: major << 32 | minor, as the reads keep it) */
+	struct ftfb_memo_map prog = {.start = 0x55d0c0001000,
+				     .end = 0x55d0c0005000,
+				     .dev = 8ull << 32 | 1,
+				     .ino = 1234};
+	struct ftfb_memo_map other = {.start = 0x55e000001000,
+				      .end = 0x55e000009000,
+				      .dev = 8ull << 32 | 1,
+				      .ino = 777};
+	size_t n;
+
+	(void)state;
+	ftfb_maps_memo_clear();
+	put(850, MAPS, 6);
+	fork_ns = ftfb_mono_ns();
+	ftfb_maps_memo_fork(850, 851, fork_ns);
+	put(851, MAPS_OTHER, 1); /* (within the exec) */
+	exec_ns = ftfb_mono_ns();
+	ftfb_maps_memo_bound(851, exec_ns);
+	assert_int_equal(ftfb_maps_memo_get(851, &v, &n), 0);
+	assert_string_equal(v[0].path, "/usr/bin/other");
+	assert_false(ftfb_maps_memo_later(851));
+	ftfb_memo_maps_free(v, n);
+	/* its only read, within the exec, with the image that ended said:
+	 * kept, being of another */
+	put(852, MAPS_OTHER, 1);
+	ftfb_maps_memo_put_ended(852, &prog, 1);
+	ftfb_maps_memo_bound(852, ftfb_mono_ns());
+	assert_int_equal(ftfb_maps_memo_get(852, &v, &n), 0);
+	assert_string_equal(v[0].path, "/usr/bin/other");
+	ftfb_memo_maps_free(v, n);
+	/* and gone at the exit, when the image said ended is that one */
+	ftfb_maps_memo_put_ended(852, &other, 1);
+	ftfb_maps_memo_bound(852, ftfb_mono_ns());
+	assert_int_equal(ftfb_maps_memo_get(852, &v, &n), -ENOENT);
+}
+
 /* make's child exec'd sh, which exec'd gcc, all before the translator
  * reached the fork: each image's samples get that image's read. */
 static void two_execs_before_the_fork_is_translated(void **state)
@@ -391,6 +438,7 @@ int main(void)
 		cmocka_unit_test(an_empty_read_hides_nothing),
 		cmocka_unit_test(a_later_image_waits_for_its_exec),
 		cmocka_unit_test(a_forks_child_exec_read_comes_after),
+		cmocka_unit_test(a_new_image_read_within_the_exec_stays),
 		cmocka_unit_test(two_execs_before_the_fork_is_translated),
 		cmocka_unit_test(keeps_the_newest_processes),
 		cmocka_unit_test(a_forking_parent_stays),

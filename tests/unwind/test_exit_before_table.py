@@ -29,10 +29,21 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 from ftfcheck import check, run_main, skip_unless_root  # noqa: E402
-from test_stack_copy import sorted_out  # noqa: E402
+from test_stack_copy import sorted_out, user  # noqa: E402
+from test_stacks import decode_samples, read_ftf  # noqa: E402
 
 FREQ = 999
 CHAIN = ["_start", "main", "fresh_a", "fresh_b", "fresh_spin"]
+
+
+def show_others(trace):
+    """A few of the trace's on-CPU samples, with their mappings' paths
+    (to tell frames unnamed from frames named after another file)."""
+    _, samples = decode_samples(read_ftf(trace)[1])
+    on = [s for s in samples if s["kind"] == "on-CPU samples"]
+    print(f"  the trace's on-CPU samples: {len(on)}; the first few, user frames:")
+    for s in on[:4] + on[len(on) // 2:len(on) // 2 + 4]:
+        print("    ", " <- ".join(f"{fn}@{p}" for fn, p in reversed(user(s["frames"]))))
 
 
 def main():
@@ -51,10 +62,13 @@ def main():
                         f"{fresh} 0.3; sleep 4"], capture_output=True, text=True, env=env,
                        timeout=120)
     os.unlink(fresh)
+    print("  ftf-bpf said (exit %d):\n    %s" % (r.returncode, r.stderr.strip().replace("\n", "\n    ")))
     check(r.returncode == 0, f"exit 0 (got {r.returncode})")
     m = re.search(r"finished in userspace once loaded: (\d+) complete", r.stderr)
     print("  " + (m[0] if m else "no summary line of copies"))
     mine, good, _ = sorted_out(out, fresh, CHAIN, "freshwl")
+    if len(mine) < 100:
+        show_others(out)
     check(len(mine) >= 100, "at least 100 samples of freshwl, named")
     check(len(good) >= 0.9 * len(mine), "at least 90% of them whole, from _start through the chain")
     check(m is not None and int(m[1]) >= len(good) * 0.9,

@@ -37,6 +37,10 @@ struct entry {
 	 * image first */
 	struct kept reads[IMAGES];
 	size_t nreads;
+	/* the program mapped lowest in the image last said ended
+	 * (ftfb_maps_memo_put_ended), if any since the last bound */
+	bool ended_known;
+	uint64_t ended_start, ended_dev, ended_ino;
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -273,6 +277,33 @@ static bool image_of_read(const struct kept *k, const struct ftfb_memo_map *v,
 	       x->ino == y->ino;
 }
 
+/* Notes which image v (n), said ended, was: its file mapped lowest. */
+static void note_ended(struct entry *e, const struct ftfb_memo_map *v,
+		       size_t n)
+{
+	const struct ftfb_memo_map *y = NULL;
+
+	for (size_t i = 0; i < n; i++)
+		if (of_a_file(&v[i]) && (!y || v[i].start < y->start))
+			y = &v[i];
+	e->ended_known = y != NULL;
+	if (y) {
+		e->ended_start = y->start;
+		e->ended_dev = y->dev;
+		e->ended_ino = y->ino;
+	}
+}
+
+/* Whether read k is known not to be of the image said ended last. */
+static bool not_the_ended(const struct entry *e, const struct kept *k)
+{
+	const struct ftfb_memo_map *x = lowest_file(k);
+
+	return e->ended_known && x &&
+	       (x->start != e->ended_start || x->dev != e->ended_dev ||
+		x->ino != e->ended_ino);
+}
+
 /* Whether k holds a mapping overlapping v. */
 static bool holds(const struct kept *k, const struct ftfb_memo_map *v)
 {
@@ -290,6 +321,8 @@ void ftfb_maps_memo_put_ended(uint32_t tgid, const struct ftfb_memo_map *v,
 
 	pthread_mutex_lock(&lock);
 	e = find_locked(tgid);
+	if (e)
+		note_ended(e, v, n);
 	/* (only added to the last read of that image: a read made here
 	 * would lack the files no other read names, its program's first,
 	 * and would stand as a later image) */
@@ -317,8 +350,16 @@ void ftfb_maps_memo_put_ended(uint32_t tgid, const struct ftfb_memo_map *v,
 }
 
 /* Sets e's bound to at_ns, if later, dropping the reads begun before;
- * under the lock. */
-static void bound_locked(struct entry *e, uint64_t at_ns)
+ * under the lock. An exec's or exit's bound (image_end) drops only the
+ * reads of the image that ended, the first kept, unless it is known to
+ * be of another image than the one said ended: a read begun before the
+ * exec's event may be of the new image, as the kernel installs it (and
+ * /proc/PID/maps shows it) before the tracepoint that gives the event's
+ * time; the reads after the first are of later images. (Dropped with
+ * the first, the new image's only read was lost, and with it the names
+ * of every sample of a process that exited before its table came: one
+ * run in five of test_exit_before_table.py.) */
+static void bound_locked(struct entry *e, uint64_t at_ns, bool image_end)
 {
 	size_t keep = 0;
 
@@ -327,6 +368,11 @@ static void bound_locked(struct entry *e, uint64_t at_ns)
 	e->bound_ns = at_ns;
 	while (keep < e->nreads && e->reads[keep].from_ns <= at_ns)
 		keep++;
+	if (image_end && keep > 1)
+		keep = 1;
+	if (image_end && keep == 1 && not_the_ended(e, &e->reads[0]))
+		keep = 0;
+	e->ended_known = false;
 	/* (the reads left are the later ones: moved to the front) */
 	for (size_t i = 0; i < keep; i++)
 		ftfb_memo_maps_free(e->reads[i].v, e->reads[i].n);
@@ -342,7 +388,7 @@ void ftfb_maps_memo_bound(uint32_t tgid, uint64_t at_ns)
 	pthread_mutex_lock(&lock);
 	e = entry_of(tgid);
 	e->seq = ++next_seq;
-	bound_locked(e, at_ns);
+	bound_locked(e, at_ns, true);
 	pthread_mutex_unlock(&lock);
 }
 
@@ -430,7 +476,7 @@ void ftfb_maps_memo_fork(uint32_t parent, uint32_t child, uint64_t at_ns)
 	e = entry_of(child);
 	e->seq = ++next_seq;
 	/* (what was read of the pid before is of a process gone) */
-	bound_locked(e, at_ns - 1);
+	bound_locked(e, at_ns - 1, false);
 	if (!parent_at(parent, at_ns, &k)) {
 		pthread_mutex_unlock(&lock);
 		return;

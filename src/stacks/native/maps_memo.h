@@ -16,7 +16,9 @@
  * (BPF's clock), and the symbolizer marks each exec and exit it is told
  * of, and each fork's child, with the event's own time (a bound); a read
  * begun before the last bound (the image before an exec, or a process
- * gone whose pid came back) is never given. Of the reads begun after
+ * gone whose pid came back) is never given, but for one of a later image
+ * than the one that ended (an exec's new image is in /proc/PID/maps
+ * before the event's time is taken). Of the reads begun after
  * it, the memo keeps the latest of each image (its program's file at
  * its address: ASLR puts each exec's elsewhere), three images at most,
  * and gives the first: the image the translator is in, even when the
