@@ -17,6 +17,9 @@
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
 const volatile __u32 self_tgid = 0; /* never the tracer's own */
+/* FTFB_NO_UTAIL set (benches): no on-CPU walk ends with its thread's
+ * last walk's frames (utail.bpf.h) */
+const volatile __u32 utail_off = 0;
 /* set by the loader once the programs are attached, cleared at stop */
 volatile __u32 armed = 0;
 
@@ -155,7 +158,7 @@ static __always_inline void take_stacks(void *ctx, struct stack_buf *s,
 						 &s->ev.uhash);
 	else if (ur)
 		ub = ftfb_uw_user_stack(ur, tgid, s->ips, &s->ev.uhash, false,
-					true);
+					!utail_off);
 	if (ub > 0)
 		nu = (__u32)ub / 8;
 	if (nu > DEPTH)

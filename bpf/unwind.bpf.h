@@ -193,7 +193,7 @@ struct uw_buf {
 	__u64 fbpk;
 	__u8 frec[UT_MAX];
 	__u8 fbpu[UT_MAX]; /* steps that used rbp before frame k's */
-	__u32 ut_on, ut_tried, ut_k, _ut_pad;
+	__u32 ut_on, ut_tried, ut_k, ut_j;
 };
 
 struct {

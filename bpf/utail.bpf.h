@@ -32,6 +32,8 @@
 #define FTFB_UTAIL_BPF_H
 
 #define UT_KEEP_AT 3
+/* frames a walk kept has at least (fewer: as cheap to walk again) */
+#define UT_MIN 4
 
 /* a thread's last whole on-CPU walk */
 struct ut_chain {
@@ -252,6 +254,7 @@ __noinline int uw_tail_take(struct uw_buf *b, __u32 j)
 	}
 	w->n = k + n;
 	b->ut_k = k;
+	b->ut_j = j;
 	uw_count(FTFB_UW_STAT_TAIL_FOUND);
 	return 1;
 }
@@ -267,6 +270,100 @@ __noinline int uw_tail_step(struct uw_buf *b)
 	return j ? uw_tail_take(b, (__u32)j) : 0;
 }
 
+/* A walk that took t's frames from j on (as its k on), made as if it had
+ * walked them: their states and the words their steps read, after its
+ * own (uw_buf), for uw_tail_keep. */
+struct ut_merge {
+	struct uw_buf *b;
+	const struct ut_chain *t;
+	__u32 j, k;
+	__u32 from;	 /* t's first word read from frame j's step on */
+	__u32 rec0;	 /* the words b's own steps read */
+	__u32 bpu_at_j;	 /* t's steps that used rbp before frame j's */
+	__u32 bpu0;	 /* b's before frame k's */
+};
+
+/* bpf_loop callback: t's frame j + i as b's frame k + i. */
+static long uw_tail_merge_frame(__u32 i, void *ctx)
+{
+	struct ut_merge *c = ctx;
+	struct uw_buf *b = c->b;
+	const struct ut_chain *t = c->t;
+	__u32 at = c->j + i, to = c->k + i;
+	__u64 bit;
+
+	if (at >= UT_MAX || to >= UT_MAX)
+		return 1;
+	/* (masked after a barrier: clang drops a mask it can prove
+	 * changes nothing, and the verifier loses the bound) */
+	asm volatile("" : "+r"(at), "+r"(to));
+	at &= UT_MAX - 1;
+	to &= UT_MAX - 1;
+	b->fsp[to] = t->sp[at];
+	b->fbp[to] = t->bp[at];
+	b->frec[to] = (__u8)(t->frec[at] - c->from + c->rec0);
+	b->fbpu[to] = (__u8)(t->fbpu[at] - c->bpu_at_j + c->bpu0);
+	bit = 1ull << to;
+	b->fbpk = (t->bpk >> at) & 1 ? b->fbpk | bit : b->fbpk & ~bit;
+	return 0;
+}
+
+/* bpf_loop callback: t's word from + i after b's, its offset from b's
+ * first sp; recording turned off when it does not fit. */
+static long uw_tail_merge_word(__u32 i, void *ctx)
+{
+	struct ut_merge *c = ctx;
+	struct uw_buf *b = c->b;
+	const struct ut_chain *t = c->t;
+	__u32 at = c->from + i, to = b->rec_n;
+	__u64 addr, off;
+
+	if (at >= UW_REC_WORDS || to >= UW_REC_WORDS) {
+		b->rec_on = 0;
+		return 1;
+	}
+	asm volatile("" : "+r"(at), "+r"(to));
+	at &= UW_REC_WORDS - 1;
+	to &= UW_REC_WORDS - 1;
+	addr = t->rec_sp + t->rec_off[at];
+	off = addr - b->rec_sp;
+	if (addr < b->rec_sp || off > UW_REC_SPAN - 8) {
+		b->rec_on = 0;
+		return 1;
+	}
+	b->rec_off[to] = (__u32)off;
+	b->rec_val[to] = t->rec_val[at];
+	b->rec_n = to + 1;
+	if (off + 8 > b->rec_span)
+		b->rec_span = (__u32)off + 8;
+	return 0;
+}
+
+/* Whether the walk b, which took t's frames from b->ut_j on, is now as
+ * if walked whole (to be kept in t's place). */
+static __always_inline bool uw_tail_merge(struct uw_buf *b,
+					  const struct ut_chain *t)
+{
+	struct ut_merge c = {.b = b, .t = t, .j = b->ut_j, .k = b->ut_k};
+	__u32 m;
+
+	if (c.j >= t->n || c.j >= UT_MAX || t->n > UT_MAX ||
+	    t->nrec > UW_REC_WORDS)
+		return false;
+	m = t->n - c.j;
+	if (c.k + m > UT_MAX)
+		return false;
+	c.from = t->frec[c.j & (UT_MAX - 1)];
+	c.rec0 = b->rec_n;
+	c.bpu_at_j = t->fbpu[c.j & (UT_MAX - 1)];
+	c.bpu0 = b->w.bp_uses;
+	bpf_loop(m, uw_tail_merge_frame, &c, 0);
+	if (c.from < t->nrec)
+		bpf_loop(t->nrec - c.from, uw_tail_merge_word, &c, 0);
+	b->w.bp_uses = (__u8)(c.bpu0 + t->bp_uses - c.bpu_at_j);
+	return b->rec_on;
+}
+
 /* After a walk of the current thread (b->ut_on): a walk that took no frames from
  * the last is kept as the last, if it ended whole with all its reads
  * recorded, within UT_MAX frames, and took no stack switch. One that
@@ -278,40 +375,49 @@ __noinline int uw_tail_keep(struct uw_buf *b)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct ut_chain *t;
-	__u32 n;
+	__u32 n, nrec;
 
 	if (!b || !b->ut_on)
 		return 0;
 	n = b->w.n;
+	nrec = b->rec_n;
 	if (b->ut_k) {
-		if (b->ut_k >= UT_KEEP_AT) {
-			t = bpf_task_storage_get(&ut_chains, task, NULL, 0);
-			if (t)
-				t->n = 0;
-		}
-		return 0;
+		/* (taken early: the last walk's frames are as deep) */
+		if (b->ut_k < UT_KEEP_AT)
+			return 0;
+		t = bpf_task_storage_get(&ut_chains, task, NULL, 0);
+		if (!t || t->tgid != b->w.tgid ||
+		    t->image != FTFB_IMAGE_ID(task) || !uw_tail_merge(b, t))
+			return 0;
+		n = b->w.n;
+		nrec = b->rec_n;
 	}
 	if (b->w.reason != FTFB_UW_COMPLETE || !b->rec_on || b->w.jumps ||
-	    n < 2 || n > UT_MAX || b->rec_n > UW_REC_WORDS)
+	    n < UT_MIN || n > UT_MAX || nrec > UW_REC_WORDS)
 		return 0;
 	t = bpf_task_storage_get(&ut_chains, task, NULL,
 				 BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!t)
 		return 0;
+	t->n = 0; /* (not a walk until written whole) */
 	t->tgid = b->w.tgid;
 	t->image = FTFB_IMAGE_ID(task);
-	t->nrec = b->rec_n;
+	t->nrec = nrec;
 	t->rec_sp = b->rec_sp;
 	t->span = b->rec_span;
 	t->bpk = b->fbpk;
-	bpf_probe_read_kernel(t->ips, sizeof(t->ips), b->ips);
-	bpf_probe_read_kernel(t->sp, sizeof(t->sp), b->fsp);
-	bpf_probe_read_kernel(t->bp, sizeof(t->bp), b->fbp);
-	bpf_probe_read_kernel(t->frec, sizeof(t->frec), b->frec);
-	bpf_probe_read_kernel(t->fbpu, sizeof(t->fbpu), b->fbpu);
 	t->bp_uses = b->w.bp_uses;
-	bpf_probe_read_kernel(t->rec_off, sizeof(t->rec_off), b->rec_off);
-	bpf_probe_read_kernel(t->rec_val, sizeof(t->rec_val), b->rec_val);
+	/* (only the n frames and nrec words: a copy of 64 of each was
+	 * most of what keeping cost beside a build) */
+	bpf_probe_read_kernel(t->ips, n * 8, b->ips);
+	bpf_probe_read_kernel(t->sp, n * 8, b->fsp);
+	bpf_probe_read_kernel(t->bp, n * 8, b->fbp);
+	bpf_probe_read_kernel(t->frec, n, b->frec);
+	bpf_probe_read_kernel(t->fbpu, n, b->fbpu);
+	if (nrec) {
+		bpf_probe_read_kernel(t->rec_off, nrec * 4, b->rec_off);
+		bpf_probe_read_kernel(t->rec_val, nrec * 8, b->rec_val);
+	}
 	t->n = n;
 	return 0;
 }
