@@ -143,22 +143,26 @@ static __always_inline void mark_sent(const struct ftfb_stack *ev)
  * microsecond on a busy machine: bench/HISTORY.md); the test comes after
  * the user walk, which the verifier would otherwise check once for each
  * outcome. kc: ctx is sched_switch's, current blocking: its stacks
- * may be ones seen before (kstack_cache.bpf.h, ustack_cache.bpf.h). */
+ * may be ones seen before (kstack_cache.bpf.h, ustack_cache.bpf.h);
+ * blocking: kc is given (a constant at each call). Else the user walk
+ * may end with the thread's last walk's frames (utail.bpf.h). */
 static __always_inline void take_stacks(void *ctx, struct stack_buf *s,
 					__u32 tgid, __u64 kskip,
 					const struct ftfb_uw_regs *ur, bool pe,
-					struct task_struct *kc)
+					struct task_struct *kc, bool blocking)
 {
 	long ub = 0, kb;
 	__u32 nu = 0, nk = 0, off, kn = 0;
 	bool keyed;
 
-	if (ur && kc)
+	/* (kc && ...: a test the compiler settles at each call, so that
+	 * the off-CPU program holds one walk, not two for the verifier) */
+	if (ur && kc && blocking)
 		ub = ftfb_uw_user_stack_blocking(kc, ur, tgid, s->ips,
 						 &s->ev.uhash);
-	else if (ur)
+	else if (ur && !blocking)
 		ub = ftfb_uw_user_stack(ur, tgid, s->ips, &s->ev.uhash, false,
-					!utail_off);
+					true);
 	if (ub > 0)
 		nu = (__u32)ub / 8;
 	if (nu > DEPTH)
@@ -249,7 +253,7 @@ int ftfb_cpu_sample(struct bpf_perf_event_data *ctx)
 	s->ev.hdr.tgid = tgid;
 	s->ev.weight = 1;
 	take_stacks(ctx, s, tgid, 0, ftfb_uw_perf_regs(ctx, &ur) ? &ur : NULL,
-		    true, NULL);
+		    true, NULL, false);
 	/* a walk that stopped "not loaded yet": with a copy of the stack */
 	if (ftfb_sc_send(s, ftfb_ring_of(FTFB_EV_STACK_COPY, cpu))) {
 		/* (its stacks are not marked sent: it reaches the sink
@@ -317,7 +321,7 @@ int BPF_PROG(ftfb_waker_stack, struct task_struct *p)
 	take_stacks(ctx, s, id >> 32, TP_FRAMES,
 		    ftfb_uw_task_regs(bpf_get_current_task_btf(), &ur) ? &ur
 								       : NULL,
-		    false, NULL);
+		    false, NULL, false);
 	send(s, FTFB_EV_STACK_WAKER, cpu);
 	return 0;
 }
@@ -351,7 +355,7 @@ int BPF_PROG(ftfb_offcpu_switch, bool preempt, struct task_struct *prev,
 	s->ev.hdr.tid = tid;
 	s->ev.hdr.tgid = tgid;
 	take_stacks(ctx, s, tgid, TP_FRAMES,
-		    ftfb_uw_task_regs(prev, &ur) ? &ur : NULL, false, prev);
+		    ftfb_uw_task_regs(prev, &ur) ? &ur : NULL, false, prev, true);
 	n = bpf_task_storage_get(&off_notes, prev, NULL,
 				 BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!n) {

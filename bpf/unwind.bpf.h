@@ -791,19 +791,21 @@ static __always_inline __u64 uw_hash_step(__u64 h, __u64 ip)
  * builtins in node, hand-written assembly), by frame pointer. */
 static __always_inline void uw_frame_cfi(struct uw_buf *b,
 					 const struct ftfb_uw_proc *p,
-					 const struct ftfb_uw_map *m)
+					 const struct ftfb_uw_map *m, bool tail)
 {
-	struct uw_walk *w = &b->w;
+	struct uw_walk *w = &b->w, here, *before = tail ? &b->w_before : &here;
 
-	/* (the walk's state to go back to, in the map: 80 bytes of the
-	 * BPF stack went past its 512 with utail.bpf.h's calls) */
-	b->w_before = *w;
+	/* (the state to go back to: in the map for a walk that may end
+	 * with its thread's last walk's frames, whose calls left no room
+	 * for its 80 bytes in the BPF stack's 512; on the stack for the
+	 * others, which the verifier checks in fewer states) */
+	*before = *w;
 	w->reason = uw_step_cfi(b, m);
 	/* at a uprobe's int3: the instruction not run yet gives a
 	 * return address in code; if not, it had run (emulated) */
-	if (b->w_before.trapped && w->reason == UW_GO_ON &&
+	if (before->trapped && w->reason == UW_GO_ON &&
 	    !uw_find_map(p, w->pc)) {
-		*w = b->w_before;
+		*w = *before;
 		w->trapped = false;
 		w->reason = uw_step_cfi(b, m);
 	}
@@ -811,9 +813,10 @@ static __always_inline void uw_frame_cfi(struct uw_buf *b,
 		w->reason = uw_step_nocfi(w, FTFB_UW_NO_CFI);
 }
 
-/* bpf_loop callback: records frame pc, then steps to its caller. 1 ends
- * the walk (w->reason says why). */
-static long uw_frame(__u32 idx, void *ctx)
+/* One frame: records its pc, then steps to its caller; 1 ends the walk
+ * (w->reason says why). tail: the walk may end with the frames of its
+ * thread's last walk (utail.bpf.h); a constant of each callback. */
+static __always_inline long uw_frame_of(void *ctx, bool tail)
 {
 	__u32 zero = 0, tgid;
 	const struct ftfb_uw_proc *p = ((struct uw_ctx *)ctx)->p;
@@ -829,7 +832,7 @@ static long uw_frame(__u32 idx, void *ctx)
 		w->reason = FTFB_UW_DEPTH;
 		return 1;
 	}
-	if (uw_tail_step(b)) {
+	if (tail && uw_tail_step(b)) {
 		w->reason = FTFB_UW_COMPLETE;
 		return 1;
 	}
@@ -864,9 +867,21 @@ static long uw_frame(__u32 idx, void *ctx)
 		w->reason = uw_go_top(w, m) ? FTFB_UW_COMPLETE
 					    : uw_step_nocfi(w, FTFB_UW_NO_CFI);
 	} else {
-		uw_frame_cfi(b, p, m);
+		uw_frame_cfi(b, p, m, tail);
 	}
 	return w->reason != UW_GO_ON;
+}
+
+/* bpf_loop callbacks: a frame of a walk, of the current thread's that
+ * may end with its last walk's frames, or of another. */
+static long uw_frame(__u32 idx, void *ctx)
+{
+	return uw_frame_of(ctx, false);
+}
+
+static long uw_frame_tail(__u32 idx, void *ctx)
+{
+	return uw_frame_of(ctx, true);
 }
 
 /* Walks the user stack from (pc, sp, bp) of process tgid into out (up to
@@ -914,9 +929,13 @@ static __always_inline long ftfb_uw_user_stack(const struct ftfb_uw_regs *r,
 	b->ut_tried = 0;
 	b->ut_k = 0;
 	c.p = bpf_map_lookup_elem(&uw_procs, &tgid);
-	b->ut_on = tail && c.p;
-	bpf_loop(UW_DEPTH, uw_frame, &c, 0);
-	uw_tail_keep(b);
+	b->ut_on = tail && c.p && !utail_off;
+	if (tail) {
+		bpf_loop(UW_DEPTH, uw_frame_tail, &c, 0);
+		uw_tail_keep(b);
+	} else {
+		bpf_loop(UW_DEPTH, uw_frame, &c, 0);
+	}
 	n = b->w.n;
 	reason = b->w.reason;
 	if (reason != FTFB_UW_COMPLETE && n < UW_DEPTH) {
