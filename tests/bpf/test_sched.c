@@ -214,10 +214,15 @@ static void test_system_wide_pingpong(void **state)
 	assert_true(ca.switch_in >= ROUNDS / 5 && cb.switch_in >= ROUNDS / 5);
 	/* How often each thread sleeps (rather than finding the byte there
 	 * already, or being preempted) depends on the machine's load: on a
-	 * busy machine it was under ROUNDS / 5. That they sleep and are
-	 * woken at all, with matching tids, is what this checks. */
-	assert_true(ca.blocked_out >= 1 && cb.blocked_out >= 1);
-	assert_true(ca.wakeups >= 1 && cb.wakeups >= 1);
+	 * busy machine it was under ROUNDS / 5, and one of the two may
+	 * never sleep (on one CPU, the woken thread preempts the waker,
+	 * which finds the next byte there when it runs again: an ASan CI
+	 * run saw 501 sleeps and 502 wakeups of one, none of the other).
+	 * But one of them waits for the other every round it is not
+	 * preempted: that they sleep and are woken at all, with matching
+	 * tids, is what this checks. */
+	assert_true(ca.blocked_out + cb.blocked_out >= 1);
+	assert_true(ca.wakeups + cb.wakeups >= 1);
 	/* nice 0 tasks have kernel prio 120 */
 	assert_int_equal(ca.prio120_in, ca.switch_in);
 	check_hdrs(&log, t0, t1);
@@ -526,7 +531,8 @@ static void test_filtered(void **state)
 	       ca.blocked_out, cb.blocked_out, ca.wakeups, cb.wakeups, *busy_loops, busy_events);
 	assert_true(*busy_loops >= 1000); /* it did run meanwhile */
 	assert_true(ca.switch_in >= ROUNDS / 5 && cb.switch_in >= ROUNDS / 5);
-	assert_true(ca.wakeups >= 1 && cb.wakeups >= 1); /* load-dependent */
+	/* (one of the two may never sleep: see test_system_wide_pingpong) */
+	assert_true(ca.wakeups + cb.wakeups >= 1);
 	assert_int_equal(gc_fork, 1);
 	assert_int_equal(gc_exit, 1);
 	/* busy only appears as the prev of a switch: into a traced thread,
