@@ -374,6 +374,7 @@ static __always_inline bool uw_tail_merge(struct uw_buf *b,
 __noinline int uw_tail_keep(struct uw_buf *b)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
+	const struct ut_chain *last;
 	struct ut_chain *t;
 	__u32 n, nrec;
 
@@ -385,9 +386,8 @@ __noinline int uw_tail_keep(struct uw_buf *b)
 		/* (taken early: the last walk's frames are as deep) */
 		if (b->ut_k < UT_KEEP_AT)
 			return 0;
-		t = bpf_task_storage_get(&ut_chains, task, NULL, 0);
-		if (!t || t->tgid != b->w.tgid ||
-		    t->image != FTFB_IMAGE_ID(task) || !uw_tail_merge(b, t))
+		last = uw_tail_of(b->w.tgid);
+		if (!last || !uw_tail_merge(b, last))
 			return 0;
 		n = b->w.n;
 		nrec = b->rec_n;
