@@ -303,6 +303,18 @@ static void test_held_until_loaded(void **state)
 	ftfb_sf_free(f);
 }
 
+/* An exec event of tgid from image (FTFB_IMAGE_ID of the image left). */
+static struct ftfb_comm_ev exec_ev(uint32_t tgid, uint32_t image)
+{
+	struct ftfb_comm_ev ex;
+
+	memset(&ex, 0, sizeof(ex));
+	ex.hdr.kind = FTFB_EV_EXEC;
+	ex.hdr.tgid = tgid;
+	ex.image = image;
+	return ex;
+}
+
 /* no table by the deadline, or an exec first: as it was */
 static void test_as_is(void **state)
 {
@@ -329,9 +341,7 @@ static void test_as_is(void **state)
 	assert_int_equal(ips[1], FTFB_UW_STOP_IP(FTFB_UW_NOT_LOADED));
 	/* an exec of tgid 42: its copies go on at once, before it */
 	assert_int_equal(ftfb_sf_event(f, rec, size, 2000), 1);
-	memset(&exec, 0, sizeof(exec));
-	exec.hdr.kind = FTFB_EV_EXEC;
-	exec.hdr.tgid = 42;
+	exec = exec_ev(42, 0);
 	loaded = true; /* (the new image's entry: not looked at) */
 	assert_int_equal(ftfb_sf_event(f, &exec, sizeof(exec), 2001), 0);
 	assert_int_equal(emits, 2);
@@ -490,10 +500,7 @@ static void test_finished_at_exec(void **state)
 	struct ftfb_stack ev;
 
 	(void)state;
-	memset(&ex, 0, sizeof(ex));
-	ex.hdr.kind = FTFB_EV_EXEC;
-	ex.hdr.tgid = 42;
-	ex.image = ENDED_IMAGE;
+	ex = exec_ev(42, ENDED_IMAGE);
 	assert_int_equal(ftfb_sf_event(f, &ex, sizeof(ex), 5), 0);
 	assert_int_equal(emits, 1);
 	assert_emitted_whole();
@@ -613,12 +620,8 @@ static void test_waits_past_exit(void **state)
 	/* an exec does not wait: the new image's samples come next */
 	assert_int_equal(ftfb_sf_event(f, rec, size, 1100), 1);
 	{
-		struct ftfb_comm_ev exe;
+		struct ftfb_comm_ev exe = exec_ev(42, ENDED_IMAGE);
 
-		memset(&exe, 0, sizeof(exe));
-		exe.hdr.kind = FTFB_EV_EXEC;
-		exe.hdr.tgid = 42;
-		exe.image = ENDED_IMAGE;
 		assert_int_equal(ftfb_sf_event(f, &exe, sizeof(exe), 1105), 0);
 	}
 	assert_int_equal(emits, 5);
