@@ -147,7 +147,7 @@ void report_translator(FILE *f, const struct ftfb_translator *t,
 			(unsigned long long)st->skipped);
 	if (st->switches_repaired)
 		fprintf(f,
-			"  scheduling: %llu switches from a task other than the one the CPU's last switch put there (the kernel reported no switch-out): that task was ended at the switch\n",
+			"  scheduling: %llu switch-outs the kernel did not report (a CPU's next switch left another task, or another CPU took the task in): the task was ended there\n",
 			(unsigned long long)st->switches_repaired);
 	if (nusdt)
 		fprintf(f,

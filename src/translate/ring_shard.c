@@ -134,14 +134,14 @@ static int forward_event(struct ftfb_shard *l, const void *data, size_t size)
 
 static int shard_switch(struct ftfb_shard *l, const struct ftfb_switch *e)
 {
-	bool repair = ftfb_sched_needs_repair(&l->sched, e);
+	struct ftfb_sched_repairs rep = ftfb_sched_repairs_of(&l->sched, e);
 	int err = note_task(l, e->hdr.tid, e->hdr.tgid);
 
 	if (!err)
 		err = note_task(l, e->next_tid, e->next_tgid);
-	if (!err && repair)
+	if (!err && ftfb_sched_repairs_any(rep))
 		err = note_task(l, 0, 0);
-	return err ? err : ftfb_sched_switch(&l->sched, e, repair);
+	return err ? err : ftfb_sched_switch(&l->sched, e, rep);
 }
 
 static int shard_wakeup(struct ftfb_shard *l, const struct ftfb_wakeup *e)

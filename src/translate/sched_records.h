@@ -36,7 +36,17 @@ struct ftfb_sched_rec {
 	int s_incoming_weight, s_outgoing_weight, s_waker;
 	uint64_t *records;  /* bumped per record written */
 	uint64_t *repaired; /* bumped per missing switch-out repaired */
+	uint32_t ncpus;	    /* 1 + the highest CPU a switch put a task on */
 	struct ftfb_cpu_on cpu_on[FTFB_TR_MAX_CPUS];
+};
+
+/* The missing switch-outs a switch repairs before it is written (see
+ * ftfb_sched_repairs_of): `here`, of the task its own CPU's last switch
+ * put there; `elsewhere`, the CPU (-1: none) whose last switch put its
+ * incoming task there. */
+struct ftfb_sched_repairs {
+	bool here;
+	int elsewhere;
 };
 
 
@@ -93,44 +103,80 @@ static inline int ftfb__write_switch(struct ftfb_sched_rec *r, uint64_t ns,
 	return 0;
 }
 
-/* The switch e will first end the task the CPU's last switch put there
- * (the kernel reported no switch-out for it): the idle task, tid 0,
- * appears in the trace then. */
-static inline bool ftfb_sched_needs_repair(const struct ftfb_sched_rec *r,
-					   const struct ftfb_switch *e)
+/* The CPU other than e's (-1: none) whose last switch put e's incoming
+ * task there: a task runs on one CPU at a time, and the kernel ends its
+ * run on one (the switch-out's BPF program has returned) before another
+ * CPU's switch can take it, so the ring holds the switch-out first when
+ * it holds one at all. A scan of the CPUs seen: 2 to a few hundred
+ * words, per switch. */
+static inline int ftfb__cpu_holding(const struct ftfb_sched_rec *r,
+				    const struct ftfb_switch *e)
 {
-	const struct ftfb_cpu_on *on;
+	uint32_t want = e->next_tid + 1;
 
-	if (e->hdr.cpu >= FTFB_TR_MAX_CPUS)
-		return false;
-	on = &r->cpu_on[e->hdr.cpu];
-	return on->tid_plus1 && on->tid_plus1 != e->hdr.tid + 1;
+	if (!e->next_tid || (e->prev_state & FTFB_NEXT_UNFOLLOWED))
+		return -1;
+	for (uint32_t c = 0; c < r->ncpus; c++)
+		if (r->cpu_on[c].tid_plus1 == want && c != e->hdr.cpu)
+			return (int)c;
+	return -1;
 }
 
 /*
- * The kernel sometimes reports no switch-out for a task (perf shows the
- * same gaps): the next switch on that CPU then starts from another task,
- * and Perfetto would leave the task put there last running to the end of
- * the trace. End it at this switch, with a switch to idle (which Perfetto
- * draws as nothing) 1 ns before the real one (at the same time,
- * Perfetto's sorting may take the real switch first and leave the old
- * slice open: seen in CI). Its real state then is unknown: it is written
- * as preempted (Perfetto: Runnable), what it was last seen doing. The
- * idle task, and an unfollowed task (-p), need no end.
+ * The kernel sometimes reports no switch-out for a task (perf and
+ * bpftrace show the same gaps; on this project's VM, mostly the guest
+ * agent's threads): the next switch on that CPU then starts from another
+ * task, or another CPU's switch takes the task in. Perfetto keeps one
+ * open CPU slice per thread, closed by the thread's next switch-out:
+ * without one, the task put there last would run to the end of the trace,
+ * and a second switch-in (on any CPU) would leave the first slice open
+ * for good. So the switch e first ends, with a switch to idle (drawn as
+ * nothing), the task its own CPU's last switch put there if that is not
+ * e's outgoing task, and its incoming task on the CPU that last took it.
+ * The idle task then appears in the trace (the caller names it first:
+ * ftfb_sched_repairs_any).
  */
-static inline int ftfb__end_stale_task(struct ftfb_sched_rec *r,
-					const struct ftfb_switch *e)
+static inline struct ftfb_sched_repairs
+ftfb_sched_repairs_of(const struct ftfb_sched_rec *r,
+		      const struct ftfb_switch *e)
 {
-	const struct ftfb_cpu_on *on = &r->cpu_on[e->hdr.cpu];
+	struct ftfb_sched_repairs rep = {false, -1};
+	const struct ftfb_cpu_on *on;
+
+	if (e->hdr.cpu >= FTFB_TR_MAX_CPUS)
+		return rep;
+	on = &r->cpu_on[e->hdr.cpu];
+	rep.here = on->tid_plus1 && on->tid_plus1 != e->hdr.tid + 1;
+	rep.elsewhere = ftfb__cpu_holding(r, e);
+	return rep;
+}
+
+static inline bool ftfb_sched_repairs_any(struct ftfb_sched_repairs rep)
+{
+	return rep.here || rep.elsewhere >= 0;
+}
+
+/* End the task CPU cpu's last switch put there: a switch to idle 1 ns
+ * before e (at the same time, Perfetto's sorting may take the real
+ * switch first and leave the old slice open: seen in CI). Its real state
+ * then is unknown: it is written as preempted (Perfetto: Runnable), what
+ * it was last seen doing. The CPU then holds no task to end. */
+static inline int ftfb__end_stale_task(struct ftfb_sched_rec *r,
+				       const struct ftfb_switch *e,
+				       uint32_t cpu)
+{
+	struct ftfb_cpu_on *on = &r->cpu_on[cpu];
 	int err;
 
-	err = ftfb__write_switch(r, e->hdr.ts ? e->hdr.ts - 1 : 0, e->hdr.cpu,
-				 FTF_THREAD_RUNNING,
+	err = ftfb__write_switch(r, e->hdr.ts ? e->hdr.ts - 1 : 0,
+				 (uint16_t)cpu, FTF_THREAD_RUNNING,
 				 on->tid_plus1 - 1,
 				 ftfb_weight_of(on->tid_plus1 - 1, on->prio),
 				 0, INT32_MIN);
-	if (!err)
+	if (!err) {
 		(*r->repaired)++;
+		on->tid_plus1 = 0;
+	}
 	return err;
 }
 
@@ -145,20 +191,25 @@ static inline void ftfb__remember_cpu_task(struct ftfb_sched_rec *r,
 	on = &r->cpu_on[e->hdr.cpu];
 	on->tid_plus1 = (unfollowed || !e->next_tid) ? 0 : e->next_tid + 1;
 	on->prio = e->next_prio;
+	if (e->hdr.cpu >= r->ncpus)
+		r->ncpus = e->hdr.cpu + 1u;
 }
 
-/* The switch (and its repair before it: `repair`, what
- * ftfb_sched_needs_repair() said of e, which the caller asks first to
+/* The switch (and the repairs before it: `rep`, what
+ * ftfb_sched_repairs_of() said of e, which the caller asks first to
  * name the idle task), then the CPU remembers its new task. 0 or the
  * writer's negative error. */
 static inline int ftfb_sched_switch(struct ftfb_sched_rec *r,
-				    const struct ftfb_switch *e, bool repair)
+				    const struct ftfb_switch *e,
+				    struct ftfb_sched_repairs rep)
 {
 	bool unfollowed = e->prev_state & FTFB_NEXT_UNFOLLOWED;
 	int err = 0;
 
-	if (repair)
-		err = ftfb__end_stale_task(r, e);
+	if (rep.here)
+		err = ftfb__end_stale_task(r, e, e->hdr.cpu);
+	if (!err && rep.elsewhere >= 0)
+		err = ftfb__end_stale_task(r, e, (uint32_t)rep.elsewhere);
 	if (!err)
 		err = ftfb__write_switch(
 			r, e->hdr.ts, e->hdr.cpu, ftfb_state_of(e->prev_state),

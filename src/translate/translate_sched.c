@@ -20,7 +20,7 @@ void ftfb_tr_sched_init(struct ftfb_translator *t)
 
 static int on_switch(struct ftfb_translator *t, const struct ftfb_switch *e)
 {
-	bool repair = ftfb_sched_needs_repair(&t->sched, e);
+	struct ftfb_sched_repairs rep = ftfb_sched_repairs_of(&t->sched, e);
 	struct ftfb_task *prev, *next, *idle;
 	int err;
 
@@ -29,11 +29,11 @@ static int on_switch(struct ftfb_translator *t, const struct ftfb_switch *e)
 		err = ftfb_tr_ensure_task(t, e->next_tid, e->next_tgid, &next);
 	/* (the idle task a repair switches to is named like any task the
 	 * trace shows: "swapper") */
-	if (!err && repair)
+	if (!err && ftfb_sched_repairs_any(rep))
 		err = ftfb_tr_ensure_task(t, 0, 0, &idle);
 	if (!err)
 		next->ran = true; /* its title may have changed: look */
-	return err ? err : ftfb_sched_switch(&t->sched, e, repair);
+	return err ? err : ftfb_sched_switch(&t->sched, e, rep);
 }
 
 static int on_wakeup(struct ftfb_translator *t, const struct ftfb_wakeup *e)

@@ -16,6 +16,12 @@ static const struct tr_lookup_ent tasks[] = {
 	{100, 100, "srv", "srv"},
 	{101, 100, "worker-a", NULL},
 	{102, 100, "worker-b", NULL},
+	{103, 100, "worker-c", NULL},
+	{104, 100, "worker-d", NULL},
+	{105, 100, "worker-e", NULL},
+	{106, 100, "worker-f", NULL},
+	{107, 100, "worker-g", NULL},
+	{108, 100, "worker-h", NULL},
 	{300, 300, "other", "other"},
 };
 
@@ -185,15 +191,19 @@ static void shard_forwards_task_names(void **state)
 static void feed_mix(struct shards_fx *f, bool split)
 {
 	for (int i = 0; i < MIX_N; i++) {
+		/* each cpu its own two workers, taking turns (a task runs
+		 * on one cpu at a time: else each switch would also end it
+		 * on the cpu that had it) */
 		uint16_t cpu = (uint16_t)(i % 4);
-		uint32_t a = 101 + (uint32_t)(i / 4) % 2, b = 203 - a;
+		uint32_t pair = 101 + 2u * cpu;
+		uint32_t a = pair + (uint32_t)(i / 4) % 2, b = 2 * pair + 1 - a;
 		struct ftfb_switch s = mk_switch(1000 + 10 * i, cpu, a, 100, 1,
 						 b, 100);
 		struct ftfb_wakeup w = mk_wakeup(1000 + 10 * i + 5, cpu, b, 100,
 						 a, 100);
 		bool shard = split && cpu % 2;
 
-		/* (b = 102 or 101: tids of the lookup) */
+		/* (a and b: tids of the lookup) */
 		assert_int_equal(shard ? ftfb_shard_event(&f->shard, &s, sizeof(s))
 				      : ftfb_translator_event(&f->h.t, &s,
 							      sizeof(s)),

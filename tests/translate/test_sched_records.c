@@ -42,12 +42,15 @@ static void state_maps_to_ftf_state(void **state)
 	(void)state;
 	tr_setup(&h, &o);
 	tr_add(&h, 100, 100, "a", NULL);
-	tr_add(&h, 101, 100, "b", NULL);
-	/* one CPU each: every switch starts from what its CPU ran (a CPU
-	 * put b on is never left by a) */
+	for (size_t i = 0; i < n; i++)
+		tr_add(&h, 200 + (uint32_t)i, 100, "b", NULL);
+	/* one CPU and one incoming task each: no switch repairs another
+	 * (no CPU is left by a task it did not run, no task is taken in
+	 * while another CPU holds it) */
 	for (size_t i = 0; i < n; i++)
 		ev_switch(&h, 1000 + i, (uint16_t)i, 100, 100,
-			  cases[i].linux_state, 120, 101, 100, 120);
+			  cases[i].linux_state, 120, 200 + (uint32_t)i, 100,
+			  120);
 	tr_finish(&h, 5000);
 	assert_int_equal(tr_count(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH),
 			 n);
@@ -63,7 +66,7 @@ static void state_maps_to_ftf_state(void **state)
 		assert_int_equal(r->ts, 1000 + i);
 		assert_int_equal(r->cpu, i);
 		assert_int_equal(r->out_koid, 100);
-		assert_int_equal(r->in_koid, 101);
+		assert_int_equal(r->in_koid, 200 + i);
 	}
 	tr_free(&h);
 }
@@ -207,6 +210,60 @@ static void stale_cpu_task_is_ended(void **state)
 	assert_int_equal(r->out_koid, 102);
 	assert_int_equal(r->in_koid, 0);
 	for (size_t i = 4; i < 7; i++) {
+		r = tr_nth(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH, i);
+		assert_int_not_equal(r->in_koid, 0);
+	}
+	tr_free(&h);
+}
+
+/* CPU 1 takes b in while CPU 0's last switch put b there (the kernel
+ * reported no switch-out on CPU 0): Perfetto keeps one open CPU slice per
+ * thread, so without an end on CPU 0 first, b's slice there would stay
+ * open to the end. b is ended on CPU 0 1 ns before CPU 1's switch, and
+ * CPU 0 then holds nothing to end: its next switch, from idle, ends
+ * nothing (b runs on CPU 1 then). An unfollowed incoming task (-p) is
+ * never ended so. */
+static void task_taken_by_another_cpu_is_ended(void **state)
+{
+	struct ftfb_translator_opts o = {0};
+	const struct trec *r;
+	struct tr h;
+
+	(void)state;
+	tr_setup(&h, &o);
+	tr_add(&h, 100, 100, "a", NULL);
+	tr_add(&h, 101, 100, "b", NULL);
+	tr_add(&h, 102, 100, "c", NULL);
+	tr_add(&h, 103, 100, "d", NULL);
+	ev_switch(&h, 10, 0, 102, 100, FTFB_TASK_INTERRUPTIBLE, 120, 101, 100,
+		  110);
+	ev_switch(&h, 20, 1, 103, 100, FTFB_TASK_INTERRUPTIBLE, 120, 101, 100,
+		  110);
+	ev_switch(&h, 30, 0, 0, 0, FTFB_TASK_RUNNING, 120, 100, 100, 120);
+	/* b's own switches on CPU 1: consistent */
+	ev_switch(&h, 40, 1, 101, 100, FTFB_PREEMPTED, 110, 102, 100, 120);
+	ev_switch(&h, 50, 1, 102, 100, FTFB_PREEMPTED, 120, 101, 100, 110);
+	/* c is not where CPU 1 put it now, but b is: c comes in unfollowed */
+	ev_switch(&h, 60, 0, 100, 100,
+		  FTFB_TASK_INTERRUPTIBLE | FTFB_NEXT_UNFOLLOWED, 120, 101, 100,
+		  110);
+	tr_finish(&h, 100);
+	assert_int_equal(tr_count(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH),
+			 6 + 1);
+	assert_int_equal(h.t.st.switches_repaired, 1);
+	r = tr_nth(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH, 1);
+	assert_int_equal(r->ts, 19);
+	assert_int_equal(r->cpu, 0);
+	assert_int_equal(r->out_koid, 101);
+	assert_int_equal(r->in_koid, 0);
+	assert_int_equal(r->out_state, 1); /* running: unknown, last seen */
+	assert_int_equal(tr_arg(r, "incoming_weight")->i64, INT32_MIN);
+	assert_int_equal(tr_arg(r, "outgoing_weight")->i64, 110);
+	r = tr_nth(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH, 2);
+	assert_int_equal(r->ts, 20);
+	assert_int_equal(r->cpu, 1);
+	assert_int_equal(r->in_koid, 101);
+	for (size_t i = 3; i < 7; i++) {
 		r = tr_nth(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH, i);
 		assert_int_not_equal(r->in_koid, 0);
 	}
@@ -737,6 +794,7 @@ int main(void)
 		cmocka_unit_test(state_maps_to_ftf_state),
 		cmocka_unit_test(switch_weights_and_idle),
 		cmocka_unit_test(stale_cpu_task_is_ended),
+		cmocka_unit_test(task_taken_by_another_cpu_is_ended),
 		cmocka_unit_test(cmdline_as_process_tree),
 		cmocka_unit_test(unfollowed_incoming_is_idle),
 		cmocka_unit_test(wakeup_has_waker),
