@@ -7,20 +7,27 @@
  * thread mostly blocks where it, or another thread, blocked before.
  *
  * A kernel stack is a chain of return addresses kept in the stack itself,
- * each in a slot whose place below the task's pt_regs (the top of its
- * kernel stack) the unwinder derives from the frame below it: the ORC
- * unwinder is a function of the ips and of where they are. So a chain
- * found once (its ips and the distance of each one's slot below pt_regs)
- * is the chain again wherever those slots hold those ips: the entries here
- * are checked word by word against the stack before use, never trusted.
- * Keyed by the depth of the switch (where this program's frame lies below
- * pt_regs: the same path gives the same depth) and the system call. The
- * kernel moves each system call's stack down by a random 0 to 1008 bytes
- * (CONFIG_RANDOMIZE_KSTACK_OFFSET: 64 offsets), so a path has up to 64
- * depths, each an entry of its own found once unwound: a thread blocking
- * 300 times in each of three paths finds about 80% again (the test
- * `kstack cache`), -a -g beside a build 93% (one run), beside
- * bpf_cost_bench's xz and CPython loops 79% (bench/HISTORY.md).
+ * each in a slot whose place the unwinder derives from the frame below
+ * it: the ORC unwinder is a function of the ips and of where they are.
+ * So a chain found once (its ips and where each one's slot lies) is the
+ * chain again wherever those slots hold those ips: the entries here are
+ * checked word by word against the stack before use, never trusted.
+ *
+ * Where the slots lie: the kernel moves each system call's stack down by
+ * a random 0 to 1008 bytes (CONFIG_RANDOMIZE_KSTACK_OFFSET: 64 offsets),
+ * in do_syscall_64, below the return address into the entry code (the
+ * word right below pt_regs). Every frame below that gap keeps its place
+ * relative to this program's own frame, whatever the offset: so the
+ * slots are counted up from this program's frame (`here`), and the one
+ * right below pt_regs is marked as such. Keyed by the system call and the
+ * return address into the function that called schedule() (its slot is
+ * the same for every block: __schedule's and schedule()'s frames lie
+ * between; learned from the first chain cached), and the one into its
+ * caller (kc_ret3_slots). When the slots were
+ * counted from pt_regs, with the depth in the key, a path had up to 64
+ * entries, each unwound once: a thread blocking 300 times in each of
+ * three paths found about 80% again (the test `kstack cache`), beside
+ * bpf_cost_bench's xz and CPython loops 79%.
  *
  * Used only at sched_switch, where the blocking task is current and its
  * stack is the one this program runs on (hot in the cache).
@@ -39,36 +46,57 @@
 
 #define KC_MAX 32    /* frames of a chain kept (deeper ones: unwound) */
 #define KC_WORDS 512 /* the stack words below pt_regs a chain may use */
-#define KC_WMASK (KC_WORDS - 1)
 
 struct kc_key {
-	__u32 depth; /* this program's frame's distance below pt_regs */
-	__s32 nr;    /* the system call (pt_regs orig_ax; -1: none) */
+	__u64 ret2; /* the word kc_ret2_slot words above `here` */
+	__u64 ret3; /* the word kc_ret3_slots[ret2] words above (0: none) */
+	__s32 nr;   /* the system call (pt_regs orig_ax; -1: none) */
+	__u32 _pad;
 };
 
+/* slot[i]: ips[i]'s word is slot[i] words above `here`, or right below
+ * pt_regs (KC_AT_TOP) */
+#define KC_AT_TOP 0
+#define KC_UP_MAX (KC_WORDS * 4) /* words above `here`: the kernel stack */
 struct kc_chain {
 	__u32 n;
-	__u16 slot[KC_MAX]; /* ips[i]'s word: slot[i] words below pt_regs */
+	__u16 slot[KC_MAX];
 	__u64 ips[KC_MAX];
 };
 
+/* the slot (words above `here`) of the return address into schedule()'s
+ * caller: set by the first chain cached (0: none yet) */
+volatile __u32 kc_ret2_slot = 0;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 8192); /* 2.7 MB */
+	__uint(max_entries, 8192); /* 3.4 MB */
 	__type(key, struct kc_key);
 	__type(value, struct kc_chain);
 } kstack_chains SEC(".maps");
 
-/* the words of the stack below pt_regs, and a chain copied out of the
- * map (another cpu may rewrite the entry meanwhile), per cpu */
+/* Per return address into schedule()'s caller (ret2), the slot of the
+ * return address into that caller's caller (ret3, in the key too): the
+ * caller's frame size sets it. Without ret3, one key held paths that
+ * part above schedule()'s caller (schedule_timeout's callers, say): 60
+ * of 600 stacks beside xz and CPython failed their check at that frame
+ * and were unwound again. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096); /* 0.3 MB */
+	__type(key, __u64);
+	__type(value, __u32);
+} kc_ret3_slots SEC(".maps");
+
+/* a chain copied out of the map (another cpu may rewrite the entry
+ * meanwhile), per cpu */
 struct kc_buf {
-	__u64 w[KC_WORDS];
 	struct kc_chain c;
-	__u32 nw; /* the words read: w[nw - k] is the kth below pt_regs */
 	__u32 j;  /* the scan: the next ip to find, + 1 */
-	/* the switch's key and pt_regs (here: the BPF stack is full) */
+	/* the switch's key, pt_regs and `here` (kept here: the BPF stack
+	 * is full) */
 	struct kc_key k;
-	__u64 top;
+	__u64 top, here;
 };
 
 struct {
@@ -78,13 +106,36 @@ struct {
 	__type(value, struct kc_buf);
 } kc_bufs SEC(".maps");
 
+/* The word at addr, read where it lies: a load the JIT makes with an
+ * exception fix-up (bpf_core_cast: an untrusted pointer, read as probe
+ * memory), not a helper call. Checking a chain so costs its 10 to 30
+ * loads; copying the stack out first cost 3.7 us per chain found (ktime
+ * probes, bench/HISTORY.md). */
+static __always_inline __u64 kc_word_at(__u64 addr)
+{
+	/* (any type whose first member is a word: pt_regs' r15) */
+	const struct pt_regs *w = bpf_core_cast((void *)addr, struct pt_regs);
+
+	return w->r15;
+}
+
+/* The word of a chain's slot (see struct kc_chain); 0 if out of range. */
+static __always_inline __u64 kc_slot_word(const struct kc_buf *b, __u32 slot)
+{
+	if (slot == KC_AT_TOP)
+		return kc_word_at(b->top - 8);
+	if (slot >= KC_UP_MAX)
+		return 0;
+	return kc_word_at(b->here + (__u64)slot * 8);
+}
+
 /* The key of current's switch into b->k, its pt_regs (the top of its
- * kernel stack, where the chain's slots are counted from) into b->top:
- * false if there is none. */
+ * kernel stack) into b->top and this program's frame into b->here: false
+ * if there is none. */
 static __always_inline bool kc_key_of(struct task_struct *t)
 {
 	struct pt_regs *r = (struct pt_regs *)bpf_task_pt_regs(t);
-	__u32 zero = 0;
+	__u32 zero = 0, s2 = kc_ret2_slot, *s3;
 	struct kc_buf *b = bpf_map_lookup_elem(&kc_bufs, &zero);
 	__u64 here = 0, dist;
 
@@ -94,31 +145,16 @@ static __always_inline bool kc_key_of(struct task_struct *t)
 	 * kernel memory, as this one does) */
 	dist = (__u64)r - (__u64)&here;
 	asm volatile("" : "+r"(dist));
-	if (dist >= KC_WORDS * 8 * 4)
+	if (dist >= KC_UP_MAX * 8)
 		return false;
-	b->k.depth = (__u32)dist;
-	b->k.nr = (__s32)BPF_CORE_READ(r, orig_ax);
 	b->top = (__u64)r;
+	b->here = b->top - dist;
+	b->k.nr = (__s32)BPF_CORE_READ(r, orig_ax);
+	b->k._pad = 0;
+	b->k.ret2 = s2 && s2 < dist / 8 ? kc_slot_word(b, s2) : 0;
+	s3 = b->k.ret2 ? bpf_map_lookup_elem(&kc_ret3_slots, &b->k.ret2) : NULL;
+	b->k.ret3 = s3 && *s3 && *s3 < dist / 8 ? kc_slot_word(b, *s3) : 0;
 	return true;
-}
-
-/* Reads the n (1..KC_WORDS) words below top into b->w[0 .. n). */
-static __always_inline bool kc_read_words(struct kc_buf *b, __u64 top, __u32 n)
-{
-	if (!n || n > KC_WORDS)
-		return false;
-	b->nw = n;
-	return !bpf_probe_read_kernel(b->w, n * 8, (const void *)(top - n * 8));
-}
-
-/* Whether word `slot` below top (in the words read) is ip. */
-static __always_inline bool kc_holds(const struct kc_buf *b, __u32 slot,
-				     __u64 ip)
-{
-	__u32 nw = b->nw;
-
-	return slot && slot <= nw && nw <= KC_WORDS &&
-	       b->w[(nw - slot) & KC_WMASK] == ip;
 }
 
 /* The chain cached for current's switch (kc_key_of's) if the stack
@@ -132,16 +168,18 @@ static __always_inline __u32 kc_get(__u64 *ips)
 
 	if (!b)
 		return 0;
+	if (!b->k.ret2)
+		return 0;
 	c = bpf_map_lookup_elem(&kstack_chains, &b->k);
 	if (!c || bpf_probe_read_kernel(&b->c, sizeof(b->c), c))
 		return 0;
 	n = b->c.n;
-	if (!n || n > KC_MAX || !kc_read_words(b, b->top, b->c.slot[0]))
+	if (!n || n > KC_MAX)
 		return 0;
 	for (__u32 i = 0; i < KC_MAX; i++) {
 		if (i >= n)
 			break;
-		if (!kc_holds(b, b->c.slot[i], b->c.ips[i]))
+		if (kc_slot_word(b, b->c.slot[i]) != b->c.ips[i])
 			return 0;
 	}
 	bpf_probe_read_kernel(ips, sizeof(b->c.ips), b->c.ips);
@@ -160,30 +198,46 @@ static long kc_scan_word(__u32 idx, void *ctx)
 	j = b->j;
 	if (!j || j > KC_MAX)
 		return 1;
-	if (!kc_holds(b, idx + 1, b->c.ips[(j - 1) & 31]))
+	if (kc_word_at(b->top - (__u64)(idx + 1) * 8) != b->c.ips[(j - 1) & 31])
 		return 0;
-	b->c.slot[(j - 1) & 31] = (__u16)(idx + 1);
+	/* (as words above `here`: the scan stays above it, see kc_put) */
+	b->c.slot[(j - 1) & 31] =
+		idx ? (__u16)((b->top - b->here) / 8 - (idx + 1)) : KC_AT_TOP;
 	b->j = j - 1;
 	return j == 1;
 }
 
 /* Caches the chain ips[0..n) the unwinder gave for current's switch
  * (kc_key_of's): where each ip's slot is, found by scanning the stack
- * for them, outermost first; not cached if one is missing. */
+ * for them, outermost first, from pt_regs down to `here` at most; not
+ * cached if one is missing, or if its third ip (the return into
+ * schedule()'s caller: the key) is not where the first chain's was. */
 static __always_inline void kc_put(const __u64 *ips, __u32 n)
 {
-	__u32 zero = 0;
+	__u32 zero = 0, words, s2, s3;
 	struct kc_buf *b = bpf_map_lookup_elem(&kc_bufs, &zero);
 
-	if (!b || !n || n > KC_MAX || !kc_read_words(b, b->top, KC_WORDS))
+	if (!b || n < 3 || n > KC_MAX)
 		return;
 	if (bpf_probe_read_kernel(b->c.ips, sizeof(b->c.ips), ips))
 		return;
+	words = (__u32)((b->top - b->here) / 8);
 	b->c.n = n;
 	b->j = n;
-	bpf_loop(KC_WORDS, kc_scan_word, NULL, 0);
+	bpf_loop(words < KC_WORDS ? words : KC_WORDS, kc_scan_word, NULL, 0);
 	if (b->j) /* (not all found: deeper than KC_WORDS, or not there) */
 		return;
+	s2 = b->c.slot[2];
+	if (s2 == KC_AT_TOP)
+		return;
+	if (!kc_ret2_slot)
+		kc_ret2_slot = s2;
+	if (s2 != kc_ret2_slot)
+		return;
+	b->k.ret2 = b->c.ips[2];
+	s3 = n > 3 ? b->c.slot[3] : 0;
+	b->k.ret3 = s3 ? b->c.ips[3] : 0;
+	bpf_map_update_elem(&kc_ret3_slots, &b->k.ret2, &s3, BPF_ANY);
 	bpf_map_update_elem(&kstack_chains, &b->k, &b->c, BPF_ANY);
 }
 

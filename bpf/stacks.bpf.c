@@ -20,6 +20,9 @@ const volatile __u32 self_tgid = 0; /* never the tracer's own */
 /* FTFB_NO_UTAIL set (benches): no on-CPU walk ends with its thread's
  * last walk's frames (utail.bpf.h) */
 const volatile __u32 utail_off = 0;
+/* FTFB_NO_KCACHE set (checks, benches): every kernel stack at a block is
+ * unwound by the kernel, none found again (kstack_cache.bpf.h) */
+const volatile __u32 kcache_off = 0;
 /* set by the loader once the programs are attached, cleared at stop */
 volatile __u32 armed = 0;
 
@@ -172,7 +175,7 @@ static __always_inline void take_stacks(void *ctx, struct stack_buf *s,
 	/* the kernel ips go after the user ones only if those are sent */
 	off = nu && !was_sent(s->ev.uhash) ? nu : 0;
 	s->ev.nu = off;
-	keyed = kc && kc_key_of(kc);
+	keyed = kc && !kcache_off && kc_key_of(kc);
 	if (keyed)
 		kn = kc_get(&s->ips[off & DEPTH]);
 	if (kn) {

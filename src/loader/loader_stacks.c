@@ -273,6 +273,8 @@ static int begin_stacks(struct ftfb_loader *l)
 	s->rodata->py_enabled = l->opts.python_stacks;
 	/* (a bench's switch: on-CPU walks as before bpf/utail.bpf.h) */
 	s->rodata->utail_off = getenv("FTFB_NO_UTAIL") != NULL;
+	/* (a check's switch: every kernel stack at a block unwound) */
+	s->rodata->kcache_off = getenv("FTFB_NO_KCACHE") != NULL;
 	err = ftfb_ld_share_maps(l, s->obj);
 	if (!err)
 		err = ftfb_uw_prepare(s->maps.uw_rows, s->maps.uw_tables,

@@ -18,9 +18,13 @@ socket's or of nanosleep, and so on for each. The kernel's own function
 names come from /proc/kallsyms, so the test knows which this kernel has.
 
 The tracer's summary says how many stacks it found again; the
-blocker alone blocks 3 x ROUNDS times in three places, so most must be
-(each path has up to 64 depths, the kernel's random offsets of a system
-call's stack: about 64 of its blocks are unwound, the rest found again).
+blocker alone blocks 3 x ROUNDS times in three places, so nearly all must
+be: a chain's slots are counted from the tracer's frame, which the
+kernel's random offset of a system call's stack moves with them, and
+each path is one key (its system call, the return addresses into
+schedule()'s caller and into that one's caller), so each path's first
+block is unwound and the rest found again (when the slots were counted
+from pt_regs, each of the 64 offsets was unwound once: about 80%).
 
 usage: test_kstack_cache.py FTF_BPF FTF_DUMP KSTACKWL OUTDIR
 """
@@ -103,7 +107,9 @@ def test():
                   p.stderr)
     check(m is not None, "the summary counts the stacks found again")
     kfound, kall, ufound, uall = (int(x) for x in m.groups())
-    check(kfound >= 0.5 * kall, f"most kernel stacks at blocks found again: {kfound} of {kall}")
+    # (a handful of keys: the three paths, the threads' starts and ends;
+    # margin for a stack the kernel gave truncated on a busy machine)
+    check(kfound >= 0.9 * kall, f"nearly all kernel stacks at blocks found again: {kfound} of {kall}")
     # (the user stacks have no random offsets: all but each chain's
     # first are found again, two chains under one key included)
     check(ufound >= 0.8 * uall, f"most user stacks at blocks found again: {ufound} of {uall}")
