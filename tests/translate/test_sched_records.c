@@ -164,6 +164,34 @@ static void unfollowed_incoming_is_idle(void **state)
 	tr_free(&h);
 }
 
+/* Tasks a, b, c, d (tids 100..103) of process 100. */
+static void add_tasks_abcd(struct tr *h)
+{
+	tr_add(h, 100, 100, "a", NULL);
+	tr_add(h, 101, 100, "b", NULL);
+	tr_add(h, 102, 100, "c", NULL);
+	tr_add(h, 103, 100, "d", NULL);
+}
+
+/* The nth context switch ends task out (weight out_weight) on cpu at ts,
+ * as a repair writes it: to idle, out running (its state unknown, last
+ * seen so). */
+static void assert_repair(const struct tr *h, size_t nth, uint64_t ts,
+			  unsigned cpu, uint64_t out, int64_t out_weight)
+{
+	const struct trec *r =
+		tr_nth(h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH, nth);
+
+	assert_non_null(r);
+	assert_int_equal(r->ts, ts);
+	assert_int_equal(r->cpu, cpu);
+	assert_int_equal(r->out_koid, out);
+	assert_int_equal(r->in_koid, 0);
+	assert_int_equal(r->out_state, 1);
+	assert_int_equal(tr_arg(r, "incoming_weight")->i64, INT32_MIN);
+	assert_int_equal(tr_arg(r, "outgoing_weight")->i64, out_weight);
+}
+
 /* The kernel reported no switch-out of b on CPU 0 (the next switch there
  * leaves c): b is ended at that switch by a switch to idle written first,
  * 1 ns before it (else Perfetto shows b running to the trace's end; at
@@ -177,10 +205,7 @@ static void stale_cpu_task_is_ended(void **state)
 
 	(void)state;
 	tr_setup(&h, &o);
-	tr_add(&h, 100, 100, "a", NULL);
-	tr_add(&h, 101, 100, "b", NULL);
-	tr_add(&h, 102, 100, "c", NULL);
-	tr_add(&h, 103, 100, "d", NULL);
+	add_tasks_abcd(&h);
 	ev_switch(&h, 10, 0, 100, 100, FTFB_TASK_INTERRUPTIBLE, 120, 101, 100,
 		  110);
 	/* CPU 1 in between: its own task, consistent */
@@ -197,14 +222,7 @@ static void stale_cpu_task_is_ended(void **state)
 	assert_int_equal(tr_count(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH),
 			 6 + 1);
 	assert_int_equal(h.t.st.switches_repaired, 1);
-	r = tr_nth(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH, 2);
-	assert_int_equal(r->ts, 19);
-	assert_int_equal(r->cpu, 0);
-	assert_int_equal(r->out_koid, 101);
-	assert_int_equal(r->in_koid, 0);
-	assert_int_equal(r->out_state, 1); /* running: unknown, last seen */
-	assert_int_equal(tr_arg(r, "incoming_weight")->i64, INT32_MIN);
-	assert_int_equal(tr_arg(r, "outgoing_weight")->i64, 110);
+	assert_repair(&h, 2, 19, 0, 101, 110);
 	r = tr_nth(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH, 3);
 	assert_int_equal(r->ts, 20);
 	assert_int_equal(r->out_koid, 102);
@@ -231,10 +249,7 @@ static void task_taken_by_another_cpu_is_ended(void **state)
 
 	(void)state;
 	tr_setup(&h, &o);
-	tr_add(&h, 100, 100, "a", NULL);
-	tr_add(&h, 101, 100, "b", NULL);
-	tr_add(&h, 102, 100, "c", NULL);
-	tr_add(&h, 103, 100, "d", NULL);
+	add_tasks_abcd(&h);
 	ev_switch(&h, 10, 0, 102, 100, FTFB_TASK_INTERRUPTIBLE, 120, 101, 100,
 		  110);
 	ev_switch(&h, 20, 1, 103, 100, FTFB_TASK_INTERRUPTIBLE, 120, 101, 100,
@@ -251,14 +266,7 @@ static void task_taken_by_another_cpu_is_ended(void **state)
 	assert_int_equal(tr_count(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH),
 			 6 + 1);
 	assert_int_equal(h.t.st.switches_repaired, 1);
-	r = tr_nth(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH, 1);
-	assert_int_equal(r->ts, 19);
-	assert_int_equal(r->cpu, 0);
-	assert_int_equal(r->out_koid, 101);
-	assert_int_equal(r->in_koid, 0);
-	assert_int_equal(r->out_state, 1); /* running: unknown, last seen */
-	assert_int_equal(tr_arg(r, "incoming_weight")->i64, INT32_MIN);
-	assert_int_equal(tr_arg(r, "outgoing_weight")->i64, 110);
+	assert_repair(&h, 1, 19, 0, 101, 110);
 	r = tr_nth(&h, FTF_REC_SCHED, FTF_SCHED_CONTEXT_SWITCH, 2);
 	assert_int_equal(r->ts, 20);
 	assert_int_equal(r->cpu, 1);
