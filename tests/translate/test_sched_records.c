@@ -258,7 +258,8 @@ static void task_taken_by_another_cpu_is_ended(void **state)
 	/* b's own switches on CPU 1: consistent */
 	ev_switch(&h, 40, 1, 101, 100, FTFB_PREEMPTED, 110, 102, 100, 120);
 	ev_switch(&h, 50, 1, 102, 100, FTFB_PREEMPTED, 120, 101, 100, 110);
-	/* c is not where CPU 1 put it now, but b is: c comes in unfollowed */
+	/* b comes in on CPU 0 while CPU 1 holds it, but unfollowed (-p:
+	 * the closing switch of an untraced task): nothing is ended */
 	ev_switch(&h, 60, 0, 100, 100,
 		  FTFB_TASK_INTERRUPTIBLE | FTFB_NEXT_UNFOLLOWED, 120, 101, 100,
 		  110);
