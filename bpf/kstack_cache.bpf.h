@@ -166,9 +166,7 @@ static __always_inline __u32 kc_get(__u64 *ips)
 	struct kc_buf *b = bpf_map_lookup_elem(&kc_bufs, &zero);
 	const struct kc_chain *c;
 
-	if (!b)
-		return 0;
-	if (!b->k.ret2)
+	if (!b || !b->k.ret2)
 		return 0;
 	c = bpf_map_lookup_elem(&kstack_chains, &b->k);
 	if (!c || bpf_probe_read_kernel(&b->c, sizeof(b->c), c))

@@ -131,11 +131,17 @@ static __always_inline struct sent_set *sent_set_of(__u64 hash)
 	return bpf_map_lookup_elem(&sent, &i);
 }
 
+static __always_inline bool sent_set_holds(const struct sent_set *set,
+					   __u64 hash)
+{
+	return set->h[0] == hash || set->h[1] == hash;
+}
+
 static __always_inline bool was_sent(__u64 hash)
 {
 	struct sent_set *set = sent_set_of(hash);
 
-	return hash && set && (set->h[0] == hash || set->h[1] == hash);
+	return hash && set && sent_set_holds(set, hash);
 }
 
 /* hash's ips reached the ring. (Two CPUs noting hashes of one set at
@@ -145,7 +151,7 @@ static __always_inline void note_sent(__u64 hash)
 {
 	struct sent_set *set = sent_set_of(hash);
 
-	if (!hash || !set || set->h[0] == hash || set->h[1] == hash)
+	if (!hash || !set || sent_set_holds(set, hash))
 		return;
 	set->h[1] = set->h[0];
 	set->h[0] = hash;
