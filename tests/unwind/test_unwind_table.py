@@ -6,11 +6,17 @@ by row against binutils' own reading of the same CFI (`readelf -wF`, the
 that address must give the same CFA rule, the same place for the
 caller's rbp and the return address at CFA-8 (or "end of stack" where
 the CFI leaves it undefined); where an FDE ends and no other begins, the
-table must say "no CFI", except after glibc's clone and clone3:
-where an FDE ends at a syscall instruction (objdump -d) with an rsp-based
-CFA, and within 16 bytes another begins whose return address is
-undefined (the child's code), the table must give the ending FDE's last
-rules marked CLONE (the walker ends a new thread's stack there).
+table must say "no CFI", except after glibc's clone and clone3 and where
+crti.o's _init or _fini begins.
+After clone and clone3: where an FDE ends at a syscall instruction
+(objdump -d) with an rsp-based CFA, and within 16 bytes another begins
+whose return address is undefined (the child's code), the table must
+give the ending FDE's last rules marked CLONE (the walker ends a new
+thread's stack there).
+_init and _fini: in their sections (.init, .fini), which no FDE covers,
+the row at the start must say CFA rsp+8, and each row up to the first
+call or jump must say "no CFI" or what objdump's instructions give
+(rsp+16 after their `sub $0x8,%rsp`).
 
 usage: test_unwind_table.py UW_DUMP ELF_FILE...
 """
@@ -103,6 +109,52 @@ def clone_gap(f, fdes, path):
     return [(CLONE,) + w[1:] for w in want]
 
 
+def init_fini(path):
+    """[(name, start, end)] of the .init and .fini sections (readelf -SW)."""
+    out = subprocess.run(["readelf", "-SW", path], capture_output=True, text=True).stdout
+    return [(m[1], int(m[2], 16), int(m[2], 16) + int(m[3], 16))
+            for m in re.finditer(r"\s(\.init|\.fini)\s+PROGBITS\s+([0-9a-f]+) [0-9a-f]+ ([0-9a-f]+)", out)]
+
+
+def frame_rows(path, start, end):
+    """[(address, CFA offset from rsp)] of a section of crti.o's fixed
+    frame, from objdump's instructions up to the first that is not an
+    endbr64, a `sub`/`add $0x8,%rsp` or one that leaves rsp alone (a mov,
+    a test): [] when it does not start so."""
+    out = subprocess.run(["objdump", "-d", f"--start-address={start:#x}", f"--stop-address={end:#x}", path],
+                         capture_output=True, text=True).stdout
+    ins = [(int(a, 16), t.strip()) for a, t in
+           re.findall(r"^\s*([0-9a-f]+):\s+(?:[0-9a-f]{2} )+\s*(\S.*)$", out, re.M)]
+    rows, off = [], 8
+    for pc, text in ins:
+        rows.append((pc, off))
+        if text.startswith("endbr64") or re.match(r"(mov|test)\s+[^,]*,%r[a-z0-9]+$", text) and "rsp" not in text:
+            continue
+        m = re.match(r"(sub|add)\s+\$0x8,%rsp$", text)
+        if not m:
+            break
+        off += 8 if m[1] == "sub" else -8
+    return rows if len(rows) >= 2 else []
+
+
+def check_init_fini(path, fdes, at, bad):
+    """crti.o's _init and _fini (no FDE covers them): the table's row at
+    the start must be their frame's, and every other row there either
+    "no CFI" or right; returns the section starts and the addresses
+    checked."""
+    starts, checked = set(), 0
+    for name, start, end in init_fini(path):
+        if any(f["start"] < end and start < f["end"] for f in fdes):
+            continue
+        starts.add(start)
+        for pc, off in frame_rows(path, start, end):
+            got = at(pc)
+            checked += 1
+            if got is None or got[:2] != (RSP, off) and (pc == start or got[0] != NONE):
+                bad.append(f"  {pc:#x} ({name}, objdump: CFA rsp+{off}): table: {got}")
+    return starts, checked
+
+
 def check_file(dump, path):
     out = subprocess.run([dump, path], capture_output=True, text=True)
     if out.returncode:
@@ -119,7 +171,8 @@ def check_file(dump, path):
     fdes = readelf_fdes(path)
     starts = {f["start"] for f in fdes}
     clones = 0
-    checked, bad = 0, []
+    bad = []
+    sections, checked = check_init_fini(path, fdes, at, bad)
     for f in fdes:
         for loc, cfa, rbp, ra in f["rows"]:
             if not f["start"] <= loc < f["end"]:
@@ -129,7 +182,7 @@ def check_file(dump, path):
             checked += 1
             if not ok:
                 bad.append(f"  {loc:#x} readelf: CFA {cfa} rbp {rbp} ra {ra}; table: {got}")
-        if f["end"] not in starts and f["end"] > f["start"]:
+        if f["end"] not in starts and f["end"] not in sections and f["end"] > f["start"]:
             got = at(f["end"])
             checked += 1
             gap = clone_gap(f, fdes, path) if got is not None and got[0] == CLONE else []

@@ -285,11 +285,11 @@ static int prologue(Elf *elf, ftfb_code_fn code, const struct func *f,
 		   p.rbp_off);
 }
 
-/* The new rows of the functions no FDE covers, sorted; the function at
- * the entry point gets one END row. */
+/* The new rows of the functions no FDE covers, sorted; with_entry: the
+ * function at the entry point gets one END row. */
 static int new_rows(Elf *elf, ftfb_code_fn code,
 		    const struct ftfb_uw_table_built *t, const struct func *fs,
-		    size_t nf, struct arows *a)
+		    size_t nf, bool with_entry, struct arows *a)
 {
 	GElf_Ehdr eh;
 	uint64_t entry = gelf_getehdr(elf, &eh) ? eh.e_entry : 0, last = 0;
@@ -301,13 +301,15 @@ static int new_rows(Elf *elf, ftfb_code_fn code,
 
 		if (f->start < last || !uncovered(t, f))
 			continue; /* (an alias, or overlapping) */
-		if (f->start <= entry && entry < f->end)
+		if (with_entry && f->start <= entry && entry < f->end)
 			rc = add(a, f->start, FTFB_UW_CFA_END, 0, 0);
 		else
 			rc = prologue(elf, code, f, a);
 		last = f->end;
-		/* its end: "no CFI" again, unless a row starts there */
-		if (!rc && (i + 1 == nf || fs[i + 1].start != f->end)) {
+		/* its end: "no CFI" again, unless a row starts there (or
+		 * its last row says so already) */
+		if (!rc && (i + 1 == nf || fs[i + 1].start != f->end) &&
+		    FTFB_UW_CFA_TYPE(&a->v[a->n - 1].r) != FTFB_UW_CFA_NONE) {
 			row_at(t, f->end, &next);
 			if (next == 0 ||
 			    t->base + t->rows[next - 1].pc != f->end)
@@ -401,23 +403,58 @@ static bool is_static(Elf *elf)
 	return true;
 }
 
+/* The .init and .fini sections of elf as functions, sorted. crti.o's
+ * _init and _fini have no CFI, and each library's first code page starts
+ * with _init: the first call into it faults that page in, so an on-CPU
+ * sample lands at its first instruction (beside a build, every new
+ * process's libraries, most of the stacks that stopped "no CFI"). Their
+ * code is a fixed frame (sub $8, %rsp, then a call), which prologue()
+ * reads as it reads any function's. */
+static int read_init_fini(Elf *elf, struct func **out, size_t *n)
+{
+	size_t shstrndx, cap = 0;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	const char *name;
+
+	*out = NULL;
+	*n = 0;
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR) || !sh.sh_size ||
+		    sh.sh_addr + sh.sh_size < sh.sh_addr ||
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    (strcmp(name, ".init") && strcmp(name, ".fini")))
+			continue;
+		if (ftfb_grow_array((void **)out, &cap, *n + 1, sizeof(**out)))
+			return -ENOMEM;
+		(*out)[(*n)++] =
+			(struct func){sh.sh_addr, sh.sh_addr + sh.sh_size};
+	}
+	if (*n)
+		qsort(*out, *n, sizeof(**out), func_cmp);
+	return 0;
+}
+
 int ftfb_prologue_rows(Elf *elf, ftfb_code_fn code,
 		       struct ftfb_uw_table_built *t, size_t max_rows)
 {
+	bool whole = is_static(elf);
 	struct func *fs;
 	struct arows a = {0};
 	size_t nf;
 	int rc;
 
-	if (!is_static(elf))
-		return 0;
-	rc = read_funcs(elf, &fs, &nf);
+	/* (elsewhere, only .init and .fini: see is_static) */
+	rc = whole ? read_funcs(elf, &fs, &nf) : read_init_fini(elf, &fs, &nf);
 
-	if (!rc)
+	if (!rc && whole)
 		rc = add_entry(elf, &fs, &nf);
 
 	if (!rc && t->n)
-		rc = new_rows(elf, code, t, fs, nf, &a);
+		rc = new_rows(elf, code, t, fs, nf, whole, &a);
 	if (!rc && a.n)
 		rc = merge(t, &a, max_rows);
 	free(fs);

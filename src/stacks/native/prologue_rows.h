@@ -14,7 +14,9 @@
  * pops never hold one); the prologue's own bytes get exact rows. The
  * function at the ELF entry point (_start), the kernel's first frame,
  * gets an END row when no FDE covers it. Only in static programs
- * (ET_EXEC, no interpreter): see prologue_rows.c's is_static.
+ * (ET_EXEC, no interpreter): see prologue_rows.c's is_static. In other
+ * binaries, only the .init and .fini sections (crti.o's _init and _fini,
+ * which have no CFI): read_init_fini.
  */
 #ifndef FTFB_PROLOGUE_ROWS_H
 #define FTFB_PROLOGUE_ROWS_H
