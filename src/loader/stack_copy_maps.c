@@ -28,17 +28,15 @@ static int get_proc(void *ctx, uint32_t tgid, struct ftfb_uw_proc *out)
 }
 
 /* The mappings the walker listed as the image ended, if it did
- * (bpf/uw_refresh.bpf.h), given to the symbolizer's memo: the samples
- * finished with them are named with them. */
+ * (bpf/uw_refresh.bpf.h). */
 static void take_vmas(struct ftfb_sf_maps *m, const struct ftfb_uw_ended *key,
 		      struct ftfb_uw_vmas *got)
 {
 	got->n = 0;
 	if (bpf_map_lookup_and_delete_elem(m->vmas_fd, key, got))
-		return;
+		got->n = 0;
 	if (got->n > FTFB_UW_VMAS_MAX)
 		got->n = FTFB_UW_VMAS_MAX;
-	ftfb_maps_memo_put_vmas(key->tgid, got);
 }
 
 static int take_exited(void *ctx, uint32_t tgid, uint32_t image,

@@ -263,15 +263,66 @@ static void a_new_image_read_within_the_exec_stays(void **state)
 	/* its only read, within the exec, with the image that ended said:
 	 * kept, being of another */
 	put(852, MAPS_OTHER, 1);
-	ftfb_maps_memo_put_ended(852, &prog, 1);
+	ftfb_maps_memo_put_ended(852, &prog, 1, ftfb_mono_ns());
 	ftfb_maps_memo_bound(852, ftfb_mono_ns());
 	assert_int_equal(ftfb_maps_memo_get(852, &v, &n), 0);
 	assert_string_equal(v[0].path, "/usr/bin/other");
 	ftfb_memo_maps_free(v, n);
 	/* and gone at the exit, when the image said ended is that one */
-	ftfb_maps_memo_put_ended(852, &other, 1);
+	ftfb_maps_memo_put_ended(852, &other, 1, ftfb_mono_ns());
 	ftfb_maps_memo_bound(852, ftfb_mono_ns());
 	assert_int_equal(ftfb_maps_memo_get(852, &v, &n), -ENOENT);
+}
+
+/* The mappings of "other"'s image as the walker lists them at its end
+ * (bpf/uw_refresh.bpf.h): its program, anonymous memory, the vDSO. */
+static const struct ftfb_uw_vmas OTHER_ENDED = {
+	.n = 3,
+	.v = {{0x55e000001000, 0x55e000009000, 0x1000, 8ull << 32 | 1, 777},
+	      {0x7f0000300000, 0x7f0000301000, 0, ~0ull, 0},
+	      {0x7ffd00000000, 0x7ffd00002000, 0, 0, 0}},
+};
+
+/* A child of a build (make's sh exec'd as) gone before the loader read
+ * its maps, told ended (its copies finished) before the translator
+ * reached its fork: its image is named from the walker's list, with the
+ * paths other reads gave its files, between its exec and its exit; its
+ * parent's image before the exec. */
+static void an_image_never_read_is_named_from_its_end(void **state)
+{
+	struct ftfb_memo_map *v;
+	uint64_t t;
+	size_t n;
+
+	(void)state;
+	ftfb_maps_memo_clear();
+	put(950, MAPS, 6);
+	put(960, MAPS_OTHER, 1); /* (another process names other's file) */
+	t = ftfb_mono_ns();	 /* (after both reads) */
+	/* fork at t + 1000, exec at t + 2000, exit at t + 3000 */
+	ftfb_maps_memo_put_vmas(951, &OTHER_ENDED, t + 3000);
+	ftfb_maps_memo_fork(950, 951, t + 1000);
+	assert_int_equal(ftfb_maps_memo_get(951, &v, &n), 0);
+	assert_string_equal(v[0].path, "/usr/bin/prog");
+	ftfb_memo_maps_free(v, n);
+	ftfb_maps_memo_bound(951, t + 2000);
+	assert_int_equal(ftfb_maps_memo_get(951, &v, &n), 0);
+	assert_int_equal(n, 2); /* (not the anonymous memory) */
+	assert_int_equal(v[0].start, 0x55e000001000);
+	assert_string_equal(v[0].path, "/usr/bin/other");
+	assert_int_equal(v[0].pgoff, 0x1000);
+	assert_string_equal(v[1].path, "[vdso]");
+	ftfb_memo_maps_free(v, n);
+	ftfb_maps_memo_bound(951, t + 3000);
+	assert_int_equal(ftfb_maps_memo_get(951, &v, &n), -ENOENT);
+	/* a program no read names: no read made of its image (its frames
+	 * would be taken for a library's) */
+	ftfb_maps_memo_clear();
+	put(950, MAPS, 6);
+	t = ftfb_mono_ns();
+	ftfb_maps_memo_put_vmas(952, &OTHER_ENDED, t + 3000);
+	ftfb_maps_memo_bound(952, t + 2000);
+	assert_int_equal(ftfb_maps_memo_get(952, &v, &n), -ENOENT);
 }
 
 /* make's child exec'd sh, which exec'd gcc, all before the translator
@@ -440,6 +491,7 @@ int main(void)
 		cmocka_unit_test(a_forks_child_exec_read_comes_after),
 		cmocka_unit_test(a_new_image_read_within_the_exec_stays),
 		cmocka_unit_test(two_execs_before_the_fork_is_translated),
+		cmocka_unit_test(an_image_never_read_is_named_from_its_end),
 		cmocka_unit_test(keeps_the_newest_processes),
 		cmocka_unit_test(a_forking_parent_stays),
 		cmocka_unit_test(keeps_a_bounded_size_of_paths),

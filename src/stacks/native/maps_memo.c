@@ -38,9 +38,11 @@ struct entry {
 	struct kept reads[IMAGES];
 	size_t nreads;
 	/* the program mapped lowest in the image last said ended
-	 * (ftfb_maps_memo_put_ended), if any since the last bound */
+	 * (ftfb_maps_memo_put_ended), if any since the last bound at or
+	 * after its end (ended_ns): told before the translator reaches the
+	 * image's own start (its fork, its exec), it waits for its end */
 	bool ended_known;
-	uint64_t ended_start, ended_dev, ended_ino;
+	uint64_t ended_start, ended_dev, ended_ino, ended_ns;
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -263,29 +265,38 @@ static bool of_a_file(const struct ftfb_memo_map *v)
 	return v->dev != ~0ull && (v->dev || v->ino);
 }
 
-/* Whether v (n) is the image of read k: its file mapped lowest is k's
- * program, at its address (see same_image). */
-static bool image_of_read(const struct kept *k, const struct ftfb_memo_map *v,
-			  size_t n)
-{
-	const struct ftfb_memo_map *x = lowest_file(k), *y = NULL;
-
-	for (size_t i = 0; i < n; i++)
-		if (of_a_file(&v[i]) && (!y || v[i].start < y->start))
-			y = &v[i];
-	return x && y && x->start == y->start && x->dev == y->dev &&
-	       x->ino == y->ino;
-}
-
-/* Notes which image v (n), said ended, was: its file mapped lowest. */
-static void note_ended(struct entry *e, const struct ftfb_memo_map *v,
-		       size_t n)
+/* The mapping of a file lowest in v (n): its program's own (see
+ * lowest_file), or NULL. */
+static const struct ftfb_memo_map *lowest_of(const struct ftfb_memo_map *v,
+					     size_t n)
 {
 	const struct ftfb_memo_map *y = NULL;
 
 	for (size_t i = 0; i < n; i++)
 		if (of_a_file(&v[i]) && (!y || v[i].start < y->start))
 			y = &v[i];
+	return y;
+}
+
+/* Whether v (n) is the image of read k: its file mapped lowest is k's
+ * program, at its address (see same_image). */
+static bool image_of_read(const struct kept *k, const struct ftfb_memo_map *v,
+			  size_t n)
+{
+	const struct ftfb_memo_map *x = lowest_file(k), *y = lowest_of(v, n);
+
+	return x && y && x->start == y->start && x->dev == y->dev &&
+	       x->ino == y->ino;
+}
+
+/* Notes which image v (n), said ended at ended_ns, was: its file
+ * mapped lowest. */
+static void note_ended(struct entry *e, const struct ftfb_memo_map *v,
+		       size_t n, uint64_t ended_ns)
+{
+	const struct ftfb_memo_map *y = lowest_of(v, n);
+
+	e->ended_ns = ended_ns;
 	e->ended_known = y != NULL;
 	if (y) {
 		e->ended_start = y->start;
@@ -294,12 +305,14 @@ static void note_ended(struct entry *e, const struct ftfb_memo_map *v,
 	}
 }
 
-/* Whether read k is known not to be of the image said ended last. */
-static bool not_the_ended(const struct entry *e, const struct kept *k)
+/* Whether read k is known not to be of the image said ended last, at a
+ * bound at_ns (that image's end, or later). */
+static bool not_the_ended(const struct entry *e, const struct kept *k,
+			  uint64_t at_ns)
 {
 	const struct ftfb_memo_map *x = lowest_file(k);
 
-	return e->ended_known && x &&
+	return e->ended_known && at_ns >= e->ended_ns && x &&
 	       (x->start != e->ended_start || x->dev != e->ended_dev ||
 		x->ino != e->ended_ino);
 }
@@ -313,21 +326,55 @@ static bool holds(const struct kept *k, const struct ftfb_memo_map *v)
 	return false;
 }
 
+/* A read of v (n) begun at from_ns, kept in e when it has no read (a
+ * process gone before the loader read its maps: the walker's list is
+ * all there is of it), if its program's file is named; under the lock.
+ * Not when e has reads, of another image (it may be a later one, read
+ * within the exec), nor before e's bound; a read made at the put,
+ * later than the image's end, would stand as a later image. */
+static void keep_ended_read(struct entry *e, const struct ftfb_memo_map *v,
+			    size_t n, uint64_t from_ns)
+{
+	const struct ftfb_memo_map *prog = lowest_of(v, n);
+	struct kept k = {from_ns, NULL, 0};
+	char *path = prog ? path_of_locked(prog->dev, prog->ino) : NULL;
+
+	free(path);
+	if (!path || from_ns <= e->bound_ns || e->nreads)
+		return;
+	if (!(k.v = calloc(n, sizeof(*k.v))))
+		return;
+	for (size_t i = 0; i < n && k.n < FTFB_MAPS_MEMO_MAPS; i++) {
+		struct ftfb_memo_map m = v[i];
+
+		if (v[i].dev == ~0ull)
+			continue;
+		m.path = of_a_file(&v[i]) ? path_of_locked(v[i].dev, v[i].ino)
+					  : strdup("[vdso]");
+		if (m.path)
+			k.v[k.n++] = m;
+	}
+	keep_read(e, &k);
+	ftfb_memo_maps_free(k.v, k.n);
+}
+
 void ftfb_maps_memo_put_ended(uint32_t tgid, const struct ftfb_memo_map *v,
-			      size_t n)
+			      size_t n, uint64_t ended_ns)
 {
 	struct entry *e;
 	struct kept *k;
 
 	pthread_mutex_lock(&lock);
-	e = find_locked(tgid);
-	if (e)
-		note_ended(e, v, n);
-	/* (only added to the last read of that image: a read made here
-	 * would lack the files no other read names, its program's first,
-	 * and would stand as a later image) */
-	k = e && e->nreads ? &e->reads[e->nreads - 1] : NULL;
-	if (k && image_of_read(k, v, n)) {
+	e = entry_of(tgid);
+	e->seq = ++next_seq;
+	note_ended(e, v, n, ended_ns);
+	/* (added to the last read of that image, which names what no other
+	 * read does, its program first; made a read when there is none:
+	 * keep_ended_read) */
+	k = e->nreads ? &e->reads[e->nreads - 1] : NULL;
+	if (!k || !image_of_read(k, v, n))
+		keep_ended_read(e, v, n, ended_ns - 1);
+	else {
 		for (size_t i = 0; i < n && k->n < FTFB_MAPS_MEMO_MAPS; i++) {
 			struct ftfb_memo_map m = v[i], *more;
 
@@ -370,9 +417,10 @@ static void bound_locked(struct entry *e, uint64_t at_ns, bool image_end)
 		keep++;
 	if (image_end && keep > 1)
 		keep = 1;
-	if (image_end && keep == 1 && not_the_ended(e, &e->reads[0]))
+	if (image_end && keep == 1 && not_the_ended(e, &e->reads[0], at_ns))
 		keep = 0;
-	e->ended_known = false;
+	if (at_ns >= e->ended_ns)
+		e->ended_known = false;
 	/* (the reads left are the later ones: moved to the front) */
 	for (size_t i = 0; i < keep; i++)
 		ftfb_memo_maps_free(e->reads[i].v, e->reads[i].n);
@@ -500,10 +548,14 @@ void ftfb_maps_memo_clear(void)
 	for (size_t i = 0; i < FTFB_MAPS_MEMO_PROCS; i++)
 		drop_reads(&memo[i]);
 	memset(memo, 0, sizeof(memo));
+	for (size_t i = 0; i < PATHS; i++)
+		free(paths[i].path);
+	memset(paths, 0, sizeof(paths));
 	pthread_mutex_unlock(&lock);
 }
 
-void ftfb_maps_memo_put_vmas(uint32_t tgid, const struct ftfb_uw_vmas *vm)
+void ftfb_maps_memo_put_vmas(uint32_t tgid, const struct ftfb_uw_vmas *vm,
+			     uint64_t ended_ns)
 {
 	struct ftfb_memo_map v[FTFB_UW_VMAS_MAX];
 	uint32_t n = vm->n < FTFB_UW_VMAS_MAX ? vm->n : FTFB_UW_VMAS_MAX;
@@ -516,7 +568,7 @@ void ftfb_maps_memo_put_vmas(uint32_t tgid, const struct ftfb_uw_vmas *vm)
 			.dev = vm->v[i].dev,
 			.ino = vm->v[i].ino,
 		};
-	ftfb_maps_memo_put_ended(tgid, v, n);
+	ftfb_maps_memo_put_ended(tgid, v, n, ended_ns);
 }
 
 void ftfb_maps_memo_touch(uint32_t tgid)

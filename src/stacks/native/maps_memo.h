@@ -70,16 +70,21 @@ void ftfb_memo_read_line(struct ftfb_memo_read *r, char *line);
 /* Puts the read in the memo (replacing tgid's last one) and frees r. */
 void ftfb_memo_read_end(struct ftfb_memo_read *r);
 
-/* The executable mappings of tgid's image as it ended, as the kernel
- * listed them (bpf/uw_refresh.bpf.h: the loader read its maps before it
- * mapped them all), path NULL: those the last read of that image lacks
- * are added to it, each file named as the other reads kept name it
- * (the vDSO: dev and ino 0); files no read names, and anonymous
- * memory (dev ~0), are left out. */
+/* The executable mappings of tgid's image as it ended at ended_ns (its
+ * exec's or exit's event), as the kernel listed them
+ * (bpf/uw_refresh.bpf.h: the loader read its maps before it mapped
+ * them all, or never: a process of a build may be gone before the
+ * loader gets to it), path NULL: those the last read of that image
+ * lacks are added to it, each file named as the other reads kept name
+ * it (the vDSO: dev and ino 0); files no read names, and anonymous
+ * memory (dev ~0), are left out. With no read of that image kept, they
+ * are kept as one, begun 1 ns before ended_ns (so the image's end drops
+ * it), if the program's own file is named. */
 void ftfb_maps_memo_put_ended(uint32_t tgid, const struct ftfb_memo_map *v,
-			      size_t n);
+			      size_t n, uint64_t ended_ns);
 /* The same, from the walker's list (uw_vmas). */
-void ftfb_maps_memo_put_vmas(uint32_t tgid, const struct ftfb_uw_vmas *vm);
+void ftfb_maps_memo_put_vmas(uint32_t tgid, const struct ftfb_uw_vmas *vm,
+			     uint64_t ended_ns);
 /* tgid's reads are used (samples of it wait to be named): not the first
  * to go for newer processes'. */
 void ftfb_maps_memo_touch(uint32_t tgid);
@@ -103,7 +108,7 @@ int ftfb_maps_memo_get(uint32_t tgid, struct ftfb_memo_map **v, size_t *n);
 bool ftfb_maps_memo_later(uint32_t tgid);
 void ftfb_memo_maps_free(struct ftfb_memo_map *v, size_t n);
 
-/* Empties the memo (tests; a session's end). */
+/* Empties the memo and the paths it keeps (tests; a session's end). */
 void ftfb_maps_memo_clear(void);
 
 #endif

@@ -30,6 +30,7 @@ struct ended_img {
 	uint64_t seen_ns; /* the settle that last looked for its tables */
 	struct ftfb_uw_proc p;
 	struct ftfb_uw_vmas v;
+	uint64_t ended_ns; /* the exit's time */
 	struct ftfb_exit end;
 };
 
@@ -52,6 +53,7 @@ struct ftfb_sf {
 	struct ftfb_uw_proc proc; /* the entry last read (tick's scratch) */
 	struct ftfb_uw_vmas vmas; /* the mappings of the image settled */
 	uint32_t ended_image;	  /* of the exec or exit being settled */
+	uint64_t ended_ns;	  /* and its time (the event's) */
 	struct ended_img *kept;	  /* the exit's, when its copies wait on */
 	bool may_wait;		  /* (at an exit, not an exec) */
 	struct ftfb_sf_stats st;
@@ -191,7 +193,8 @@ static int hand_on(struct ftfb_sf *f, struct held *h, const void *out, size_t n,
 
 	/* (what its process's read lacked, for the names: once) */
 	if (h->img && !h->img->named) {
-		ftfb_maps_memo_put_vmas(h->tgid, &h->img->v);
+		ftfb_maps_memo_put_vmas(h->tgid, &h->img->v,
+					h->img->ended_ns);
 		h->img->named = true;
 	}
 	if (!walked)
@@ -237,13 +240,20 @@ static int live_entry(struct ftfb_sf *f, uint32_t tgid)
 }
 
 /* The entry of the image whose exec or exit is being settled
- * (f->ended_image), taken out. */
+ * (f->ended_image), taken out; its mappings then, if the walker listed
+ * them, given to the symbolizer's memo: the samples finished with them
+ * are named with them. */
 static int ended_entry(struct ftfb_sf *f, uint32_t tgid)
 {
+	int err;
+
 	f->vmas.n = 0;
-	return f->src.exited ? f->src.exited(f->src.ctx, tgid, f->ended_image,
-					     &f->proc, &f->vmas)
-			     : -ENOENT;
+	err = f->src.exited ? f->src.exited(f->src.ctx, tgid, f->ended_image,
+					    &f->proc, &f->vmas)
+			    : -ENOENT;
+	if (f->vmas.n)
+		ftfb_maps_memo_put_vmas(tgid, &f->vmas, f->ended_ns);
+	return err;
 }
 
 /* The tables img's entry waited for, found by its mappings' files once
@@ -288,6 +298,7 @@ static struct ended_img *share_img(struct ftfb_sf *f, struct ended_img **img)
 		(*img)->seen_ns = UINT64_MAX; /* (never: a flush is at 0) */
 		(*img)->p = f->proc;
 		(*img)->v = f->vmas;
+		(*img)->ended_ns = f->ended_ns;
 		f->bytes += sizeof(**img);
 	}
 	(*img)->refs++;
@@ -400,6 +411,7 @@ static int settle_exit(struct ftfb_sf *f, const struct ftfb_exit *x,
 	int err;
 
 	f->ended_image = x->image;
+	f->ended_ns = x->hdr.ts;
 	f->kept = NULL;
 	f->may_wait = true;
 	err = settle(f, x->hdr.tgid, now_ns, true, ended_entry, true);
@@ -434,6 +446,7 @@ int ftfb_sf_event(struct ftfb_sf *f, const void *data, size_t size,
 	if (hdr.kind == FTFB_EV_EXEC && size >= sizeof(ex)) {
 		memcpy(&ex, data, sizeof(ex));
 		f->ended_image = ex.image;
+		f->ended_ns = hdr.ts;
 		/* (none waits on: the new image's samples come next, and
 		 * would be named before the exec) */
 		f->may_wait = false;
