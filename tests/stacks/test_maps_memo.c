@@ -325,6 +325,45 @@ static void an_image_never_read_is_named_from_its_end(void **state)
 	assert_int_equal(ftfb_maps_memo_get(952, &v, &n), -ENOENT);
 }
 
+/* "prog"'s image at its end, as the walker lists it. */
+static const struct ftfb_uw_vmas PROG_ENDED = {
+	.n = 2,
+	.v = {{0x55d0c0001000, 0x55d0c0005000, 0x1000, 8ull << 32 | 1, 1234},
+	      {0x7f0000100000, 0x7f0000200000, 0x28000, 0xfdull << 32 | 2,
+	       99}},
+};
+
+/* A child forked from a parent never read, read only after its exec:
+ * the image before the exec is named from the walker's list, given at
+ * the exec, up to the exec's bound; the read after it. */
+static void an_image_before_the_exec_is_named_from_its_end(void **state)
+{
+	struct ftfb_memo_map *v;
+	uint64_t t;
+	size_t n;
+
+	(void)state;
+	ftfb_maps_memo_clear();
+	put(960, MAPS, 6); /* (another process names prog's files) */
+	/* fork at t + 1000, exec at t + 2000, both before the child's read */
+	t = ftfb_mono_ns() - 1000000;
+	put(951, MAPS_OTHER, 1);
+	ftfb_maps_memo_put_vmas(951, &PROG_ENDED, t + 2000);
+	ftfb_maps_memo_fork(959, 951, t + 1000);
+	assert_int_equal(ftfb_maps_memo_get(951, &v, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(v[0].path, "/usr/bin/prog");
+	assert_string_equal(v[1].path, "/lib/libc.so.6");
+	assert_int_equal(v[1].pgoff, 0x28000);
+	assert_true(ftfb_maps_memo_later(951));
+	ftfb_memo_maps_free(v, n);
+	ftfb_maps_memo_bound(951, t + 2000);
+	assert_int_equal(ftfb_maps_memo_get(951, &v, &n), 0);
+	assert_string_equal(v[0].path, "/usr/bin/other");
+	assert_false(ftfb_maps_memo_later(951));
+	ftfb_memo_maps_free(v, n);
+}
+
 /* make's child exec'd sh, which exec'd gcc, all before the translator
  * reached the fork: each image's samples get that image's read. */
 static void two_execs_before_the_fork_is_translated(void **state)
@@ -492,6 +531,7 @@ int main(void)
 		cmocka_unit_test(a_new_image_read_within_the_exec_stays),
 		cmocka_unit_test(two_execs_before_the_fork_is_translated),
 		cmocka_unit_test(an_image_never_read_is_named_from_its_end),
+		cmocka_unit_test(an_image_before_the_exec_is_named_from_its_end),
 		cmocka_unit_test(keeps_the_newest_processes),
 		cmocka_unit_test(a_forking_parent_stays),
 		cmocka_unit_test(keeps_a_bounded_size_of_paths),

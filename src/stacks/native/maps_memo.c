@@ -326,12 +326,15 @@ static bool holds(const struct kept *k, const struct ftfb_memo_map *v)
 	return false;
 }
 
-/* A read of v (n) begun at from_ns, kept in e when it has no read (a
- * process gone before the loader read its maps: the walker's list is
- * all there is of it), if its program's file is named; under the lock.
- * Not when e has reads, of another image (it may be a later one, read
- * within the exec), nor before e's bound; a read made at the put,
- * later than the image's end, would stand as a later image. */
+/* A read of v (n) begun at from_ns, kept in e when no read of that
+ * image is (a process gone before the loader read its maps, or read
+ * only after its exec: the walker's list is all there is of that
+ * image), if its program's file is named; under the lock. It goes
+ * before the reads there are, all begun later (of later images); not
+ * when one began between e's bound and from_ns (of an image before, or
+ * of the next one, read within the exec: which, is not known), nor
+ * before e's bound. (A read made at the put, later than the image's
+ * end, would stand as a later image.) */
 static void keep_ended_read(struct entry *e, const struct ftfb_memo_map *v,
 			    size_t n, uint64_t from_ns)
 {
@@ -340,7 +343,8 @@ static void keep_ended_read(struct entry *e, const struct ftfb_memo_map *v,
 	char *path = prog ? path_of_locked(prog->dev, prog->ino) : NULL;
 
 	free(path);
-	if (!path || from_ns <= e->bound_ns || e->nreads)
+	if (!path || from_ns <= e->bound_ns || e->nreads >= IMAGES ||
+	    (e->nreads && e->reads[0].from_ns <= from_ns))
 		return;
 	if (!(k.v = calloc(n, sizeof(*k.v))))
 		return;
@@ -354,8 +358,9 @@ static void keep_ended_read(struct entry *e, const struct ftfb_memo_map *v,
 		if (m.path)
 			k.v[k.n++] = m;
 	}
-	keep_read(e, &k);
-	ftfb_memo_maps_free(k.v, k.n);
+	memmove(e->reads + 1, e->reads, e->nreads * sizeof(e->reads[0]));
+	e->reads[0] = k;
+	e->nreads++;
 }
 
 void ftfb_maps_memo_put_ended(uint32_t tgid, const struct ftfb_memo_map *v,
@@ -368,11 +373,14 @@ void ftfb_maps_memo_put_ended(uint32_t tgid, const struct ftfb_memo_map *v,
 	e = entry_of(tgid);
 	e->seq = ++next_seq;
 	note_ended(e, v, n, ended_ns);
-	/* (added to the last read of that image, which names what no other
-	 * read does, its program first; made a read when there is none:
+	/* (added to the read of that image, which names what no other read
+	 * does, its program first; made a read when there is none:
 	 * keep_ended_read) */
-	k = e->nreads ? &e->reads[e->nreads - 1] : NULL;
-	if (!k || !image_of_read(k, v, n))
+	k = NULL;
+	for (size_t i = 0; i < e->nreads; i++)
+		if (image_of_read(&e->reads[i], v, n))
+			k = &e->reads[i]; /* (the latest of that image) */
+	if (!k)
 		keep_ended_read(e, v, n, ended_ns - 1);
 	else {
 		for (size_t i = 0; i < n && k->n < FTFB_MAPS_MEMO_MAPS; i++) {

@@ -79,7 +79,8 @@ void ftfb_memo_read_end(struct ftfb_memo_read *r);
  * it (the vDSO: dev and ino 0); files no read names, and anonymous
  * memory (dev ~0), are left out. With no read of that image kept, they
  * are kept as one, begun 1 ns before ended_ns (so the image's end drops
- * it), if the program's own file is named. */
+ * it), if the program's own file is named and the reads kept all began
+ * later (of later images). */
 void ftfb_maps_memo_put_ended(uint32_t tgid, const struct ftfb_memo_map *v,
 			      size_t n, uint64_t ended_ns);
 /* The same, from the walker's list (uw_vmas). */
