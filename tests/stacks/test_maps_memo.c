@@ -364,6 +364,25 @@ static void an_image_before_the_exec_is_named_from_its_end(void **state)
 	ftfb_memo_maps_free(v, n);
 }
 
+/* A read of /proc showing another program, or the same one elsewhere
+ * (exec'd again: ASLR), than the memo's read of the image being
+ * translated is of a later image; the same program at its address, or
+ * no read kept, is not. */
+static void tells_a_later_program(void **state)
+{
+	(void)state;
+	ftfb_maps_memo_clear();
+	assert_false(ftfb_maps_memo_other_program(970, 0x55d0c0001000,
+						  8ull << 32 | 1, 1234));
+	put(970, MAPS, 6);
+	assert_false(ftfb_maps_memo_other_program(970, 0x55d0c0001000,
+						  8ull << 32 | 1, 1234));
+	assert_true(ftfb_maps_memo_other_program(970, 0x55e000001000,
+						 8ull << 32 | 1, 777));
+	assert_true(ftfb_maps_memo_other_program(970, 0x56aa00001000,
+						 8ull << 32 | 1, 1234));
+}
+
 /* make's child exec'd sh, which exec'd gcc, all before the translator
  * reached the fork: each image's samples get that image's read. */
 static void two_execs_before_the_fork_is_translated(void **state)
@@ -532,6 +551,7 @@ int main(void)
 		cmocka_unit_test(two_execs_before_the_fork_is_translated),
 		cmocka_unit_test(an_image_never_read_is_named_from_its_end),
 		cmocka_unit_test(an_image_before_the_exec_is_named_from_its_end),
+		cmocka_unit_test(tells_a_later_program),
 		cmocka_unit_test(keeps_the_newest_processes),
 		cmocka_unit_test(a_forking_parent_stays),
 		cmocka_unit_test(keeps_a_bounded_size_of_paths),

@@ -501,6 +501,20 @@ bool ftfb_maps_memo_later(uint32_t tgid)
 	return later;
 }
 
+bool ftfb_maps_memo_other_program(uint32_t tgid, uint64_t start, uint64_t dev,
+				  uint64_t ino)
+{
+	const struct ftfb_memo_map *x = NULL;
+	struct entry *e;
+
+	pthread_mutex_lock(&lock);
+	if ((e = find_locked(tgid)) && e->nreads)
+		x = lowest_file(&e->reads[0]);
+	bool other = x && (x->start != start || x->dev != dev || x->ino != ino);
+	pthread_mutex_unlock(&lock);
+	return other;
+}
+
 /* A copy of parent's read of its image at at_ns (the latest read begun
  * before it), into *k; under the lock. */
 static bool parent_at(uint32_t parent, uint64_t at_ns, struct kept *k)

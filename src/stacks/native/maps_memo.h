@@ -107,6 +107,12 @@ int ftfb_maps_memo_get(uint32_t tgid, struct ftfb_memo_map **v, size_t *n);
 /* Whether a read of a later image of tgid than the one
  * ftfb_maps_memo_get gives is kept too (tgid exec'd since). */
 bool ftfb_maps_memo_later(uint32_t tgid);
+/* Whether the read ftfb_maps_memo_get gives is of another program than
+ * the file (dev, ino) mapped lowest at start: a read of /proc/PID/maps
+ * showing that one is of a later image (tgid exec'd before the loader
+ * read the new image, and after the translator's sample). */
+bool ftfb_maps_memo_other_program(uint32_t tgid, uint64_t start, uint64_t dev,
+				  uint64_t ino);
 void ftfb_memo_maps_free(struct ftfb_memo_map *v, size_t n);
 
 /* Empties the memo and the paths it keeps (tests; a session's end). */

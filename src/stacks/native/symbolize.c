@@ -273,6 +273,22 @@ static int maps_of_gone(struct process *p, int err)
 	return maps_of_memo(p, false) ? err : 0;
 }
 
+/* Whether p's maps, read from /proc, are of a later image than the one
+ * the memo says the translator is in: the process exec'd another
+ * program before the loader read it again (a shell's child, read at its
+ * first sample: by then an `as`). */
+static bool maps_of_a_later_image(const struct process *p)
+{
+	const struct mapping *low = NULL;
+
+	for (size_t i = 0; i < p->nmaps; i++)
+		if (p->maps[i].path[0] == '/' &&
+		    (!low || p->maps[i].start < low->start))
+			low = &p->maps[i];
+	return low && ftfb_maps_memo_other_program(p->tgid, low->start,
+						   low->dev, low->ino);
+}
+
 /* The process's executable mappings, again (0), or -errno and the ones
  * it had. */
 static int read_maps(struct process *p)
@@ -318,6 +334,8 @@ static int read_maps(struct process *p)
 		p->nmaps++;
 	}
 	fclose(f);
+	if (maps_of_a_later_image(p) && !maps_of_memo(p, false))
+		return 0;
 	/* (a zombie's maps are empty) */
 	return p->nmaps ? 0 : maps_of_gone(p, -ESRCH);
 }
