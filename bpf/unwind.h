@@ -44,9 +44,14 @@ enum {
 				  * address in rdi (glibc's __vfork, between
 				  * its pop and its push): followed from the
 				  * first frame only, whose rdi is known */
-	FTFB_UW_CFA_LAST = FTFB_UW_CFA_RA_RDI, /* the highest: a new type
-						* moves it (the table cache
-						* refuses types above) */
+	FTFB_UW_CFA_RBX = 10,	 /* CFA = rbx + cfa_off (ld.so's
+				  * _dl_runtime_resolve_xsavec, under every
+				  * symbol lookup of a lazy binding): rbx
+				  * followed through the frames below by
+				  * their rbx rules (FTFB_UW_RBX_*) */
+	FTFB_UW_CFA_LAST = FTFB_UW_CFA_RBX, /* the highest: a new type
+					     * moves it (the table cache
+					     * refuses types above) */
 };
 
 /* ftfb_uw_row.rbp_type */
@@ -56,16 +61,28 @@ enum {
 	FTFB_UW_RBP_LOST = 2,	/* unknown (undefined, or another rule) */
 };
 
+/* ftfb_uw_row.rbx_type: where the caller's rbx is, for a CFA_RBX row
+ * above. Compilers push rbx right after rbp, and the row has one offset:
+ * the two places it can say. */
+enum {
+	FTFB_UW_RBX_SAME = 0,	   /* the caller's rbx is this frame's */
+	FTFB_UW_RBX_BELOW_RBP = 1, /* saved at CFA + rbp_off - 8 (rbp saved) */
+	FTFB_UW_RBX_AT_CFA = 2,	   /* saved at CFA + rbp_off8 * 8 (rbp not
+				    * saved: the offset is rbx's) */
+	FTFB_UW_RBX_LOST = 3,	   /* unknown: another place, another rule */
+};
+
 /* 8 bytes: an array map's elements are 8-byte aligned. An offset that
- * does not fit makes the row "unsupported" (CFA) or "lost" (rbp). */
+ * does not fit makes the row "unsupported" (CFA) or "lost" (rbp, rbx). */
 struct ftfb_uw_row {
 	__u32 pc;
 	__s16 cfa_off;
-	__u8 type;     /* cfa_type | rbp_type << 4 */
-	__s8 rbp_off8; /* the rbp offset / 8 */
+	__u8 type;     /* cfa_type | rbp_type << 4 | rbx_type << 6 */
+	__s8 rbp_off8; /* the rbp offset / 8 (rbx's: FTFB_UW_RBX_AT_CFA) */
 };
 #define FTFB_UW_CFA_TYPE(r) ((r)->type & 15)
-#define FTFB_UW_RBP_TYPE(r) ((r)->type >> 4)
+#define FTFB_UW_RBP_TYPE(r) (((r)->type >> 4) & 3)
+#define FTFB_UW_RBX_TYPE(r) ((r)->type >> 6)
 
 /* One binary's rows: uw_rows[first .. first + n), sorted by pc, and
  * their page index right after them (bpf/uw_index.h; idx_pages 0: none,

@@ -52,7 +52,8 @@ def dump(uw_dump, path, limit):
     rows = {}
     for line in out.stdout.splitlines():
         f = line.split()
-        rows[int(f[0], 16)] = tuple(int(x) for x in f[1:])
+        # (the CFA's and rbp's rules: these FDEs give rbx none)
+        rows[int(f[0], 16)] = tuple(int(x) for x in f[1:5])
     return rows
 
 

@@ -3,8 +3,11 @@
 """The unwind tables ftf-bpf builds for the BPF stack walker, checked row
 by row against binutils' own reading of the same CFI (`readelf -wF`, the
 "interpreted" .eh_frame): for every row of every FDE, the table's row at
-that address must give the same CFA rule, the same place for the
-caller's rbp and the return address at CFA-8 (or "end of stack" where
+that address must give the same CFA rule (rsp, rbp or rbx plus an
+offset, or a PLT's), the same place for the caller's rbp, the same for
+its rbx where a row can hold it (pushed right below rbp, or at its own
+offset where rbp is not saved; "lost" elsewhere), and the return address
+at CFA-8 (or "end of stack" where
 the CFI leaves it undefined); where an FDE ends and no other begins, the
 table must say "no CFI", except after glibc's clone and clone3 and where
 crti.o's _init or _fini begins.
@@ -25,8 +28,9 @@ import re
 import subprocess
 import sys
 
-NONE, RSP, RBP, PLT, END, UNSUPP, SIGNAL, CLONE, RSP_RET, RA_RDI = range(10)
+NONE, RSP, RBP, PLT, END, UNSUPP, SIGNAL, CLONE, RSP_RET, RA_RDI, RBX = range(11)
 SAME, AT_CFA, LOST = range(3)
+RBX_SAME, RBX_BELOW_RBP, RBX_AT_CFA, RBX_LOST = range(4)
 
 
 def readelf_fdes(path):
@@ -54,11 +58,11 @@ def readelf_fdes(path):
         if m and cur is not None:
             # (a value may be "r10 (r10)": one column)
             vals = dict(zip(cols, re.findall(r"\S+(?: \(\S+\))?", m[2])))
-            cur["rows"].append((int(m[1], 16), vals["CFA"], vals.get("rbp", "u"), vals.get("ra", "u")))
+            cur["rows"].append((int(m[1], 16), vals["CFA"], vals.get("rbp", "u"), vals.get("ra", "u"),
+                                vals.get("rbx", "u")))
     for f in fdes:
         if not f["rows"] and f["cie"]["rows"]:  # no instructions: the CIE's initial rules
-            _, cfa, rbp, ra = f["cie"]["rows"][0]
-            f["rows"] = [(f["start"], cfa, rbp, ra)]
+            f["rows"] = [(f["start"],) + f["cie"]["rows"][0][1:]]
     return fdes
 
 
@@ -68,7 +72,7 @@ def expected(cfa, rbp, ra, signal):
         return [(SIGNAL, 0, SAME, 0)]
     if ra == "u":
         return [(END, 0, SAME, 0)]
-    m = re.match(r"^(rsp|rbp)\+(-?\d+)$", cfa)
+    m = re.match(r"^(rsp|rbp|rbx)\+(-?\d+)$", cfa)
     # the return address in rdi (glibc's __vfork): followed at a stack's
     # first frame, when the CFA is rsp's
     in_rdi = ra == "r5 (rdi)" and m and m[1] == "rsp"
@@ -76,7 +80,7 @@ def expected(cfa, rbp, ra, signal):
         return [(UNSUPP, 0, SAME, 0)]
     if not m:  # "exp" (a PLT entry's expression, or another), or another register
         return [(PLT, 10, None, None), (PLT, 11, None, None), (UNSUPP, 0, SAME, 0)]
-    c = (RA_RDI if in_rdi else RSP if m[1] == "rsp" else RBP, int(m[2]))
+    c = (RA_RDI if in_rdi else {"rsp": RSP, "rbp": RBP, "rbx": RBX}[m[1]], int(m[2]))
     if not -32768 <= c[1] <= 32767:  # more than a table row holds
         return [(UNSUPP, 0, SAME, 0)]
     r = re.match(r"^c(-?\d+)$", rbp)
@@ -87,6 +91,23 @@ def expected(cfa, rbp, ra, signal):
     if rbp == "u":  # readelf's "u": unset here (same value) or undefined
         return [c + (SAME, 0), c + (LOST, 0)]
     return [c + (LOST, 0)]
+
+
+def expected_rbx(rbx, rbp_rule):
+    """The (rbx_type, rbx_offset) a row must hold for readelf's rbx column
+    rbx, in a row whose rbp rule is rbp_rule ((type, offset), as the table
+    has it): rbx pushed right below rbp, or at its own offset where rbp
+    is not saved (the row's one offset is then rbx's); anywhere else
+    lost."""
+    if rbx == "u":
+        return (RBX_SAME, 0)
+    r = re.match(r"^c(-?\d+)$", rbx)
+    if not r or int(r[1]) % 8:
+        return (RBX_LOST, 0)
+    off = int(r[1])
+    if rbp_rule[0] == AT_CFA:
+        return (RBX_BELOW_RBP, off) if off == rbp_rule[1] - 8 else (RBX_LOST, 0)
+    return (RBX_AT_CFA, off) if -1024 <= off <= 1016 else (RBX_LOST, 0)
 
 
 def is_syscall(path, addr):
@@ -102,7 +123,7 @@ def clone_gap(f, fdes, path):
     nxt = sorted((g for g in fdes if f["end"] < g["start"] <= f["end"] + 16), key=lambda g: g["start"])
     if not nxt or not nxt[0]["rows"] or nxt[0]["rows"][0][3] != "u" or not f["rows"]:
         return []
-    _, cfa, rbp, ra = f["rows"][-1]
+    _, cfa, rbp, ra, _ = f["rows"][-1]
     want = expected(cfa, rbp, ra, f["signal"])
     if want[0][0] != RSP or not is_syscall(path, f["end"]):
         return []
@@ -174,14 +195,17 @@ def check_file(dump, path):
     bad = []
     sections, checked = check_init_fini(path, fdes, at, bad)
     for f in fdes:
-        for loc, cfa, rbp, ra in f["rows"]:
+        for loc, cfa, rbp, ra, rbx in f["rows"]:
             if not f["start"] <= loc < f["end"]:
                 continue
             got, want = at(loc), expected(cfa, rbp, ra, f["signal"])
             ok = got is not None and any(all(w is None or w == g for w, g in zip(x, got)) for x in want)
+            if ok:  # rbx's rule, in the rows that have a CFA
+                ok = got[4:] == (expected_rbx(rbx, got[2:4]) if got[0] in (RSP, RBP, PLT, RA_RDI, RBX)
+                                 else (RBX_SAME, 0))
             checked += 1
             if not ok:
-                bad.append(f"  {loc:#x} readelf: CFA {cfa} rbp {rbp} ra {ra}; table: {got}")
+                bad.append(f"  {loc:#x} readelf: CFA {cfa} rbp {rbp} ra {ra} rbx {rbx}; table: {got}")
         if f["end"] not in starts and f["end"] not in sections and f["end"] > f["start"]:
             got = at(f["end"])
             checked += 1

@@ -12,6 +12,7 @@
 #include "unwind.h"
 
 /* DWARF registers of x86-64 (System V ABI, figure 3.36) */
+#define DW_RBX 3
 #define DW_RDI 5
 #define DW_RBP 6
 #define DW_RSP 7
@@ -44,7 +45,10 @@ static int64_t trunc61(uint64_t v)
 /* The rule register reg gets, when it is one the walker follows. */
 static struct ftfb_cfi_reg *tracked(struct interp *in, uint64_t reg)
 {
-	return reg == DW_RBP ? &in->s.rbp : reg == DW_RA ? &in->s.ra : NULL;
+	return reg == DW_RBP   ? &in->s.rbp
+	       : reg == DW_RBX ? &in->s.rbx
+	       : reg == DW_RA  ? &in->s.ra
+			       : NULL;
 }
 
 static void set_reg(struct interp *in, uint64_t reg, int kind, int64_t off)
@@ -182,7 +186,9 @@ static int restore(struct interp *in, uint64_t reg)
 	if (!in->init) /* not in a CIE's own instructions */
 		return STEP_BAD;
 	if (r)
-		*r = reg == DW_RBP ? in->init->rbp : in->init->ra;
+		*r = reg == DW_RBP   ? in->init->rbp
+		     : reg == DW_RBX ? in->init->rbx
+				     : in->init->ra;
 	return STEP_RULE;
 }
 
@@ -347,9 +353,10 @@ int ftfb_cfi_cie_state(const struct ftfb_ehf_buf *ehf, const struct ftfb_cie *c,
 	struct interp in = {.ehf = ehf, .c = c};
 	const uint8_t *p = c->ins;
 
-	/* the ABI's: rbp and the return address same value, CFA undefined */
+	/* the ABI's: rbp, rbx and the return address same value, CFA
+	 * undefined */
 	memset(&in.s, 0, sizeof(in.s));
-	in.s.rbp.kind = in.s.ra.kind = FTFB_CFI_REG_SAME;
+	in.s.rbp.kind = in.s.rbx.kind = in.s.ra.kind = FTFB_CFI_REG_SAME;
 	while (p < c->ins_end)
 		if (step(&in, &p, c->ins_end) != STEP_RULE)
 			return -EINVAL; /* invalid, or a row in a CIE */
@@ -360,7 +367,7 @@ int ftfb_cfi_cie_state(const struct ftfb_ehf_buf *ehf, const struct ftfb_cie *c,
 /* The rules of state s as a row (bpf/unwind.h): END where the return
  * address is undefined, SIGNAL for a signal frame, RA_RDI where it is
  * in rdi and the CFA rsp plus an offset, UNSUPP unless it is at CFA - 8
- * and the CFA is rsp or rbp plus an offset, or a PLT's. */
+ * and the CFA is rsp, rbp or rbx plus an offset, or a PLT's. */
 static void rule_of(const struct ftfb_cfi_state *s, bool signal,
 		    struct ftfb_cfi_rule *r)
 {
@@ -376,9 +383,11 @@ static void rule_of(const struct ftfb_cfi_state *s, bool signal,
 	r->cfa_type = FTFB_UW_CFA_UNSUPP;
 	if ((s->cfa_kind == FTFB_CFI_CFA_REG ||
 	     s->cfa_kind == FTFB_CFI_CFA_EXPR_REG) &&
-	    (s->cfa_reg == DW_RSP || s->cfa_reg == DW_RBP)) {
-		r->cfa_type = s->cfa_reg == DW_RSP ? FTFB_UW_CFA_RSP
-						   : FTFB_UW_CFA_RBP;
+	    (s->cfa_reg == DW_RSP || s->cfa_reg == DW_RBP ||
+	     s->cfa_reg == DW_RBX)) {
+		r->cfa_type = s->cfa_reg == DW_RSP   ? FTFB_UW_CFA_RSP
+			      : s->cfa_reg == DW_RBP ? FTFB_UW_CFA_RBP
+						     : FTFB_UW_CFA_RBX;
 		r->cfa_off = s->cfa_off;
 	} else if (s->cfa_kind == FTFB_CFI_CFA_EXPR_PLT) {
 		r->cfa_type = FTFB_UW_CFA_PLT;
@@ -391,13 +400,16 @@ static void rule_of(const struct ftfb_cfi_state *s, bool signal,
 		r->rbp_type = FTFB_UW_RBP_AT_CFA;
 		r->rbp_off = s->rbp.off;
 	}
+	r->rbx_kind = s->rbx.kind;
+	r->rbx_off = s->rbx.off;
 	if (s->ra.kind == FTFB_CFI_REG_IN_RDI &&
 	    r->cfa_type == FTFB_UW_CFA_RSP)
 		r->cfa_type = FTFB_UW_CFA_RA_RDI;
 	else if (s->ra.kind != FTFB_CFI_REG_AT_CFA || s->ra.off != -8)
 		r->cfa_type = FTFB_UW_CFA_UNSUPP;
 	if (r->cfa_type == FTFB_UW_CFA_UNSUPP)
-		r->cfa_off = r->rbp_off = 0, r->rbp_type = 0;
+		r->cfa_off = r->rbp_off = 0, r->rbp_type = 0,
+		r->rbx_kind = FTFB_CFI_REG_SAME, r->rbx_off = 0;
 }
 
 int ftfb_cfi_fde_rows(const struct ftfb_ehf_buf *ehf, const struct ftfb_cie *c,

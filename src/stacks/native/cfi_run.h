@@ -3,7 +3,8 @@
  * cfi_run.h - an FDE's call frame instructions, run once from its start
  * to its end, as the rows the BPF stack walker follows (bpf/unwind.h).
  *
- * Only the rules the walker uses are kept: the CFA's, the caller's rbp
+ * Only the rules the walker uses are kept: the CFA's, the caller's rbp,
+ * rbx
  * and the return address; any other register's rule is read and
  * dropped, so a register number of any size costs nothing. The meaning
  * of each instruction is DWARF 5's (section 6.4.2) as elfutils' libdw
@@ -36,7 +37,7 @@ struct ftfb_cfi_state {
 	uint8_t cfa_kind; /* FTFB_CFI_CFA_* */
 	uint64_t cfa_reg; /* REG, EXPR_REG */
 	int64_t cfa_off;  /* REG, EXPR_REG; EXPR_PLT: its N */
-	struct ftfb_cfi_reg rbp, ra;
+	struct ftfb_cfi_reg rbp, rbx, ra;
 };
 
 enum {
@@ -52,6 +53,8 @@ enum {
 struct ftfb_cfi_rule {
 	int cfa_type, rbp_type;
 	int64_t cfa_off, rbp_off;
+	int rbx_kind;	 /* FTFB_CFI_REG_*: SAME, AT_CFA, or another */
+	int64_t rbx_off; /* AT_CFA: saved at CFA + rbx_off */
 };
 
 /* Receives the rows of an FDE in address order: a nonzero return stops

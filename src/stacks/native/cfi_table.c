@@ -169,14 +169,35 @@ static struct cie_ent *cie_at(struct builder *b, uint64_t off)
 	return e;
 }
 
+/* The rbx rule of r in a row whose rbp rule is rbp (bpf/unwind.h's
+ * FTFB_UW_RBX_*), and in *off8 its offset / 8 when the row's rbp offset
+ * holds it. */
+static int pack_rbx(const struct ftfb_cfi_rule *r, int rbp, int8_t *off8)
+{
+	int64_t o = r->rbx_off;
+
+	if (r->rbx_kind == FTFB_CFI_REG_SAME)
+		return FTFB_UW_RBX_SAME;
+	if (r->rbx_kind != FTFB_CFI_REG_AT_CFA || o % 8)
+		return FTFB_UW_RBX_LOST;
+	if (rbp == FTFB_UW_RBP_AT_CFA)
+		return o == r->rbp_off - 8 ? FTFB_UW_RBX_BELOW_RBP
+					   : FTFB_UW_RBX_LOST;
+	if (o / 8 < INT8_MIN || o / 8 > INT8_MAX)
+		return FTFB_UW_RBX_LOST;
+	*off8 = (int8_t)(o / 8);
+	return FTFB_UW_RBX_AT_CFA;
+}
+
 /* r as a table row: an offset the row cannot hold makes the CFA rule
- * unsupported, the rbp lost. */
+ * unsupported, the rbp or rbx lost. */
 static struct ftfb_uw_row pack(const struct ftfb_cfi_rule *r)
 {
 	struct ftfb_uw_row row = {0};
-	int cfa = r->cfa_type, rbp = r->rbp_type;
+	int cfa = r->cfa_type, rbp = r->rbp_type, rbx = FTFB_UW_RBX_SAME;
 	bool has_cfa = cfa == FTFB_UW_CFA_RSP || cfa == FTFB_UW_CFA_RBP ||
-		       cfa == FTFB_UW_CFA_PLT || cfa == FTFB_UW_CFA_RA_RDI;
+		       cfa == FTFB_UW_CFA_PLT || cfa == FTFB_UW_CFA_RA_RDI ||
+		       cfa == FTFB_UW_CFA_RBX;
 
 	if (has_cfa && (r->cfa_off < INT16_MIN || r->cfa_off > INT16_MAX))
 		cfa = FTFB_UW_CFA_UNSUPP, has_cfa = false;
@@ -190,7 +211,9 @@ static struct ftfb_uw_row pack(const struct ftfb_cfi_rule *r)
 		row.cfa_off = (int16_t)r->cfa_off;
 	if (rbp == FTFB_UW_RBP_AT_CFA)
 		row.rbp_off8 = (int8_t)(r->rbp_off / 8);
-	row.type = (uint8_t)(cfa | rbp << 4);
+	if (has_cfa)
+		rbx = pack_rbx(r, rbp, &row.rbp_off8);
+	row.type = (uint8_t)(cfa | rbp << 4 | rbx << 6);
 	return row;
 }
 

@@ -110,6 +110,9 @@ static int add(struct arows *a, uint64_t pc, uint8_t cfa, int32_t cfa_off,
 		if (cfa_off > INT16_MAX)
 			return 0; /* (a frame no row holds: none) */
 		r.cfa_off = (int16_t)cfa_off;
+		/* (rbx's place is not read from the prologue: lost, which
+		 * only a CFA_RBX row above needs) */
+		cfa |= FTFB_UW_RBX_LOST << 6;
 		if (rbp_off && rbp_off / 8 >= INT8_MIN) {
 			r.rbp_off8 = (int8_t)(rbp_off / 8);
 			cfa |= FTFB_UW_RBP_AT_CFA << 4;
