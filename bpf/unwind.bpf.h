@@ -103,6 +103,16 @@ struct ftfb_uw_regs {
 	__u64 pc, sp, bp;
 	__u64 ax; /* a syscall's return value: 0 in clone's child */
 	__u64 di; /* (__vfork's return address: FTFB_UW_CFA_RA_RDI) */
+	__u64 bx; /* (FTFB_UW_CFA_RBX) */
+};
+
+/* uw_walk.bx_state: where the frame's rbx is, for a CFA_RBX row */
+enum {
+	UW_BX_VALUE = 0, /* bx is its value (the registers': no frame below
+			  * saved it) */
+	UW_BX_AT = 1,	 /* saved at address bx by a frame below */
+	UW_BX_LOST = 2,	 /* not known (a rule the rows do not hold, a
+			  * frame-pointer step, a signal frame) */
 };
 
 struct uw_walk {
@@ -119,6 +129,8 @@ struct uw_walk {
 	bool trapped; /* the first frame is at a uprobe's int3 (pc: + 1) */
 	__u8 jumps;   /* stack switches taken by frame pointer */
 	__u8 bp_uses; /* steps whose frame came from rbp (utail.bpf.h) */
+	__u8 bx_state; /* UW_BX_* */
+	__u64 bx;
 };
 
 struct uw_search {
@@ -530,6 +542,7 @@ static __always_inline __u32 uw_step_fp(struct uw_walk *w, __u32 fail)
 	w->sp = w->bp + 16;
 	w->bp = bp;
 	w->bp_regs = false;
+	w->bx_state = UW_BX_LOST;
 	w->pc = ra;
 	return ra ? UW_GO_ON : FTFB_UW_COMPLETE;
 }
@@ -632,6 +645,7 @@ static __always_inline __u32 uw_step_signal(struct uw_walk *w)
 	w->bp = bp;
 	w->bp_known = true;
 	w->bp_regs = false;
+	w->bx_state = UW_BX_LOST;
 	return UW_GO_ON;
 }
 
@@ -665,10 +679,34 @@ static __always_inline bool uw_after_syscall(__u64 pc)
 	       op[0] == 0x0f && op[1] == 0x05;
 }
 
-/* The caller's CFA by row r, or 0 when it cannot be known: the two row
- * types whose leaf reading needs the walk's state (its frame count, rax,
- * the code before pc) here, the rest by uw_rule.h, the same reading as
- * the userspace walk over a copied stack. */
+/* The CFA of a CFA_RBX row of offset cfa_off: rbx plus it, rbx as the
+ * frames below left it (uw_rbx_rule); or, below 16, the reason the walk
+ * stops. Such a walk is neither recorded nor kept: rbx may be the
+ * registers' (as rdi at __vfork: uw_step_ra_rdi). A global function:
+ * inlined in each walk, it doubled the instructions the verifier
+ * checks for ftfb_cpu_sample (113,166 to 250,297). */
+__noinline __u64 uw_cfa_rbx(__s64 cfa_off)
+{
+	struct uw_buf *b;
+	__u32 zero = 0;
+	__u64 bx;
+
+	b = bpf_map_lookup_elem(&uw_bufs, &zero);
+	if (!b || b->w.bx_state == UW_BX_LOST)
+		return FTFB_UW_UNSUPPORTED;
+	b->rec_on = false;
+	bx = b->w.bx;
+	if (b->w.bx_state == UW_BX_AT &&
+	    bpf_probe_read_user(&bx, 8, (const void *)b->w.bx))
+		return FTFB_UW_UNREADABLE;
+	return bx + cfa_off;
+}
+
+/* The caller's CFA by row r, or 0 when it cannot be known: the row
+ * types whose reading needs the walk's state (its frame count, rax, the
+ * code before pc, rbx) here, the rest by uw_rule.h, the same reading as
+ * the userspace walk over a copied stack (which stops at CFA_RBX: a
+ * copy has no registers of the frames below it). */
 static __always_inline __u64 uw_cfa(const struct uw_walk *w,
 				    const struct ftfb_uw_row *r, __u32 *why)
 {
@@ -689,9 +727,38 @@ static __always_inline __u64 uw_cfa(const struct uw_walk *w,
 			return 0;
 		}
 		break;
+	case FTFB_UW_CFA_RBX: {
+		__u64 cfa = uw_cfa_rbx(r->cfa_off);
+
+		if (cfa >= 16)
+			return cfa;
+		*why = (__u32)cfa;
+		return 0;
+	}
 	}
 	return ftfb_uw_rule_cfa(r->type, r->cfa_off, w->pc, w->sp, w->bp,
 				w->bp_known, why);
+}
+
+
+/* Where the caller's rbx is after a step by row r to CFA cfa: where
+ * this frame saved it (below its rbp, or at its own offset), else where
+ * it was. Kept as an address, read only by a CFA_RBX row above (one
+ * frame in some thousands: a lazy binding's symbol lookup). Without a
+ * branch per type (t: 1 below rbp, 2 at the offset, 3 lost): the
+ * verifier's states stay as many. */
+static __always_inline void uw_rbx_rule(struct uw_walk *w,
+					const struct ftfb_uw_row *r, __u64 cfa)
+{
+	__u64 t = FTFB_UW_RBX_TYPE(r);
+	/* all ones when the frame saved rbx (t != 0: (t + 3) >> 2 is 1
+	 * for 1 to 3); the barrier keeps clang from making it a branch */
+	__u64 m = -((t + 3) >> 2);
+
+	asm volatile("" : "+r"(m));
+	w->bx = (w->bx & ~m) | ((cfa + r->rbp_off8 * 8 - ((t & 1) << 3)) & m);
+	/* (a slot holds it, known or not before; lost for t 3) */
+	w->bx_state = (__u8)((w->bx_state & ~m) | ((1 + (t >> 1 & t & 1)) & m));
 }
 
 /* One step by the row of pc (pc - 1 for a return address: the call
@@ -738,6 +805,7 @@ static __always_inline __u32 uw_step_cfi(struct uw_buf *b,
 	cfa = uw_cfa(w, r, &why);
 	if (!cfa)
 		return why;
+	uw_rbx_rule(w, r, cfa);
 	/* a CFA from rbp (1 when the type is CFA_RBP, with no branch: one
 	 * here multiplied the walker's states by 1.2), the registers' or
 	 * not */
@@ -911,6 +979,8 @@ static __always_inline long ftfb_uw_user_stack(const struct ftfb_uw_regs *r,
 	b->w.bp = r->bp;
 	b->w.ax = r->ax;
 	b->w.di = r->di;
+	b->w.bx = r->bx;
+	b->w.bx_state = UW_BX_VALUE;
 	b->w.bp_known = true;
 	b->w.bp_regs = true;
 	b->w.bp_used = false;
@@ -970,6 +1040,7 @@ static __always_inline bool ftfb_uw_task_regs(struct task_struct *t,
 	out->bp = r->bp;
 	out->ax = r->ax;
 	out->di = r->di;
+	out->bx = r->bx;
 	return true;
 }
 
@@ -993,15 +1064,18 @@ static __always_inline bool ftfb_uw_perf_regs(struct bpf_perf_event_data *ctx,
 	 * hence no cs: the interrupted ip tells user mode, below the
 	 * kernel's half; the barrier keeps clang from merging the loads) */
 	__u64 ip = ctx->regs.ip, sp = ctx->regs.sp, bp = ctx->regs.bp,
-	      ax = ctx->regs.ax, di = ctx->regs.di;
+	      ax = ctx->regs.ax, di = ctx->regs.di, bx = ctx->regs.bx;
 
-	asm volatile("" : "+r"(ip), "+r"(sp), "+r"(bp), "+r"(ax), "+r"(di));
+	asm volatile(""
+		     : "+r"(ip), "+r"(sp), "+r"(bp), "+r"(ax), "+r"(di),
+		       "+r"(bx));
 	if (ip < 0x800000000000ull) {
 		out->pc = ip;
 		out->sp = sp;
 		out->bp = bp;
 		out->ax = ax;
 		out->di = di;
+		out->bx = bx;
 		return true;
 	}
 	return ftfb_uw_task_regs(bpf_get_current_task_btf(), out);
