@@ -108,9 +108,9 @@ struct ftfb_uw_regs {
 
 /* uw_walk.bx_state: where the frame's rbx is, for a CFA_RBX row */
 enum {
-	UW_BX_VALUE = 0, /* bx is its value (the registers': no frame below
-			  * saved it) */
-	UW_BX_AT = 1,	 /* saved at address bx by a frame below */
+	UW_BX_VALUE = 0, /* the registers' (uw_buf.bx_regs): no frame below
+			  * saved it */
+	UW_BX_AT = 1,	 /* saved at address uw_buf.bx_at by a frame below */
 	UW_BX_LOST = 2,	 /* not known (a rule the rows do not hold, a
 			  * frame-pointer step, a signal frame) */
 };
@@ -129,8 +129,8 @@ struct uw_walk {
 	bool trapped; /* the first frame is at a uprobe's int3 (pc: + 1) */
 	__u8 jumps;   /* stack switches taken by frame pointer */
 	__u8 bp_uses; /* steps whose frame came from rbp (utail.bpf.h) */
-	__u8 bx_state; /* UW_BX_* */
-	__u64 bx;
+	__u8 bx_state; /* UW_BX_* (its place: uw_buf's, which keeps this
+			* struct 80 bytes, copied on the BPF stack) */
 };
 
 struct uw_search {
@@ -180,6 +180,8 @@ struct uw_ctx {
 struct uw_buf {
 	struct uw_walk w;
 	struct uw_walk w_before; /* uw_frame_cfi's */
+	__u64 bx_regs;		 /* the registers' rbx (UW_BX_VALUE) */
+	__u64 bx_at;		 /* where a frame saved it (UW_BX_AT) */
 	struct uw_search q;
 	__u64 ips[UW_MASK + 1];
 	/* a window of the stack, copied at once (uw_stack_read): win_len
@@ -695,9 +697,9 @@ __noinline __u64 uw_cfa_rbx(__s64 cfa_off)
 	if (!b || b->w.bx_state == UW_BX_LOST)
 		return FTFB_UW_UNSUPPORTED;
 	b->rec_on = false;
-	bx = b->w.bx;
+	bx = b->bx_regs;
 	if (b->w.bx_state == UW_BX_AT &&
-	    bpf_probe_read_user(&bx, 8, (const void *)b->w.bx))
+	    bpf_probe_read_user(&bx, 8, (const void *)b->bx_at))
 		return FTFB_UW_UNREADABLE;
 	return bx + cfa_off;
 }
@@ -747,16 +749,18 @@ static __always_inline __u64 uw_cfa(const struct uw_walk *w,
  * frame in some thousands: a lazy binding's symbol lookup). Without a
  * branch per type (t: 1 below rbp, 2 at the offset, 3 lost): the
  * verifier's states stay as many. */
-static __always_inline void uw_rbx_rule(struct uw_walk *w,
+static __always_inline void uw_rbx_rule(struct uw_buf *b,
 					const struct ftfb_uw_row *r, __u64 cfa)
 {
+	struct uw_walk *w = &b->w;
 	__u64 t = FTFB_UW_RBX_TYPE(r);
 	/* all ones when the frame saved rbx (t != 0: (t + 3) >> 2 is 1
 	 * for 1 to 3); the barrier keeps clang from making it a branch */
 	__u64 m = -((t + 3) >> 2);
 
 	asm volatile("" : "+r"(m));
-	w->bx = (w->bx & ~m) | ((cfa + r->rbp_off8 * 8 - ((t & 1) << 3)) & m);
+	b->bx_at = (b->bx_at & ~m) |
+		   ((cfa + r->rbp_off8 * 8 - ((t & 1) << 3)) & m);
 	/* (a slot holds it, known or not before; lost for t 3) */
 	w->bx_state = (__u8)((w->bx_state & ~m) | ((1 + (t >> 1 & t & 1)) & m));
 }
@@ -805,7 +809,7 @@ static __always_inline __u32 uw_step_cfi(struct uw_buf *b,
 	cfa = uw_cfa(w, r, &why);
 	if (!cfa)
 		return why;
-	uw_rbx_rule(w, r, cfa);
+	uw_rbx_rule(b, r, cfa);
 	/* a CFA from rbp (1 when the type is CFA_RBP, with no branch: one
 	 * here multiplied the walker's states by 1.2), the registers' or
 	 * not */
@@ -979,7 +983,7 @@ static __always_inline long ftfb_uw_user_stack(const struct ftfb_uw_regs *r,
 	b->w.bp = r->bp;
 	b->w.ax = r->ax;
 	b->w.di = r->di;
-	b->w.bx = r->bx;
+	b->bx_regs = r->bx;
 	b->w.bx_state = UW_BX_VALUE;
 	b->w.bp_known = true;
 	b->w.bp_regs = true;
