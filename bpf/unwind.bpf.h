@@ -122,13 +122,13 @@ struct uw_walk {
 	__u32 tgid, n;
 	__u32 reason; /* FTFB_UW_* once the walk ends */
 	bool bp_known;
-	bool bp_regs; /* bp is still the registers' (none read yet) */
-	__u8 bp_used; /* a step used the registers' bp */
-	__u64 hash;   /* of the frames so far (as stacks.bpf.c's hash_ips) */
-	__u64 ri;     /* the next uretprobe return instance (0: the newest) */
-	bool trapped; /* the first frame is at a uprobe's int3 (pc: + 1) */
-	__u8 jumps;   /* stack switches taken by frame pointer */
-	__u8 bp_uses; /* steps whose frame came from rbp (utail.bpf.h) */
+	bool bp_regs;  /* bp is still the registers' (none read yet) */
+	__u8 bp_used;  /* a step used the registers' bp */
+	__u64 hash;    /* of the frames so far (as stacks.bpf.c's hash_ips) */
+	__u64 ri;      /* the next uretprobe return instance (0: the newest) */
+	bool trapped;  /* the first frame is at a uprobe's int3 (pc: + 1) */
+	__u8 jumps;    /* stack switches taken by frame pointer */
+	__u8 bp_uses;  /* steps whose frame came from rbp (utail.bpf.h) */
 	__u8 bx_state; /* UW_BX_* (its place: uw_buf's, which keeps this
 			* struct 80 bytes, copied on the BPF stack) */
 };
@@ -741,7 +741,6 @@ static __always_inline __u64 uw_cfa(const struct uw_walk *w,
 	return ftfb_uw_rule_cfa(r->type, r->cfa_off, w->pc, w->sp, w->bp,
 				w->bp_known, why);
 }
-
 
 /* Where the caller's rbx is after a step by row r to CFA cfa: where
  * this frame saved it (below its rbp, or at its own offset), else where

@@ -329,8 +329,7 @@ static void an_image_never_read_is_named_from_its_end(void **state)
 static const struct ftfb_uw_vmas PROG_ENDED = {
 	.n = 2,
 	.v = {{0x55d0c0001000, 0x55d0c0005000, 0x1000, 8ull << 32 | 1, 1234},
-	      {0x7f0000100000, 0x7f0000200000, 0x28000, 0xfdull << 32 | 2,
-	       99}},
+	      {0x7f0000100000, 0x7f0000200000, 0x28000, 0xfdull << 32 | 2, 99}},
 };
 
 /* A child forked from a parent never read, read only after its exec:
@@ -550,7 +549,8 @@ int main(void)
 		cmocka_unit_test(a_new_image_read_within_the_exec_stays),
 		cmocka_unit_test(two_execs_before_the_fork_is_translated),
 		cmocka_unit_test(an_image_never_read_is_named_from_its_end),
-		cmocka_unit_test(an_image_before_the_exec_is_named_from_its_end),
+		cmocka_unit_test(
+			an_image_before_the_exec_is_named_from_its_end),
 		cmocka_unit_test(tells_a_later_program),
 		cmocka_unit_test(keeps_the_newest_processes),
 		cmocka_unit_test(a_forking_parent_stays),

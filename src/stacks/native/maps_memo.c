@@ -291,8 +291,8 @@ static bool image_of_read(const struct kept *k, const struct ftfb_memo_map *v,
 
 /* Notes which image v (n), said ended at ended_ns, was: its file
  * mapped lowest. */
-static void note_ended(struct entry *e, const struct ftfb_memo_map *v,
-		       size_t n, uint64_t ended_ns)
+static void note_ended(struct entry *e, const struct ftfb_memo_map *v, size_t n,
+		       uint64_t ended_ns)
 {
 	const struct ftfb_memo_map *y = lowest_of(v, n);
 

@@ -26,7 +26,7 @@ struct view {
  * names a process's samples before its end, whose maps it then drops). */
 struct ended_img {
 	unsigned refs;
-	bool named;	   /* its mappings given to the memo */
+	bool named;	  /* its mappings given to the memo */
 	uint64_t seen_ns; /* the settle that last looked for its tables */
 	struct ftfb_uw_proc p;
 	struct ftfb_uw_vmas v;
@@ -193,8 +193,7 @@ static int hand_on(struct ftfb_sf *f, struct held *h, const void *out, size_t n,
 
 	/* (what its process's read lacked, for the names: once) */
 	if (h->img && !h->img->named) {
-		ftfb_maps_memo_put_vmas(h->tgid, &h->img->v,
-					h->img->ended_ns);
+		ftfb_maps_memo_put_vmas(h->tgid, &h->img->v, h->img->ended_ns);
 		h->img->named = true;
 	}
 	if (!walked)
