@@ -34,7 +34,7 @@ static void take_vmas(struct ftfb_sf_maps *m, const struct ftfb_uw_ended *key,
 {
 	got->n = 0;
 	if (bpf_map_lookup_and_delete_elem(m->vmas_fd, key, got))
-		got->n = 0;
+		return;
 	if (got->n > FTFB_UW_VMAS_MAX)
 		got->n = FTFB_UW_VMAS_MAX;
 }

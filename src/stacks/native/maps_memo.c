@@ -326,6 +326,29 @@ static bool holds(const struct kept *k, const struct ftfb_memo_map *v)
 	return false;
 }
 
+/* Adds to k the mappings of v (n) it holds none of, each file named by
+ * the path the other reads gave it (the vDSO by its own); anonymous
+ * memory, and files no read names, are left out; under the lock. */
+static void add_named(struct kept *k, const struct ftfb_memo_map *v, size_t n)
+{
+	for (size_t i = 0; i < n && k->n < FTFB_MAPS_MEMO_MAPS; i++) {
+		struct ftfb_memo_map m = v[i], *more;
+
+		if (v[i].dev == ~0ull || holds(k, &v[i]))
+			continue;
+		m.path = of_a_file(&v[i]) ? path_of_locked(v[i].dev, v[i].ino)
+					  : strdup("[vdso]");
+		more = m.path ? realloc(k->v, (k->n + 1) * sizeof(*k->v))
+			      : NULL;
+		if (!more) {
+			free(m.path);
+			continue;
+		}
+		k->v = more;
+		k->v[k->n++] = m;
+	}
+}
+
 /* A read of v (n) begun at from_ns, kept in e when no read of that
  * image is (a process gone before the loader read its maps, or read
  * only after its exec: the walker's list is all there is of that
@@ -338,25 +361,18 @@ static bool holds(const struct kept *k, const struct ftfb_memo_map *v)
 static void keep_ended_read(struct entry *e, const struct ftfb_memo_map *v,
 			    size_t n, uint64_t from_ns)
 {
-	const struct ftfb_memo_map *prog = lowest_of(v, n);
+	const struct ftfb_memo_map *prog = lowest_of(v, n), *named;
 	struct kept k = {from_ns, NULL, 0};
-	char *path = prog ? path_of_locked(prog->dev, prog->ino) : NULL;
 
-	free(path);
-	if (!path || from_ns <= e->bound_ns || e->nreads >= IMAGES ||
+	if (!prog || from_ns <= e->bound_ns || e->nreads >= IMAGES ||
 	    (e->nreads && e->reads[0].from_ns <= from_ns))
 		return;
-	if (!(k.v = calloc(n, sizeof(*k.v))))
+	add_named(&k, v, n);
+	/* (its program unnamed, a library would stand as the image's) */
+	named = lowest_file(&k);
+	if (!named || named->start != prog->start) {
+		ftfb_memo_maps_free(k.v, k.n);
 		return;
-	for (size_t i = 0; i < n && k.n < FTFB_MAPS_MEMO_MAPS; i++) {
-		struct ftfb_memo_map m = v[i];
-
-		if (v[i].dev == ~0ull)
-			continue;
-		m.path = of_a_file(&v[i]) ? path_of_locked(v[i].dev, v[i].ino)
-					  : strdup("[vdso]");
-		if (m.path)
-			k.v[k.n++] = m;
 	}
 	memmove(e->reads + 1, e->reads, e->nreads * sizeof(e->reads[0]));
 	e->reads[0] = k;
@@ -380,27 +396,10 @@ void ftfb_maps_memo_put_ended(uint32_t tgid, const struct ftfb_memo_map *v,
 	for (size_t i = 0; i < e->nreads; i++)
 		if (image_of_read(&e->reads[i], v, n))
 			k = &e->reads[i]; /* (the latest of that image) */
-	if (!k)
+	if (k)
+		add_named(k, v, n);
+	else
 		keep_ended_read(e, v, n, ended_ns - 1);
-	else {
-		for (size_t i = 0; i < n && k->n < FTFB_MAPS_MEMO_MAPS; i++) {
-			struct ftfb_memo_map m = v[i], *more;
-
-			if (v[i].dev == ~0ull || holds(k, &v[i]))
-				continue;
-			m.path = of_a_file(&v[i])
-					 ? path_of_locked(v[i].dev, v[i].ino)
-					 : strdup("[vdso]");
-			more = m.path ? realloc(k->v, (k->n + 1) * sizeof(*k->v))
-				      : NULL;
-			if (!more) {
-				free(m.path);
-				continue;
-			}
-			k->v = more;
-			k->v[k->n++] = m;
-		}
-	}
 	pthread_mutex_unlock(&lock);
 }
 
