@@ -7,7 +7,8 @@ each measuring its own CPU time with time.thread_time(). Then a thread
 "sleeper" blocks in time.sleep under sleepy > nap, and in a socket read
 under sleepy > wait_reply (another thread sends every 40 ms), each
 measuring its time blocked with time.monotonic(). Prints what it
-measured: spin_a_ns, spin_b_ns, tid, nap_ns, naps, recv_ns, recvs.
+measured: spin_a_ns, spin_b_ns, tid, nap_ns, naps, recv_ns, recvs, and
+calls: each spin call's CPU time in order, as a:NS,b:NS,...
 """
 import socket
 import sys
@@ -23,7 +24,9 @@ def spin_a(cpu_s):
     x = 0
     while time.thread_time() - t0 < cpu_s:
         x += 1
-    out["spin_a_ns"] = out.get("spin_a_ns", 0) + int((time.thread_time() - t0) * 1e9)
+    ns = int((time.thread_time() - t0) * 1e9)
+    out["spin_a_ns"] = out.get("spin_a_ns", 0) + ns
+    out["calls"] = out.get("calls", "") + ("," if "calls" in out else "") + "a:%d" % ns
 
 
 def spin_b(cpu_s):
@@ -31,7 +34,9 @@ def spin_b(cpu_s):
     x = 0
     while time.thread_time() - t0 < cpu_s:
         x += 1
-    out["spin_b_ns"] = out.get("spin_b_ns", 0) + int((time.thread_time() - t0) * 1e9)
+    ns = int((time.thread_time() - t0) * 1e9)
+    out["spin_b_ns"] = out.get("spin_b_ns", 0) + ns
+    out["calls"] = out.get("calls", "") + ("," if "calls" in out else "") + "b:%d" % ns
 
 
 def level2():

@@ -70,7 +70,8 @@ def run(tool, py, script, out, extra):
     check(p.returncode == 0, f"exit 0 (got {p.returncode})")
     print("  the script printed:", p.stdout.strip())
     got = dict(kv.split("=") for kv in p.stdout.split())
-    return {k: int(v) for k, v in got.items()}, p.stderr
+    calls = [(c.split(":")[0], int(c.split(":")[1])) for c in got.pop("calls").split(",")]
+    return dict({k: int(v) for k, v in got.items()}, calls=calls), p.stderr
 
 
 def load(ftf_dump, out):
@@ -102,9 +103,39 @@ def check_cpu(samples, pid, script, meas, version):
     check(on, "the main thread has on-CPU samples")
     check(n["spin_a"] + n["spin_b"] >= 0.9 * len(on),
           "at least 90% of them carry the whole Python chain from <module> down, file and def lines right")
-    want = meas["spin_a_ns"] / meas["spin_b_ns"]
-    got = n["spin_a"] / max(n["spin_b"], 1)
-    print(f"  samples spin_a:spin_b = {got:.3f}, CPU time measured by the script {want:.3f}")
+    labels = ["a" if c == head + [name["spin_a"]] else "b" if c == head + [name["spin_b"]] else None
+              for c in chains]
+    check_ratio(spin_runs(labels), meas["calls"])
+
+
+def spin_runs(labels):
+    """[[label, samples]] of each run of spin_a ("a") or spin_b ("b")
+    samples in a row: one run per call, samples of neither skipped."""
+    runs = []
+    for lab in labels:
+        if lab and runs and runs[-1][0] == lab:
+            runs[-1][1] += 1
+        elif lab:
+            runs.append([lab, 1])
+    return runs
+
+
+def check_ratio(runs, calls):
+    """Samples follow the CPU time the script measured of each call. The
+    first run the trace has is left out, with the calls before it: the
+    Python walker may have started within it (on a loaded machine, after
+    most of the first call)."""
+    print(f"  runs of samples: {runs}; calls measured: {calls}")
+    check(3 <= len(runs) <= len(calls), f"one run of samples per call ({len(runs)} runs, {len(calls)} calls)")
+    calls = calls[len(calls) - len(runs):]
+    check([r[0] for r in runs] == [c[0] for c in calls], "the runs alternate as the calls do")
+    runs, calls = runs[1:], calls[1:]
+    ns = {f: sum(c[1] for c in calls if c[0] == f) for f in "ab"}
+    n = {f: sum(r[1] for r in runs if r[0] == f) for f in "ab"}
+    want = ns["a"] / max(ns["b"], 1)
+    got = n["a"] / max(n["b"], 1)
+    print(f"  over the calls after the first sampled: samples spin_a:spin_b = {got:.3f}, "
+          f"CPU time measured by the script {want:.3f}")
     check(abs(got - want) <= 0.15 * want, "the samples follow the measured CPU times within 15%")
 
 
