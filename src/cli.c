@@ -233,7 +233,7 @@ void cli_usage(FILE *f, const char *prog)
 "Other:\n"
 "  -q, --quiet            no live status line and no summary\n"
 "      --status           live status line even when stderr is not a terminal\n"
-"  -v, --verbose          say what is being loaded and attached, with timings\n"
+"  -v, --verbose          say what is loaded and attached; time the start-up\n"
 "  -h, --help             this text\n"
 "  -V, --version          the version\n"
 "\n"

@@ -155,6 +155,7 @@ int session_prepare(struct session *s, struct cli_opts *o)
 
 	memset(s, 0, sizeof(*s));
 	s->o = o;
+	s->prepare_ns = ftfb_mono_ns();
 	s->stop_reason = "Ctrl-C";
 	install_signals();
 	if (preflight_system(o, err, sizeof(err)) ||
@@ -397,6 +398,15 @@ static void hand_over_early(struct session *s)
 	s->early = NULL;
 }
 
+/* -v: how long start-up took up to `step` ("BPF programs loaded"), from
+ * session_prepare: where a slow start goes. */
+static void say_step(const struct session *s, const char *step)
+{
+	if (s->o->verbose)
+		fprintf(stderr, "ftf-bpf: %s at %.0f ms\n", step,
+			(double)(ftfb_mono_ns() - s->prepare_ns) / 1e6);
+}
+
 int session_attach(struct session *s)
 {
 	char err[1024];
@@ -406,8 +416,10 @@ int session_attach(struct session *s)
 			return start_failed(s, err);
 		s->have_child = true;
 	}
+	say_step(s, "output opened");
 	if (open_loader(s, err, sizeof(err)))
 		return start_failed(s, err);
+	say_step(s, "BPF programs loaded");
 	/* the sched programs write from here: read from here */
 	if (ftfb_early_reader_start(&s->early, s->loader)) {
 		snprintf(err, sizeof(err), "starting the ring reader failed");
@@ -417,11 +429,13 @@ int session_attach(struct session *s)
 		return 1;
 	if (attach_sources(s, err, sizeof(err)))
 		return start_failed(s, err);
+	say_step(s, "sources attached");
 	if (stopped_while_starting(s))
 		return 1;
 	if (start_sink(s, err, sizeof(err)) ||
 	    name_alive_tasks(s, err, sizeof(err)))
 		return start_failed(s, err);
+	say_step(s, "live tasks named");
 	return stopped_while_starting(s);
 }
 

@@ -66,6 +66,7 @@ struct session {
 	uint64_t drops[FTFB_EV_KIND_MAX];
 	uint64_t fired[FTFB_EV_KIND_MAX];
 	uint64_t start_ns; /* 0 until the loop starts */
+	uint64_t prepare_ns; /* when session_prepare began: -v's timings */
 	const char *stop_reason;
 	bool status_line; /* live status on stderr */
 	int rc;		  /* the exit code so far */

@@ -17,6 +17,7 @@
 
 #include "bpf_loader_priv.h"
 #include "load_twins.h"
+#include "monotime.h"
 #include "stacks.skel.h"
 #include "unwind_maps.h"
 
@@ -188,11 +189,19 @@ static int start_unwinder(struct ftfb_loader *l, char *errmsg, size_t errlen)
 	/* their binaries' tables before the samplers attach (a process
 	 * mapping many large libraries: the first 3 seconds' worth), built
 	 * by the thread: a stop signal ends the wait */
-	if (!err)
-		ftfb_uw_wait_settled(l->uw,
-				     l->opts.filter_tgids
-					     ? UW_PREBUILD_BUDGET_NS
-					     : UW_PREBUILD_ALL_BUDGET_NS);
+	if (!err) {
+		uint64_t t0 = ftfb_mono_ns();
+		bool settled = ftfb_uw_wait_settled(
+			l->uw, l->opts.filter_tgids ? UW_PREBUILD_BUDGET_NS
+						    : UW_PREBUILD_ALL_BUDGET_NS);
+
+		if (l->opts.verbose)
+			fprintf(stderr,
+				"ftf-bpf: waited %.0f ms for the running processes' unwind tables (%s)\n",
+				(double)(ftfb_mono_ns() - t0) / 1e6,
+				settled ? "all ready"
+					: "the budget's end: the rest are built while tracing");
+	}
 	if (!err)
 		lower_table_thread(l);
 	return err;
@@ -322,9 +331,15 @@ int ftfb_loader_attach_stacks(struct ftfb_loader *l, unsigned freq_hz,
 	struct stacks_bpf *s, *off;
 	int err;
 
+	uint64_t t0 = ftfb_mono_ns();
+
 	if (l->stk)
 		return 0;
 	err = load_stacks(l);
+	if (l->opts.verbose)
+		fprintf(stderr,
+			"ftf-bpf: waited %.0f ms for the stack programs' verification\n",
+			(double)(ftfb_mono_ns() - t0) / 1e6);
 	if (err) {
 		ftfb_ld_set_err(errmsg, errlen,
 				"loading the stack programs failed: %s%s",

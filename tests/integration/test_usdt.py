@@ -412,6 +412,18 @@ def crossing_sequence(n):
     return seq
 
 
+def check_start_steps(stderr, wall_ms):
+    """-v times its start-up's steps: each once, in order, from the
+    start, none later than the whole run as this script timed it."""
+    steps = ("output opened", "BPF programs loaded", "sources attached", "live tasks named")
+    got = re.findall(r"^ftf-bpf: (.+) at (\d+) ms$", stderr, re.M)
+    print(f"  -v's start-up steps: {got}; the run took {wall_ms:.0f} ms")
+    check([g[0] for g in got] == list(steps), f"-v names the start-up's steps in order ({steps})")
+    ms = [int(g[1]) for g in got]
+    check(ms == sorted(ms) and ms[-1] <= wall_ms,
+          "their times grow, the last within the run's own wall time")
+
+
 def mode_crossing(tool, ftf_dump, wl, outdir):
     """Pairs that cross (tests/usdt/crosswl.c: per thread, N transactions
     each begun in the query BEGIN and committed in the query END, a query
@@ -431,10 +443,13 @@ def mode_crossing(tool, ftf_dump, wl, outdir):
            "-u", f"usdt:{cw}:crosswl:query__start,str~usdt:{cw}:crosswl:query__done",
            "--", cw, str(n)]
     print("  run:", " ".join(cmd))
+    t0 = time.monotonic()
     p = subprocess.run(cmd, input="go\n", capture_output=True, text=True, timeout=120)
+    wall_ms = (time.monotonic() - t0) * 1e3
     print("  ftf-bpf said:\n    " + p.stderr.strip().replace("\n", "\n    "))
     check(p.returncode == 0, f"ftf-bpf -- crosswl exited 0 (got {p.returncode})")
     check("attached 0 uprobes" not in p.stderr, "-v with USDT probes only says nothing of 0 uprobes")
+    check_start_steps(p.stderr, wall_ms)
     check(f"{4 * n * nthreads} slices" in p.stderr, f"the summary counts {4 * n * nthreads} slices")
     pid = int(re.search(r"\(pid (\d+)\)", p.stderr)[1])
     t = Trace(ftf_dump, out)
