@@ -425,24 +425,24 @@ static __always_inline bool uw_read(__u64 *out, __u64 addr)
  * read of len bytes would not (the stack's last page, a guard page
  * beyond); len bytes across a page end are read alone. */
 /* Notes the len (8 or 16) bytes v0 (v1) read at addr among the walk's
- * reads (uw_buf's rec_*), if it records them and they fit. A global
- * function, which the verifier checks once: inlined in uw_stack_read,
- * its branches multiplied the walker's states (ftfb_cpu_sample 144,291
- * instructions checked, 102,925 without). */
-__noinline int uw_record(__u64 addr, __u64 v0, __u64 v1, __u32 len)
+ * reads (b's rec_*), if it records them and they fit. Inlined in
+ * uw_stack_read only, a global function the verifier checks once (as a
+ * function of its own called from there, the BPF stack of the off-CPU
+ * walk's deepest calls was over 512 bytes). */
+static __always_inline void uw_record(struct uw_buf *b, __u64 addr, __u64 v0,
+				      __u64 v1, __u32 len)
 {
-	__u32 zero = 0, i;
-	struct uw_buf *b = bpf_map_lookup_elem(&uw_bufs, &zero);
+	__u32 i;
 	__u64 off;
 
-	if (!b || !b->rec_on)
-		return 0;
+	if (!b->rec_on)
+		return;
 	off = addr - b->rec_sp;
 	i = b->rec_n;
 	if (addr < b->rec_sp || off > UW_REC_SPAN - 16 ||
 	    i + len / 8 > UW_REC_WORDS) {
 		b->rec_on = 0;
-		return 0;
+		return;
 	}
 	b->rec_off[i & (UW_REC_WORDS - 1)] = (__u32)off;
 	b->rec_val[i & (UW_REC_WORDS - 1)] = v0;
@@ -453,7 +453,6 @@ __noinline int uw_record(__u64 addr, __u64 v0, __u64 v1, __u32 len)
 	b->rec_n = i + len / 8;
 	if (off + len > b->rec_span)
 		b->rec_span = (__u32)off + len;
-	return 0;
 }
 
 /* The walk read what its chain's cache cannot check again (a signal
@@ -467,14 +466,26 @@ static __always_inline void uw_record_off(void)
 		b->rec_on = 0;
 }
 
-static __always_inline bool uw_stack_read(void *out, __u32 len, __u64 addr)
+/* Two stack words: what uw_stack_read reads into (one or both). */
+struct uw_words {
+	__u64 v[2];
+};
+
+/* One stack word at addr into out->v[0], or with `two` two (v[0],
+ * v[1]): from the window when it holds them, a new window read if not;
+ * noted for the chain cache (uw_record). A global function: inlined at
+ * each of its four calls, the verifier checked it in every state of
+ * each (ftfb_cpu_sample: 119,541 instructions checked, 45,749 as a
+ * function). */
+__noinline int uw_stack_read(struct uw_words *out, __u32 two, __u64 addr)
 {
-	__u32 zero = 0;
+	/* (8 or 16 in a form the verifier bounds) */
+	__u32 zero = 0, len = 8 + 8 * (two & 1);
 	struct uw_buf *b = bpf_map_lookup_elem(&uw_bufs, &zero);
 	__u64 off, n;
 
-	if (!b)
-		return false;
+	if (!b || !out)
+		return 0;
 	off = addr - b->win_lo;
 	if (!b->win_lo || addr < b->win_lo || off + len > b->win_len) {
 		n = UW_PAGE - (addr & (UW_PAGE - 1));
@@ -482,31 +493,24 @@ static __always_inline bool uw_stack_read(void *out, __u32 len, __u64 addr)
 			n = UW_WIN;
 		if (n < len) {
 			if (bpf_probe_read_user(out, len, (const void *)addr))
-				return false;
-			/* (the test here and none below, though uw_record
-			 * tests rec_on itself: the verifier's fewest states,
-			 * 100,319 instructions checked for ftfb_cpu_sample;
-			 * 129,081 with no test here, 116,985 with both) */
-			if (b->rec_on)
-				uw_record(addr, ((__u64 *)out)[0],
-					  len == 16 ? ((__u64 *)out)[1] : 0,
-					  len);
-			return true;
+				return 0;
+			uw_record(b, addr, out->v[0],
+				  len == 16 ? out->v[1] : 0, len);
+			return 1;
 		}
 		b->win_lo = 0;
 		if (bpf_probe_read_user(b->win, n, (const void *)addr))
-			return false;
+			return 0;
 		b->win_lo = addr;
 		b->win_len = n;
 		off = 0;
 	}
 	off &= UW_WIN - 1; /* (a bound the verifier sees: off + len <= n) */
-	((__u64 *)out)[0] = *(const __u64 *)&b->win[off];
+	out->v[0] = *(const __u64 *)&b->win[off];
 	if (len == 16)
-		((__u64 *)out)[1] = *(const __u64 *)&b->win[off + 8];
-	uw_record(addr, ((__u64 *)out)[0], len == 16 ? ((__u64 *)out)[1] : 0,
-		  len);
-	return true;
+		out->v[1] = *(const __u64 *)&b->win[off + 8];
+	uw_record(b, addr, out->v[0], len == 16 ? out->v[1] : 0, len);
+	return 1;
 }
 
 /* Stack switches a frame-pointer walk may take: Go's scheduler runs on
@@ -523,7 +527,8 @@ static __always_inline bool uw_stack_read(void *out, __u32 len, __u64 addr)
  * frame that cannot be one, `fail` is the walk's reason to stop. */
 static __always_inline __u32 uw_step_fp(struct uw_walk *w, __u32 fail)
 {
-	__u64 ra, bp, pair[2];
+	struct uw_words pair;
+	__u64 ra, bp;
 
 	if (!w->bp_known)
 		return fail;
@@ -535,10 +540,10 @@ static __always_inline __u32 uw_step_fp(struct uw_walk *w, __u32 fail)
 		return fail;
 	if (w->bp < w->sp && w->jumps++ >= UW_FP_JUMPS)
 		return fail;
-	if (!uw_stack_read(pair, 16, w->bp))
+	if (!uw_stack_read(&pair, 1, w->bp))
 		return fail;
-	bp = pair[0];
-	ra = pair[1];
+	bp = pair.v[0];
+	ra = pair.v[1];
 	if (ra >= 0x800000000000ull)
 		return fail;
 	w->sp = w->bp + 16;
@@ -791,7 +796,8 @@ static __always_inline __u32 uw_step_cfi(struct uw_buf *b,
 	__u32 why = FTFB_UW_NO_CFI;
 	struct ftfb_uw_row row;
 	const struct ftfb_uw_row *r = &row;
-	__u64 cfa, ra, bp, pair[2];
+	struct uw_words pair;
+	__u64 cfa, ra;
 	bool found;
 	__u8 by_bp;
 
@@ -821,23 +827,26 @@ static __always_inline __u32 uw_step_cfi(struct uw_buf *b,
 	/* rbp saved next to the return address (push %rbp first, the
 	 * common case): both in one read, which fails where either would */
 	if (FTFB_UW_RBP_TYPE(r) == FTFB_UW_RBP_AT_CFA && r->rbp_off8 == -2) {
-		if (!uw_stack_read(pair, 16, cfa - 16))
+		if (!uw_stack_read(&pair, 1, cfa - 16))
 			return FTFB_UW_UNREADABLE;
-		ra = pair[1];
-		w->bp = pair[0];
+		ra = pair.v[1];
+		w->bp = pair.v[0];
 		w->bp_known = true;
 		w->bp_regs = false;
-	} else if (!uw_stack_read(&ra, 8, cfa - 8)) {
-		return FTFB_UW_UNREADABLE;
-	} else if (FTFB_UW_RBP_TYPE(r) == FTFB_UW_RBP_AT_CFA) {
-		if (!uw_stack_read(&bp, 8, cfa + r->rbp_off8 * 8))
+	} else {
+		if (!uw_stack_read(&pair, 0, cfa - 8))
 			return FTFB_UW_UNREADABLE;
-		w->bp = bp;
-		w->bp_known = true;
-		w->bp_regs = false;
-	} else if (FTFB_UW_RBP_TYPE(r) == FTFB_UW_RBP_LOST) {
-		w->bp_known = false;
-		w->bp_regs = false;
+		ra = pair.v[0];
+		if (FTFB_UW_RBP_TYPE(r) == FTFB_UW_RBP_AT_CFA) {
+			if (!uw_stack_read(&pair, 0, cfa + r->rbp_off8 * 8))
+				return FTFB_UW_UNREADABLE;
+			w->bp = pair.v[0];
+			w->bp_known = true;
+			w->bp_regs = false;
+		} else if (FTFB_UW_RBP_TYPE(r) == FTFB_UW_RBP_LOST) {
+			w->bp_known = false;
+			w->bp_regs = false;
+		}
 	}
 	w->sp = cfa;
 	w->pc = ra;
