@@ -789,11 +789,15 @@ static __always_inline __u32 uw_step_ra_rdi(struct uw_buf *b,
 	return UW_GO_ON;
 }
 
-static __always_inline __u32 uw_step_cfi(struct uw_buf *b,
-					 const struct ftfb_uw_map *m)
+/* A step by the row of table `table` for the walk's pc, less the
+ * binary's load bias. A global function: uw_frame_cfi takes it twice
+ * (again at a uprobe's int3), and the verifier checked each inlined
+ * copy in every state of the walk. */
+__noinline __u32 uw_step_cfi(__u32 table, __u64 bias)
 {
-	struct uw_walk *w = &b->w;
-	__u32 why = FTFB_UW_NO_CFI;
+	__u32 zero = 0, why = FTFB_UW_NO_CFI;
+	struct uw_buf *b = bpf_map_lookup_elem(&uw_bufs, &zero);
+	struct uw_walk *w;
 	struct ftfb_uw_row row;
 	const struct ftfb_uw_row *r = &row;
 	struct uw_words pair;
@@ -801,8 +805,11 @@ static __always_inline __u32 uw_step_cfi(struct uw_buf *b,
 	bool found;
 	__u8 by_bp;
 
-	found = uw_find_row(b, m->table,
-			    w->pc - (w->n > 1 || w->trapped ? 1 : 0) - m->bias,
+	if (!b)
+		return FTFB_UW_NO_CFI;
+	w = &b->w;
+	found = uw_find_row(b, table,
+			    w->pc - (w->n > 1 || w->trapped ? 1 : 0) - bias,
 			    &row);
 	w->trapped = false;
 	if (!found)
@@ -880,14 +887,14 @@ static __always_inline void uw_frame_cfi(struct uw_buf *b,
 	 * for its 80 bytes in the BPF stack's 512; on the stack for the
 	 * others, which the verifier checks in fewer states) */
 	*before = *w;
-	w->reason = uw_step_cfi(b, m);
+	w->reason = uw_step_cfi(m->table, m->bias);
 	/* at a uprobe's int3: the instruction not run yet gives a
 	 * return address in code; if not, it had run (emulated) */
 	if (before->trapped && w->reason == UW_GO_ON &&
 	    !uw_find_map(p, w->pc)) {
 		*w = *before;
 		w->trapped = false;
-		w->reason = uw_step_cfi(b, m);
+		w->reason = uw_step_cfi(m->table, m->bias);
 	}
 	if (w->reason == FTFB_UW_NO_CFI)
 		w->reason = uw_step_nocfi(w, FTFB_UW_NO_CFI);
