@@ -45,6 +45,20 @@ static __always_inline __u32 sc_read_stack(struct sc_buf *c, __u64 sp)
 	return 0;
 }
 
+/* Before a sample's stacks are taken: the last walk on this cpu (the
+ * on-CPU or the off-CPU program's) left its reason in uw_bufs, and a
+ * sample that walks no user stack (a kernel thread's) would be sent as
+ * a copy of that walk, under its own thread: rcu_preempt and kdamond
+ * carried another process's user frames beside a build. */
+static __always_inline void ftfb_sc_forget(void)
+{
+	__u32 zero = 0;
+	struct uw_buf *b = bpf_map_lookup_elem(&uw_bufs, &zero);
+
+	if (b)
+		b->w.reason = FTFB_UW_COMPLETE;
+}
+
 /* Writes the copy record of sample s (its stacks taken by take_stacks,
  * the user walk's state still in uw_bufs) into rb: false if the walk did
  * not stop "not loaded yet" or the record did not fit. */

@@ -291,6 +291,7 @@ int ftfb_cpu_sample(struct bpf_perf_event_data *ctx)
 	s->ev.hdr.tid = tid;
 	s->ev.hdr.tgid = tgid;
 	s->ev.weight = 1;
+	ftfb_sc_forget();
 	take_stacks(ctx, s, tgid, 0, ftfb_uw_perf_regs(ctx, &ur) ? &ur : NULL,
 		    true, NULL, false);
 	/* a walk that stopped "not loaded yet": with a copy of the stack */

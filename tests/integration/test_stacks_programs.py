@@ -28,6 +28,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ftfcheck import Trace, Tracer, check, run_main, skip_unless_root  # noqa: E402
 from perfetto_view import read_ftf  # noqa: E402
+from test_kthread_samples import check_kernel_threads  # noqa: E402
 from test_stacks import decode_samples, innermost_user  # noqa: E402
 
 FREQ = 99
@@ -130,6 +131,7 @@ def test(tool, ftf_dump, wl, outdir):
     check(len(off) >= naps / 2, "the sleeper's off-CPU stacks in sleep_loop (half of its "
           "naps at least)")
     check(waker, "waker stacks (--events=waker)")
+    check_kernel_threads(samples)
 
 
 def main():
