@@ -493,8 +493,8 @@ __noinline int uw_stack_read(struct uw_words *out, __u32 two, __u64 addr)
 		if (n < len) {
 			if (bpf_probe_read_user(out, len, (const void *)addr))
 				return 0;
-			uw_record(b, addr, out->v[0],
-				  len == 16 ? out->v[1] : 0, len);
+			uw_record(b, addr, out->v[0], len == 16 ? out->v[1] : 0,
+				  len);
 			return 1;
 		}
 		b->win_lo = 0;

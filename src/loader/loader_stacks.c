@@ -192,15 +192,18 @@ static int start_unwinder(struct ftfb_loader *l, char *errmsg, size_t errlen)
 	if (!err) {
 		uint64_t t0 = ftfb_mono_ns();
 		bool settled = ftfb_uw_wait_settled(
-			l->uw, l->opts.filter_tgids ? UW_PREBUILD_BUDGET_NS
-						    : UW_PREBUILD_ALL_BUDGET_NS);
+			l->uw, l->opts.filter_tgids
+				       ? UW_PREBUILD_BUDGET_NS
+				       : UW_PREBUILD_ALL_BUDGET_NS);
 
 		if (l->opts.verbose)
 			fprintf(stderr,
-				"ftf-bpf: waited %.0f ms for the running processes' unwind tables (%s)\n",
+				"ftf-bpf: waited %.0f ms for the running "
+				"processes' unwind tables (%s)\n",
 				(double)(ftfb_mono_ns() - t0) / 1e6,
 				settled ? "all ready"
-					: "the budget's end: the rest are built while tracing");
+					: "the budget's end: the rest are "
+					  "built while tracing");
 	}
 	if (!err)
 		lower_table_thread(l);
@@ -338,7 +341,8 @@ int ftfb_loader_attach_stacks(struct ftfb_loader *l, unsigned freq_hz,
 	err = load_stacks(l);
 	if (l->opts.verbose)
 		fprintf(stderr,
-			"ftf-bpf: waited %.0f ms for the stack programs' verification\n",
+			"ftf-bpf: waited %.0f ms for the stack programs' "
+			"verification\n",
 			(double)(ftfb_mono_ns() - t0) / 1e6);
 	if (err) {
 		ftfb_ld_set_err(errmsg, errlen,
