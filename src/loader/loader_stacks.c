@@ -332,12 +332,12 @@ int ftfb_loader_attach_stacks(struct ftfb_loader *l, unsigned freq_hz,
 			      char *errmsg, size_t errlen)
 {
 	struct stacks_bpf *s, *off;
+	uint64_t t0;
 	int err;
-
-	uint64_t t0 = ftfb_mono_ns();
 
 	if (l->stk)
 		return 0;
+	t0 = ftfb_mono_ns();
 	err = load_stacks(l);
 	if (l->opts.verbose)
 		fprintf(stderr,

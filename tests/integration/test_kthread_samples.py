@@ -63,11 +63,11 @@ def main():
     tool, ftf_dump, outdir = sys.argv[1:4]
     os.makedirs(outdir, exist_ok=True)
     out = os.path.join(outdir, "kthread-samples.fxt")
+    for i in range(2):  # (the files the churn syncs, there before it)
+        open(out + f".{i}", "w").close()
     churn = [subprocess.Popen(["bash", "-c", CHURN.format(secs=12, file=out + f".{i}")])
              for i in range(2)]
     try:
-        for i in range(2):
-            open(out + f".{i}", "w").close()
         p = subprocess.run([tool, "-a", "-g", "--freq", "999", "-d", "4s", "-o", out],
                            capture_output=True, text=True, timeout=120)
     finally:

@@ -22,11 +22,9 @@
 
 /* Bumped whenever the rows a build gives for the same CFI change
  * (cfi_table.c, cfi_run.c, bpf/unwind.h's row): files of another
- * version are refused (and rebuilt). */
-#define FTFB_UW_CACHE_VERSION                                                  \
-	5 /* 2: clone's and prologue rows; 3: RA_RDI;                          \
-	   * 4: .init and .fini rows; 5: CFA_RBX and                           \
-	   * the rbx rules */
+ * version are refused (and rebuilt). 2: clone's and prologue rows; 3:
+ * RA_RDI; 4: .init and .fini rows; 5: CFA_RBX and the rbx rules. */
+#define FTFB_UW_CACHE_VERSION 5
 
 struct ftfb_uw_cache_key {
 	uint8_t build_id[FTFB_BUILD_ID_MAX];
