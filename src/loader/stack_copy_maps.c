@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 
 #include "bpf_loader_priv.h"
+#include "mapped_log.h"
 #include "maps_memo.h"
 #include "stack_copy_maps.h"
 #include "stacks.skel.h"
@@ -59,6 +60,13 @@ static int get_file(void *ctx, uint64_t dev, uint64_t ino,
 	return bpf_map_lookup_elem(m->files_fd, &key, out) ? -ENOENT : 0;
 }
 
+static bool find_mapped(void *ctx, uint32_t tgid, uint64_t pc, uint64_t at_ns,
+			struct ftfb_uw_vma *out)
+{
+	(void)ctx;
+	return ftfb_mapped_find(tgid, pc, at_ns, out);
+}
+
 static int get_table(void *ctx, uint32_t id, struct ftfb_uw_table *out)
 {
 	struct ftfb_sf_maps *m = ctx;
@@ -99,6 +107,7 @@ int ftfb_sf_maps_open(struct ftfb_loader *l, struct ftfb_sf_maps **out,
 	src->exited = take_exited;
 	src->file = get_file;
 	src->table = get_table;
+	src->mapped = find_mapped;
 	src->rows = m->rows;
 	src->nrows = n;
 	src->ctx = m;

@@ -255,7 +255,13 @@ static int open_mapped(const struct pending *p)
 		.name = p->path,
 	};
 
-	return ftfb_proc_file_open(p->tgid, &l);
+	int fd = ftfb_proc_file_open(p->tgid, &l);
+
+	/* its process gone (a file the kernel recorded it mapping, in a
+	 * process that lived a few milliseconds): the file at that path in
+	 * ftf-bpf's own root, if it is that file (device and inode), with
+	 * no link followed */
+	return fd == -ENOENT || fd == -ESRCH ? ftfb_gone_file_open(&l) : fd;
 }
 
 /* The rows a table may have: no more than are left (a table that could

@@ -23,6 +23,7 @@
 #include "elfsym.h"
 #include "grow_array.h"
 #include "maps_memo.h"
+#include "mmap_watch.h"
 #include "unwind_maps_priv.h"
 #include "uw_index.h"
 
@@ -148,6 +149,7 @@ int ftfb_uw_loader_new(struct ftfb_uw_loader **out,
 	u->pub = u->st;
 	u->slow_build_s = injected_build_s();
 	u->row_budget = ftfb_uw_row_budget();
+	ftfb_uwl_watch_mmaps(u);
 	*out = u;
 	return 0;
 }
@@ -267,6 +269,7 @@ void ftfb_uw_loader_free(struct ftfb_uw_loader *u)
 	munmap(u->rows, (size_t)u->max_rows * sizeof(*u->rows));
 	close_fds(u);
 	ftfb_uw_cache_close(u->cache);
+	ftfb_mmap_watch_free(u->mmaps);
 	ftfb_idtab_free(&u->by_file);
 	ftfb_idtab_free(&u->rereads);
 	for (size_t i = 0; i < u->npend; i++) {
@@ -548,10 +551,12 @@ static void build_some(struct ftfb_uw_loader *u)
 void ftfb_uw_service(struct ftfb_uw_loader *u)
 {
 	ftfb_uwl_answer_wanted(u);
+	ftfb_uwl_take_mmaps(u);
 	ftfb_uwl_publish_stats(u);
 	while (u->npend && !ftfb_uwl_stopping(u)) {
 		build_some(u);
 		ftfb_uwl_answer_wanted(u);
+		ftfb_uwl_take_mmaps(u);
 		ftfb_uwl_publish_stats(u);
 	}
 	if (!u->npend)

@@ -114,6 +114,8 @@ struct ftfb_uw_stats {
 	uint64_t cache_read;	/* tables read from the persistent cache */
 	uint64_t cache_written; /* tables written to it */
 	uint64_t cache_refused; /* its files refused (and rebuilt) */
+	uint64_t mmaps_seen;	/* the kernel's records of files mapped */
+	uint64_t mmaps_lost;	/* and those it dropped (a ring full) */
 	/* the first of them (not copied with the counters above: each is
 	 * written once, before it is counted) */
 	struct ftfb_uw_skip skipped[FTFB_UW_SKIPS_SHOWN];

@@ -18,6 +18,8 @@
 #include "uw_cache.h"
 
 /* A binary whose table is loaded (or could not be). */
+struct ftfb_mmap_watch;
+
 struct binary {
 	uint32_t table; /* index in uw_tables, or FTFB_UW_TABLE_NONE etc. */
 	uint64_t base;	/* the virtual address of its rows' pc 0 */
@@ -84,10 +86,17 @@ struct ftfb_uw_loader {
 	char cache_msg[FTFB_UW_CACHE_MSG];
 	uint32_t cache_msg_set;
 	uint64_t answered_ns; /* when a build last answered requests */
+	/* each executable file mapped, as the kernel records it (NULL: no
+	 * perf events), drained by the thread */
+	struct ftfb_mmap_watch *mmaps;
 	/* set by ftfb_uw_stop, read by the thread between steps and by the
 	 * table builder (the flag its cancel argument takes) */
 	volatile bool stop;
 };
+
+/* unwind_mmaps.c: opens u->mmaps; takes its records in (the thread) */
+void ftfb_uwl_watch_mmaps(struct ftfb_uw_loader *u);
+void ftfb_uwl_take_mmaps(struct ftfb_uw_loader *u);
 
 static inline uint64_t ftfb_uwl_mono_ns(void)
 {

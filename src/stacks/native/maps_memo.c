@@ -155,6 +155,26 @@ static bool same_image(const struct kept *a, const struct kept *b)
 	return x->start == y->start && x->dev == y->dev && x->ino == y->ino;
 }
 
+static bool holds(const struct kept *k, const struct ftfb_memo_map *v);
+
+/* The mappings of old, a read of k's image, that k holds nothing in
+ * place of, moved to k: a library the kernel recorded mapped
+ * (ftfb_maps_memo_put_mapped) and dlclose'd since still names the
+ * samples taken in it, which the translator reaches later. */
+static void carry_over(struct kept *k, struct kept *old)
+{
+	for (size_t i = 0; i < old->n && k->n < FTFB_MAPS_MEMO_MAPS; i++) {
+		struct ftfb_memo_map *more;
+
+		if (holds(k, &old->v[i]) ||
+		    !(more = realloc(k->v, (k->n + 1) * sizeof(*k->v))))
+			continue;
+		k->v = more;
+		k->v[k->n++] = old->v[i];
+		old->v[i].path = NULL; /* (moved) */
+	}
+}
+
 /* Keeps k (taken) in e, by image; under the lock. */
 static void keep_read(struct entry *e, struct kept *k)
 {
@@ -167,6 +187,7 @@ static void keep_read(struct entry *e, struct kept *k)
 		      * latest, as a read of /proc would) */
 			ftfb_memo_maps_free(last->v, last->n);
 	} else {
+		carry_over(k, last);
 		ftfb_memo_maps_free(last->v, last->n);
 	}
 	*last = *k;
@@ -400,6 +421,37 @@ void ftfb_maps_memo_put_ended(uint32_t tgid, const struct ftfb_memo_map *v,
 		add_named(k, v, n);
 	else
 		keep_ended_read(e, v, n, ended_ns - 1);
+	pthread_mutex_unlock(&lock);
+}
+
+void ftfb_maps_memo_put_mapped(uint32_t tgid, const struct ftfb_memo_map *m,
+			       uint64_t image_ns, uint64_t at_ns)
+{
+	struct kept one = {at_ns, (struct ftfb_memo_map *)m, 1}, *k = NULL;
+	struct ftfb_memo_map copy = *m, *more;
+	struct entry *e;
+
+	copy.path = NULL;
+	if (m->path[0] != '/' || strlen(m->path) >= 4096)
+		return;
+	pthread_mutex_lock(&lock);
+	keep_paths(&one);
+	e = find_locked(tgid);
+	/* (the latest read begun before the mmap, after the exec that
+	 * made its image: a read of the image before would take the new
+	 * program's mappings for its own) */
+	for (size_t i = 0; e && i < e->nreads; i++)
+		if (e->reads[i].from_ns <= at_ns &&
+		    e->reads[i].from_ns >= image_ns)
+			k = &e->reads[i];
+	if (k && k->n < FTFB_MAPS_MEMO_MAPS && !holds(k, m) &&
+	    (copy.path = strdup(m->path)) &&
+	    (more = realloc(k->v, (k->n + 1) * sizeof(*k->v)))) {
+		k->v = more;
+		k->v[k->n++] = copy;
+		copy.path = NULL;
+	}
+	free(copy.path);
 	pthread_mutex_unlock(&lock);
 }
 

@@ -51,6 +51,7 @@ struct ftfb_sf {
 	void *emit_ctx;
 	struct held *head, **tail;
 	struct ftfb_uw_proc proc; /* the entry last read (tick's scratch) */
+	struct ftfb_uw_proc patched; /* an entry with a mapping it lacked */
 	struct ftfb_uw_vmas vmas; /* the mappings of the image settled */
 	uint32_t ended_image;	  /* of the exec or exit being settled */
 	uint64_t ended_ns;	  /* and its time (the event's) */
@@ -167,6 +168,50 @@ static bool ready(const struct view *v, const struct ftfb_uw_proc *p, bool due)
 		return false;
 	return !v->c.map_start ||
 	       (m->start == v->c.map_start && m->end == v->c.map_end);
+}
+
+/* Whether mapping m fits into p (sorted, not overlapping) at index at. */
+static bool fits(const struct ftfb_uw_proc *p, uint32_t at,
+		 const struct ftfb_uw_map *m)
+{
+	return p->n < FTFB_UW_MAX_MAPS &&
+	       (!at || p->m[at - 1].end <= m->start) &&
+	       (at == p->n || m->end <= p->m[at].start);
+}
+
+/* p, or, when it maps no pc where v's walk stopped and the kernel
+ * recorded a mapping there before the sample (a library dlopen'd and
+ * maybe dlclose'd since p was read: mapped_log.h), a copy of p with that
+ * mapping, its table the file's once built ("being built" until then). */
+static const struct ftfb_uw_proc *with_mapped(struct ftfb_sf *f, uint32_t tgid,
+					      const struct view *v,
+					      const struct ftfb_uw_proc *p)
+{
+	struct ftfb_uw_map m = {.table = FTFB_UW_TABLE_PENDING};
+	struct ftfb_uw_file file;
+	struct ftfb_uw_vma vma;
+	uint32_t at = 0, n = p->n < FTFB_UW_MAX_MAPS ? p->n : FTFB_UW_MAX_MAPS;
+
+	if (!f->src.mapped || ftfb_cw_find_map(p, v->c.pc) ||
+	    !f->src.mapped(f->src.ctx, tgid, v->c.pc, v->c.ev.hdr.ts, &vma))
+		return p;
+	m.start = vma.start;
+	m.end = vma.end;
+	if (f->src.file && !f->src.file(f->src.ctx, vma.dev, vma.ino, &file))
+		m.table = ftfb_uw_file_bias(&file, vma.start, vma.pgoff, &m.bias)
+				  ? file.table
+				  : FTFB_UW_TABLE_NONE;
+	while (at < n && p->m[at].start < m.start)
+		at++;
+	f->patched = *p;
+	f->patched.n = n;
+	if (!fits(&f->patched, at, &m))
+		return p;
+	memmove(&f->patched.m[at + 1], &f->patched.m[at],
+		(n - at) * sizeof(m));
+	f->patched.m[at] = m;
+	f->patched.n++;
+	return &f->patched;
 }
 
 /* Lets go of a copy's share of img (NULL: none); the last hands on its
@@ -348,7 +393,8 @@ static int settle(struct ftfb_sf *f, uint32_t tgid, uint64_t now, bool force,
 			ok = have == h->tgid;
 		}
 		got = ok && parse(h->data, h->size, &v) &&
-		      ready(&v, p, force || now >= h->due);
+		      ready(&v, p = with_mapped(f, h->tgid, &v, p),
+			    force || now >= h->due);
 		n = ftfb_sf_build(h->data, h->size, &f->src, got ? p : NULL,
 				  out, &why);
 		if (why == FTFB_UW_NOT_LOADED && now < h->due &&

@@ -369,15 +369,20 @@ static struct process *process_of(struct ftfb_symbolizer *sy, uint32_t tgid)
 
 static struct mapping *mapping_of(struct process *p, uint64_t ip)
 {
-	for (int pass = 0; pass < 2; pass++) {
+	for (int pass = 0; pass < 3; pass++) {
 		for (size_t i = 0; i < p->nmaps; i++)
 			if (ip >= p->maps[i].start && ip < p->maps[i].end)
 				return &p->maps[i];
-		/* mapped since (dlopen): read the maps again, a few times */
-		if (pass || p->rereads >= MAX_REREADS)
+		if (pass == 2 || p->rereads >= MAX_REREADS)
 			break;
 		p->rereads++;
-		read_maps(p);
+		/* mapped since (dlopen): read the maps again, a few times;
+		 * and unmapped since (dlclose): the memo's, which has what
+		 * the kernel recorded at each mmap (maps_memo_put_mapped) */
+		if (pass == 0)
+			read_maps(p);
+		else if (add_memo_maps(p))
+			break;
 	}
 	return NULL;
 }

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mapped_log.h - the executable files each process mapped, as the
+ * kernel recorded them at the mmap (src/loader/mmap_watch.h), kept for
+ * the stacks finished from a copy (stack_finish.c).
+ *
+ * A sample whose walk met an address in no mapping its process's entry
+ * has (a library dlopen'd since the loader read the maps) is held with
+ * a copy of its stack until the entry is read again; a library
+ * dlclose'd before that (binutils' bfd plugins, within a millisecond)
+ * is in no read and in no list of the mappings at the process's end.
+ * This log still has it: the copy is walked with the mapping its
+ * process had when the sample was taken.
+ *
+ * Bounded: FTFB_MAPPED_SLOTS processes (by tgid; a newer one takes an
+ * older one's slot), FTFB_MAPPED_PER_PROC mappings each (the oldest go).
+ * Thread-safe (one lock): the loader's thread puts, the run loop finds.
+ */
+#ifndef FTFB_MAPPED_LOG_H
+#define FTFB_MAPPED_LOG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "unwind.h"
+
+#define FTFB_MAPPED_SLOTS 4096
+#define FTFB_MAPPED_PER_PROC 16
+
+/* tgid exec'd at at_ns (CLOCK_MONOTONIC): its mappings made before are
+ * gone (those put later but made before are not kept). */
+void ftfb_mapped_exec(uint32_t tgid, uint64_t at_ns);
+/* The time of tgid's last exec put (0: none known). */
+uint64_t ftfb_mapped_exec_ns(uint32_t tgid);
+/* tgid mapped v at at_ns (CLOCK_MONOTONIC). */
+void ftfb_mapped_put(uint32_t tgid, const struct ftfb_uw_vma *v,
+		     uint64_t at_ns);
+/* The latest mapping tgid made before at_ns that holds pc: true and
+ * *out, else false. */
+bool ftfb_mapped_find(uint32_t tgid, uint64_t pc, uint64_t at_ns,
+		      struct ftfb_uw_vma *out);
+/* Forgets all (tests; a session's end). */
+void ftfb_mapped_clear(void);
+
+#endif
