@@ -40,8 +40,9 @@ struct mmap2_body {
 /* sample_id_all with PERF_SAMPLE_TID | PERF_SAMPLE_TIME: pid, tid, time */
 #define SAMPLE_ID_BYTES 16
 /* the largest record read (a path of PATH_MAX): larger ones are skipped */
-#define REC_MAX (sizeof(struct perf_event_header) + sizeof(struct mmap2_body) + \
-		 4096 + SAMPLE_ID_BYTES + 8)
+#define REC_MAX                                                                \
+	(sizeof(struct perf_event_header) + sizeof(struct mmap2_body) + 4096 + \
+	 SAMPLE_ID_BYTES + 8)
 
 static int open_one(int cpu)
 {
@@ -70,7 +71,8 @@ int ftfb_mmap_watch_open(struct ftfb_mmap_watch **out, int ncpus)
 	int err = -ENODEV;
 
 	*out = NULL;
-	if (!w || ncpus <= 0 || !(w->rings = calloc((size_t)ncpus, sizeof(*w->rings)))) {
+	if (!w || ncpus <= 0 ||
+	    !(w->rings = calloc((size_t)ncpus, sizeof(*w->rings)))) {
 		free(w);
 		return -ENOMEM;
 	}
@@ -84,8 +86,8 @@ int ftfb_mmap_watch_open(struct ftfb_mmap_watch **out, int ncpus)
 			err = fd;
 			continue;
 		}
-		base = mmap(NULL, w->page + w->data_size, PROT_READ | PROT_WRITE,
-			    MAP_SHARED, fd, 0);
+		base = mmap(NULL, w->page + w->data_size,
+			    PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		if (base == MAP_FAILED) {
 			err = -errno;
 			close(fd);

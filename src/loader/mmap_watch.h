@@ -29,7 +29,7 @@ struct ftfb_mmap_rec {
 	uint64_t start, end, pgoff;
 	uint64_t dev; /* major << 32 | minor, as /proc/PID/maps gives it */
 	uint64_t ino;
-	uint64_t ns; /* CLOCK_MONOTONIC, BPF's clock */
+	uint64_t ns;	  /* CLOCK_MONOTONIC, BPF's clock */
 	const char *path; /* NUL-terminated, valid during the callback */
 };
 

@@ -25,8 +25,8 @@ static void on_mmap(void *ctx, const struct ftfb_mmap_rec *r)
 {
 	struct ftfb_uw_loader *u = ctx;
 	struct ftfb_uw_vma v = {r->start, r->end, r->pgoff, r->dev, r->ino};
-	struct ftfb_memo_map m = {r->start, r->end, r->pgoff, r->dev, r->ino,
-				  (char *)r->path};
+	struct ftfb_memo_map m = {r->start, r->end, r->pgoff,
+				  r->dev,   r->ino, (char *)r->path};
 	struct binary *b;
 
 	if (!r->path) {

@@ -14,8 +14,8 @@ struct logged {
 };
 
 struct slot {
-	uint32_t tgid; /* 0: free */
-	uint32_t n;    /* mappings put, ever: the latest at (n - 1) % PER */
+	uint32_t tgid;	  /* 0: free */
+	uint32_t n;	  /* mappings put, ever: the latest at (n - 1) % PER */
 	uint64_t exec_ns; /* its image's exec (0: not seen) */
 	struct logged m[FTFB_MAPPED_PER_PROC];
 };
@@ -74,8 +74,7 @@ uint64_t ftfb_mapped_exec_ns(uint32_t tgid)
 	return ns;
 }
 
-void ftfb_mapped_put(uint32_t tgid, const struct ftfb_uw_vma *v,
-		     uint64_t at_ns)
+void ftfb_mapped_put(uint32_t tgid, const struct ftfb_uw_vma *v, uint64_t at_ns)
 {
 	struct slot *s;
 
@@ -96,8 +95,9 @@ bool ftfb_mapped_find(uint32_t tgid, uint64_t pc, uint64_t at_ns,
 
 	pthread_mutex_lock(&lock);
 	if (s->tgid == tgid) {
-		uint32_t kept = s->n < FTFB_MAPPED_PER_PROC ? s->n
-							    : FTFB_MAPPED_PER_PROC;
+		uint32_t kept = s->n < FTFB_MAPPED_PER_PROC
+					? s->n
+					: FTFB_MAPPED_PER_PROC;
 
 		for (uint32_t i = 0; i < kept; i++) {
 			const struct logged *l = &s->m[i];

@@ -89,9 +89,9 @@ void ftfb_maps_memo_put_vmas(uint32_t tgid, const struct ftfb_uw_vmas *vm,
 /* tgid mapped m (its path named) at at_ns, as the kernel recorded it
  * (src/loader/mmap_watch.h), in the image it exec'd at image_ns (0: not
  * known): added to the read of that image (the latest begun between
- * image_ns and at_ns), when one was kept, unless it holds a mapping there (a library dlopen'd and
- * dlclose'd between two reads is in neither, nor in the list of its
- * mappings at its end); its file's path kept for those lists. */
+ * image_ns and at_ns), when one was kept, unless it holds a mapping there (a
+ * library dlopen'd and dlclose'd between two reads is in neither, nor in the
+ * list of its mappings at its end); its file's path kept for those lists. */
 void ftfb_maps_memo_put_mapped(uint32_t tgid, const struct ftfb_memo_map *m,
 			       uint64_t image_ns, uint64_t at_ns);
 /* tgid's reads are used (samples of it wait to be named): not the first

@@ -198,17 +198,17 @@ static const struct ftfb_uw_proc *with_mapped(struct ftfb_sf *f, uint32_t tgid,
 	m.start = vma.start;
 	m.end = vma.end;
 	if (f->src.file && !f->src.file(f->src.ctx, vma.dev, vma.ino, &file))
-		m.table = ftfb_uw_file_bias(&file, vma.start, vma.pgoff, &m.bias)
-				  ? file.table
-				  : FTFB_UW_TABLE_NONE;
+		m.table =
+			ftfb_uw_file_bias(&file, vma.start, vma.pgoff, &m.bias)
+				? file.table
+				: FTFB_UW_TABLE_NONE;
 	while (at < n && p->m[at].start < m.start)
 		at++;
 	f->patched = *p;
 	f->patched.n = n;
 	if (!fits(&f->patched, at, &m))
 		return p;
-	memmove(&f->patched.m[at + 1], &f->patched.m[at],
-		(n - at) * sizeof(m));
+	memmove(&f->patched.m[at + 1], &f->patched.m[at], (n - at) * sizeof(m));
 	f->patched.m[at] = m;
 	f->patched.n++;
 	return &f->patched;
