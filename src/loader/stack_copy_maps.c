@@ -60,11 +60,11 @@ static int get_file(void *ctx, uint64_t dev, uint64_t ino,
 	return bpf_map_lookup_elem(m->files_fd, &key, out) ? -ENOENT : 0;
 }
 
-static bool find_mapped(void *ctx, uint32_t tgid, uint64_t pc, uint64_t at_ns,
-			struct ftfb_uw_vma *out)
+static size_t list_mapped(void *ctx, uint32_t tgid, uint64_t at_ns,
+			  struct ftfb_uw_vma *out, size_t max)
 {
 	(void)ctx;
-	return ftfb_mapped_find(tgid, pc, at_ns, out);
+	return ftfb_mapped_list(tgid, at_ns, out, max);
 }
 
 static int get_table(void *ctx, uint32_t id, struct ftfb_uw_table *out)
@@ -107,7 +107,7 @@ int ftfb_sf_maps_open(struct ftfb_loader *l, struct ftfb_sf_maps **out,
 	src->exited = take_exited;
 	src->file = get_file;
 	src->table = get_table;
-	src->mapped = find_mapped;
+	src->mapped = list_mapped;
 	src->rows = m->rows;
 	src->nrows = n;
 	src->ctx = m;

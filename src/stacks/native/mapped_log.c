@@ -86,33 +86,30 @@ void ftfb_mapped_put(uint32_t tgid, const struct ftfb_uw_vma *v, uint64_t at_ns)
 	pthread_mutex_unlock(&lock);
 }
 
-bool ftfb_mapped_find(uint32_t tgid, uint64_t pc, uint64_t at_ns,
-		      struct ftfb_uw_vma *out)
+size_t ftfb_mapped_list(uint32_t tgid, uint64_t at_ns, struct ftfb_uw_vma *out,
+			size_t max)
 {
 	const struct slot *s = slot_of(tgid);
-	const struct logged *best = NULL;
-	bool found;
+	size_t got = 0;
 
 	pthread_mutex_lock(&lock);
 	if (s->tgid == tgid) {
+		/* (the ring from its latest back: the order they were put,
+		 * which is each CPU's time order) */
 		uint32_t kept = s->n < FTFB_MAPPED_PER_PROC
 					? s->n
 					: FTFB_MAPPED_PER_PROC;
 
-		for (uint32_t i = 0; i < kept; i++) {
-			const struct logged *l = &s->m[i];
+		for (uint32_t i = 0; i < kept && got < max; i++) {
+			const struct logged *l =
+				&s->m[(s->n - 1 - i) % FTFB_MAPPED_PER_PROC];
 
-			if (pc >= l->v.start && pc < l->v.end &&
-			    l->at_ns <= at_ns &&
-			    (!best || l->at_ns > best->at_ns))
-				best = l;
+			if (l->at_ns <= at_ns)
+				out[got++] = l->v;
 		}
 	}
-	found = best != NULL;
-	if (found)
-		*out = best->v;
 	pthread_mutex_unlock(&lock);
-	return found;
+	return got;
 }
 
 void ftfb_mapped_clear(void)

@@ -20,6 +20,7 @@
 #define FTFB_MAPPED_LOG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "unwind.h"
@@ -35,10 +36,10 @@ uint64_t ftfb_mapped_exec_ns(uint32_t tgid);
 /* tgid mapped v at at_ns (CLOCK_MONOTONIC). */
 void ftfb_mapped_put(uint32_t tgid, const struct ftfb_uw_vma *v,
 		     uint64_t at_ns);
-/* The latest mapping tgid made before at_ns that holds pc: true and
- * *out, else false. */
-bool ftfb_mapped_find(uint32_t tgid, uint64_t pc, uint64_t at_ns,
-		      struct ftfb_uw_vma *out);
+/* The mappings tgid made in its image before at_ns into out (at most
+ * max), the latest first: how many. */
+size_t ftfb_mapped_list(uint32_t tgid, uint64_t at_ns, struct ftfb_uw_vma *out,
+			size_t max);
 /* Forgets all (tests; a session's end). */
 void ftfb_mapped_clear(void);
 

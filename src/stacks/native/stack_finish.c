@@ -170,48 +170,75 @@ static bool ready(const struct view *v, const struct ftfb_uw_proc *p, bool due)
 	       (m->start == v->c.map_start && m->end == v->c.map_end);
 }
 
-/* Whether mapping m fits into p (sorted, not overlapping) at index at. */
-static bool fits(const struct ftfb_uw_proc *p, uint32_t at,
-		 const struct ftfb_uw_map *m)
+/* Where a mapping of [start, end) goes in p (sorted): its index, or -1
+ * when it overlaps one of p's (p has it, or a later mapping there) or p
+ * is full. */
+static int place_of(const struct ftfb_uw_proc *p, uint64_t start, uint64_t end)
 {
-	return p->n < FTFB_UW_MAX_MAPS &&
-	       (!at || p->m[at - 1].end <= m->start) &&
-	       (at == p->n || m->end <= p->m[at].start);
+	uint32_t at = 0, n = p->n < FTFB_UW_MAX_MAPS ? p->n : FTFB_UW_MAX_MAPS;
+
+	while (at < n && p->m[at].start < start)
+		at++;
+	return n < FTFB_UW_MAX_MAPS && (!at || p->m[at - 1].end <= start) &&
+			       (at == n || end <= p->m[at].start)
+		       ? (int)at
+		       : -1;
 }
 
-/* p, or, when it maps no pc where v's walk stopped and the kernel
- * recorded a mapping there before the sample (a library dlopen'd and
- * maybe dlclose'd since p was read: mapped_log.h), a copy of p with that
- * mapping, its table the file's once built ("being built" until then). */
+/* A mapping the kernel recorded, as the walker's entry has it: its
+ * table the file's once built, "being built" until then. */
+static struct ftfb_uw_map map_of_vma(const struct ftfb_sf *f,
+				     const struct ftfb_uw_vma *vma)
+{
+	struct ftfb_uw_map m = {.start = vma->start,
+				.end = vma->end,
+				.table = FTFB_UW_TABLE_PENDING};
+	struct ftfb_uw_file file;
+
+	if (f->src.file && !f->src.file(f->src.ctx, vma->dev, vma->ino, &file))
+		m.table =
+			ftfb_uw_file_bias(&file, vma->start, vma->pgoff, &m.bias)
+				? file.table
+				: FTFB_UW_TABLE_NONE;
+	return m;
+}
+
+/* The most mappings of a process's log looked at (mapped_log.h keeps 16) */
+#define MAPPED_MAX 16
+
+/* p, or, when the kernel recorded v's process mapping files p lacks
+ * before v's sample (a library dlopen'd, and maybe dlclose'd, since p
+ * was read, or before it was: mapped_log.h), a copy of p with those
+ * mappings (f->patched): the walk over the copy goes through them, not
+ * by a frame-pointer guess past an address in no mapping. */
 static const struct ftfb_uw_proc *with_mapped(struct ftfb_sf *f, uint32_t tgid,
 					      const struct view *v,
 					      const struct ftfb_uw_proc *p)
 {
-	struct ftfb_uw_map m = {.table = FTFB_UW_TABLE_PENDING};
-	struct ftfb_uw_file file;
-	struct ftfb_uw_vma vma;
-	uint32_t at = 0, n = p->n < FTFB_UW_MAX_MAPS ? p->n : FTFB_UW_MAX_MAPS;
+	struct ftfb_uw_vma got[MAPPED_MAX];
+	const struct ftfb_uw_proc *cur = p;
+	size_t n;
 
-	if (!f->src.mapped || ftfb_cw_find_map(p, v->c.pc) ||
-	    !f->src.mapped(f->src.ctx, tgid, v->c.pc, v->c.ev.hdr.ts, &vma))
+	if (!f->src.mapped)
 		return p;
-	m.start = vma.start;
-	m.end = vma.end;
-	if (f->src.file && !f->src.file(f->src.ctx, vma.dev, vma.ino, &file))
-		m.table =
-			ftfb_uw_file_bias(&file, vma.start, vma.pgoff, &m.bias)
-				? file.table
-				: FTFB_UW_TABLE_NONE;
-	while (at < n && p->m[at].start < m.start)
-		at++;
-	f->patched = *p;
-	f->patched.n = n;
-	if (!fits(&f->patched, at, &m))
-		return p;
-	memmove(&f->patched.m[at + 1], &f->patched.m[at], (n - at) * sizeof(m));
-	f->patched.m[at] = m;
-	f->patched.n++;
-	return &f->patched;
+	n = f->src.mapped(f->src.ctx, tgid, v->c.ev.hdr.ts, got, MAPPED_MAX);
+	for (size_t i = 0; i < n; i++) { /* (the latest first) */
+		int at = place_of(cur, got[i].start, got[i].end);
+		struct ftfb_uw_proc *q = &f->patched;
+
+		if (at < 0)
+			continue;
+		if (cur == p) {
+			*q = *p;
+			q->n = p->n < FTFB_UW_MAX_MAPS ? p->n : FTFB_UW_MAX_MAPS;
+			cur = q;
+		}
+		memmove(&q->m[at + 1], &q->m[at],
+			(q->n - (uint32_t)at) * sizeof(q->m[0]));
+		q->m[at] = map_of_vma(f, &got[i]);
+		q->n++;
+	}
+	return cur;
 }
 
 /* Lets go of a copy's share of img (NULL: none); the last hands on its

@@ -39,10 +39,11 @@ struct ftfb_sf_source {
 	 * -ENOENT (NULL: none known) */
 	int (*file)(void *ctx, uint64_t dev, uint64_t ino,
 		    struct ftfb_uw_file *out);
-	/* the mapping holding pc that tgid made last before at_ns, as the
-	 * kernel recorded it (mapped_log.h): true and *out (NULL: none) */
-	bool (*mapped)(void *ctx, uint32_t tgid, uint64_t pc, uint64_t at_ns,
-		       struct ftfb_uw_vma *out);
+	/* the mappings tgid made in its image before at_ns, as the kernel
+	 * recorded them (mapped_log.h), the latest first, into out (at most
+	 * max): how many (NULL: none) */
+	size_t (*mapped)(void *ctx, uint32_t tgid, uint64_t at_ns,
+			 struct ftfb_uw_vma *out, size_t max);
 	/* uw_tables[id]: 0, or -1 */
 	int (*table)(void *ctx, uint32_t id, struct ftfb_uw_table *out);
 	const struct ftfb_uw_row *rows;
