@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -537,6 +538,59 @@ static void a_gone_file_is_the_mapped_one(void **state)
 	rmdir(dir);
 }
 
+/* Whether tgid's memo names a mapping at start, with path. */
+static bool names(uint32_t tgid, uint64_t start, const char *path)
+{
+	struct ftfb_memo_map *v;
+	size_t n;
+	bool found = false;
+
+	if (ftfb_maps_memo_get(tgid, &v, &n))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		found |= v[i].start == start && !strcmp(v[i].path, path);
+	ftfb_memo_maps_free(v, n);
+	return found;
+}
+
+/* A library the kernel recorded the process mapping after a read of its
+ * image began (dlopen) is named from that read, and still once a later
+ * read of the image no longer shows it (dlclose); one recorded in an
+ * image exec'd after the read began is not that read's; one where the
+ * read holds a mapping is not added over it. */
+static void a_dlclosed_library_stays_named(void **state)
+{
+	struct ftfb_memo_map lib = {0x7f0000500000,
+				    0x7f0000501000,
+				    0,
+				    8ull << 32 | 1,
+				    777,
+				    "/usr/lib/bfd-plugins/liblto_plugin.so"};
+	struct ftfb_memo_map over = lib;
+	uint64_t t0;
+
+	(void)state;
+	ftfb_maps_memo_clear();
+	t0 = ftfb_mono_ns();
+	put(300, MAPS, 6);
+	ftfb_maps_memo_put_mapped(300, &lib, t0 - 1, ftfb_mono_ns());
+	assert_true(names(300, lib.start, lib.path));
+	put(300, MAPS, 6); /* (read again, after the dlclose) */
+	assert_true(names(300, lib.start, lib.path));
+	assert_true(names(300, 0x55d0c0001000, "/usr/bin/prog"));
+
+	put(301, MAPS, 6);
+	ftfb_maps_memo_put_mapped(301, &lib, ftfb_mono_ns(), ftfb_mono_ns());
+	assert_false(names(301, lib.start, lib.path));
+
+	put(302, MAPS, 6);
+	over.start = 0x7f0000100000; /* libc's */
+	over.end = 0x7f0000101000;
+	ftfb_maps_memo_put_mapped(302, &over, 0, ftfb_mono_ns());
+	assert_false(names(302, over.start, over.path));
+	assert_true(names(302, 0x7f0000100000, "/lib/libc.so.6"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -556,6 +610,7 @@ int main(void)
 		cmocka_unit_test(a_forking_parent_stays),
 		cmocka_unit_test(keeps_a_bounded_size_of_paths),
 		cmocka_unit_test(a_gone_file_is_the_mapped_one),
+		cmocka_unit_test(a_dlclosed_library_stays_named),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

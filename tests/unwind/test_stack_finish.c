@@ -628,6 +628,72 @@ static void test_waits_past_exit(void **state)
 	ftfb_sf_free(f);
 }
 
+/* when the kernel recorded the process mapping the file at BASE (the
+ * fake log: one mapping of (FILE_DEV, FILE_INO), made at mapped_ns) */
+static uint64_t mapped_ns;
+
+static size_t log_of(void *ctx, uint32_t tgid, uint64_t at_ns,
+		     struct ftfb_uw_vma *out, size_t max)
+{
+	(void)ctx;
+	if (tgid != 42 || !max || mapped_ns > at_ns)
+		return 0;
+	memset(out, 0, sizeof(*out));
+	out->start = BASE;
+	out->end = BASE + 0x1000;
+	out->dev = FILE_DEV;
+	out->ino = FILE_INO;
+	return 1;
+}
+
+/* ar's bfd plugin: dlopen'd, sampled and dlclose'd before any read of
+ * the maps showed it, its process's reads spent (the entry maps
+ * nothing there, FINAL). The copy is walked with the mapping the kernel
+ * recorded before the sample, once the file's table is built, whole;
+ * a mapping recorded after the sample is not its: "address in no
+ * mapping" at once, as without a log. */
+static void test_dlclosed(void **state)
+{
+	unsigned char rec[1024];
+	size_t size = make_record(rec);
+	struct ftfb_sf_source with_log = src;
+	struct ftfb_stack_copy c;
+	struct ftfb_stack ev;
+	struct ftfb_sf *f;
+	uint64_t ips[2];
+
+	(void)state;
+	memcpy(&c, rec, sizeof(c));
+	c.map_start = c.map_end = 0; /* (the walker saw no mapping) */
+	memcpy(rec, &c, sizeof(c));
+	with_log.file = files;
+	with_log.mapped = log_of;
+	loaded = unmapped = last_read = true;
+	file_built = false;
+	mapped_ns = 500; /* (the sample: at 1000) */
+	emits = 0;
+	assert_int_equal(ftfb_sf_new(&f, &with_log, 1000, 1 << 20, emit, NULL),
+			 0);
+	assert_int_equal(ftfb_sf_event(f, rec, size, 0), 1);
+	assert_int_equal(ftfb_sf_tick(f, 10), 0);
+	assert_int_equal(emits, 0); /* held: the file's table being built */
+	file_built = true;
+	assert_int_equal(ftfb_sf_tick(f, 20), 0);
+	assert_int_equal(emits, 1);
+	assert_emitted_whole();
+
+	mapped_ns = 1001; /* recorded after the sample */
+	assert_int_equal(ftfb_sf_event(f, rec, size, 30), 1);
+	assert_int_equal(ftfb_sf_tick(f, 40), 0);
+	assert_int_equal(emits, 2);
+	memcpy(&ev, emitted, sizeof(ev));
+	assert_int_equal(ev.nu, 2);
+	memcpy(ips, emitted + sizeof(ev), sizeof(ips));
+	assert_int_equal(ips[1], FTFB_UW_STOP_IP(FTFB_UW_NO_MAPPING));
+	unmapped = last_read = file_built = false;
+	ftfb_sf_free(f);
+}
+
 /* a record whose sizes do not add up is skipped, never read past */
 static void test_malformed(void **state)
 {
@@ -665,6 +731,7 @@ int main(void)
 		cmocka_unit_test(test_finished_at_exit),
 		cmocka_unit_test(test_finished_at_exec),
 		cmocka_unit_test(test_waits_past_exit),
+		cmocka_unit_test(test_dlclosed),
 		cmocka_unit_test(test_malformed),
 	};
 
