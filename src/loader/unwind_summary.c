@@ -74,6 +74,11 @@ void ftfb_uw_print_summary(const struct ftfb_uw_stats *st, FILE *f)
 			(unsigned long long)st->table_space_full);
 	if (st->left_busy)
 		fprintf(f, "; the stop did not wait for a build under way");
+	/* (lost: a library mapped then is walked only from the reads of
+	 * /proc/PID/maps) */
+	if (st->mmaps_lost)
+		fprintf(f, "; %llu of the kernel's mmap records lost",
+			(unsigned long long)st->mmaps_lost);
 	fputc('\n', f);
 	if (st->cache_read || st->cache_written || st->cache_refused)
 		fprintf(f,
