@@ -67,6 +67,12 @@ static size_t list_mapped(void *ctx, uint32_t tgid, uint64_t at_ns,
 	return ftfb_mapped_list(tgid, at_ns, out, max);
 }
 
+static uint64_t log_until(void *ctx)
+{
+	(void)ctx;
+	return ftfb_mapped_until();
+}
+
 static int get_table(void *ctx, uint32_t id, struct ftfb_uw_table *out)
 {
 	struct ftfb_sf_maps *m = ctx;
@@ -108,6 +114,7 @@ int ftfb_sf_maps_open(struct ftfb_loader *l, struct ftfb_sf_maps **out,
 	src->file = get_file;
 	src->table = get_table;
 	src->mapped = list_mapped;
+	src->mapped_until = log_until;
 	src->rows = m->rows;
 	src->nrows = n;
 	src->ctx = m;

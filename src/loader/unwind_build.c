@@ -55,6 +55,7 @@ static bool build_cancelled(void *arg)
 	if (now - u->answered_ns >= ANSWER_NS) {
 		u->answered_ns = now;
 		ftfb_uwl_answer_wanted(u);
+		ftfb_uwl_take_mmaps(u);
 		ftfb_uwl_publish_stats(u);
 	}
 	return false;

@@ -22,6 +22,7 @@
 
 #include "elfsym.h"
 #include "grow_array.h"
+#include "mapped_log.h"
 #include "maps_memo.h"
 #include "mmap_watch.h"
 #include "unwind_maps_priv.h"
@@ -270,6 +271,7 @@ void ftfb_uw_loader_free(struct ftfb_uw_loader *u)
 	close_fds(u);
 	ftfb_uw_cache_close(u->cache);
 	ftfb_mmap_watch_free(u->mmaps);
+	ftfb_mapped_watching(false);
 	ftfb_idtab_free(&u->by_file);
 	ftfb_idtab_free(&u->rereads);
 	for (size_t i = 0; i < u->npend; i++) {
@@ -457,6 +459,18 @@ static void answer(struct ftfb_uw_loader *u, uint32_t tgid, uint64_t pc)
 	if (n > MAX_REREADS || (loaded && no_rereads(tgid)))
 		return;
 	ftfb_idtab_put(&u->rereads, tgid, n + 1);
+	load_process(u, tgid);
+}
+
+void ftfb_uwl_mapped_since(struct ftfb_uw_loader *u, uint32_t tgid)
+{
+	/* (its entry FINAL: the walker would stop at the new library's
+	 * addresses, "address in no mapping", and send no copy to walk
+	 * with the mapping the kernel recorded; ar, dlopening its plugin
+	 * for each archive, spent its 16 rereads) */
+	if (ftfb_idtab_get(&u->rereads, tgid) <= MAX_REREADS)
+		return;
+	ftfb_idtab_put(&u->rereads, tgid, 1);
 	load_process(u, tgid);
 }
 

@@ -96,6 +96,9 @@ struct ftfb_uw_loader {
 
 /* unwind_mmaps.c: opens u->mmaps; takes its records in (the thread) */
 void ftfb_uwl_watch_mmaps(struct ftfb_uw_loader *u);
+/* (unwind_maps.c) tgid mapped a file (the kernel's record): if its
+ * rereads were spent, they start again, from a read of its maps now */
+void ftfb_uwl_mapped_since(struct ftfb_uw_loader *u, uint32_t tgid);
 void ftfb_uwl_take_mmaps(struct ftfb_uw_loader *u);
 
 static inline uint64_t ftfb_uwl_mono_ns(void)

@@ -19,6 +19,7 @@ void ftfb_uwl_watch_mmaps(struct ftfb_uw_loader *u)
 	/* (without perf events, the reads of /proc/PID/maps are all) */
 	if (ftfb_mmap_watch_open(&u->mmaps, u->ncpus))
 		u->mmaps = NULL;
+	ftfb_mapped_watching(u->mmaps != NULL);
 }
 
 static void on_mmap(void *ctx, const struct ftfb_mmap_rec *r)
@@ -41,16 +42,24 @@ static void on_mmap(void *ctx, const struct ftfb_mmap_rec *r)
 	 * system-wide, not every file any process maps) */
 	if (!ftfb_idtab_get(&u->rereads, r->pid))
 		return;
+	ftfb_uwl_mapped_since(u, r->pid);
 	b = ftfb_uwl_binary_built(u, r->dev, r->ino);
 	if (!b || b->table == FTFB_UW_TABLE_PENDING)
 		ftfb_uwl_queue_build(u, r->path, r->dev, r->ino, r->pid,
 				     r->start, r->end);
 }
 
+/* (a record is written a few microseconds after its time is taken: one
+ * of a time this close to the drain's start may not be in the ring yet) */
+#define DRAIN_MARGIN_NS 1000000ull
+
 void ftfb_uwl_take_mmaps(struct ftfb_uw_loader *u)
 {
+	uint64_t from = ftfb_uwl_mono_ns();
+
 	if (!u->mmaps)
 		return;
 	ftfb_mmap_watch_drain(u->mmaps, on_mmap, u);
 	u->st.mmaps_lost = ftfb_mmap_watch_lost(u->mmaps);
+	ftfb_mapped_drained(from - DRAIN_MARGIN_NS);
 }

@@ -22,6 +22,8 @@ struct slot {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct slot slots[FTFB_MAPPED_SLOTS];
+static bool watching;
+static uint64_t drained_ns;
 
 static struct slot *slot_of(uint32_t tgid)
 {
@@ -74,13 +76,26 @@ uint64_t ftfb_mapped_exec_ns(uint32_t tgid)
 	return ns;
 }
 
+/* Whether s holds v as it is (the same file, offset and place); under
+ * the lock. */
+static bool logged_already(const struct slot *s, const struct ftfb_uw_vma *v)
+{
+	uint32_t kept =
+		s->n < FTFB_MAPPED_PER_PROC ? s->n : FTFB_MAPPED_PER_PROC;
+
+	for (uint32_t i = 0; i < kept; i++)
+		if (!memcmp(&s->m[i].v, v, sizeof(*v)))
+			return true;
+	return false;
+}
+
 void ftfb_mapped_put(uint32_t tgid, const struct ftfb_uw_vma *v, uint64_t at_ns)
 {
 	struct slot *s;
 
 	pthread_mutex_lock(&lock);
 	s = own_slot(tgid);
-	if (at_ns >= s->exec_ns)
+	if (at_ns >= s->exec_ns && !logged_already(s, v))
 		s->m[s->n++ % FTFB_MAPPED_PER_PROC] =
 			(struct logged){*v, at_ns};
 	pthread_mutex_unlock(&lock);
@@ -112,9 +127,37 @@ size_t ftfb_mapped_list(uint32_t tgid, uint64_t at_ns, struct ftfb_uw_vma *out,
 	return got;
 }
 
+void ftfb_mapped_watching(bool on)
+{
+	pthread_mutex_lock(&lock);
+	watching = on;
+	drained_ns = 0;
+	pthread_mutex_unlock(&lock);
+}
+
+void ftfb_mapped_drained(uint64_t until_ns)
+{
+	pthread_mutex_lock(&lock);
+	if (until_ns > drained_ns)
+		drained_ns = until_ns;
+	pthread_mutex_unlock(&lock);
+}
+
+uint64_t ftfb_mapped_until(void)
+{
+	uint64_t ns;
+
+	pthread_mutex_lock(&lock);
+	ns = watching ? drained_ns : UINT64_MAX;
+	pthread_mutex_unlock(&lock);
+	return ns;
+}
+
 void ftfb_mapped_clear(void)
 {
 	pthread_mutex_lock(&lock);
 	memset(slots, 0, sizeof(slots));
+	watching = false;
+	drained_ns = 0;
 	pthread_mutex_unlock(&lock);
 }

@@ -175,13 +175,20 @@ static bool ready(const struct view *v, const struct ftfb_uw_proc *p, bool due)
  * is full. */
 static int place_of(const struct ftfb_uw_proc *p, uint64_t start, uint64_t end)
 {
-	uint32_t at = 0, n = p->n < FTFB_UW_MAX_MAPS ? p->n : FTFB_UW_MAX_MAPS;
+	uint32_t lo = 0, n = p->n < FTFB_UW_MAX_MAPS ? p->n : FTFB_UW_MAX_MAPS,
+		 hi = n;
 
-	while (at < n && p->m[at].start < start)
-		at++;
-	return n < FTFB_UW_MAX_MAPS && (!at || p->m[at - 1].end <= start) &&
-			       (at == n || end <= p->m[at].start)
-		       ? (int)at
+	while (lo < hi) { /* the first mapping starting at or above start */
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (p->m[mid].start < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return n < FTFB_UW_MAX_MAPS && (!lo || p->m[lo - 1].end <= start) &&
+			       (lo == n || end <= p->m[lo].start)
+		       ? (int)lo
 		       : -1;
 }
 
@@ -203,8 +210,19 @@ static struct ftfb_uw_map map_of_vma(const struct ftfb_sf *f,
 	return m;
 }
 
-/* The most mappings of a process's log looked at (mapped_log.h keeps 16) */
-#define MAPPED_MAX 16
+/* Whether the kernel's record of the mappings made up to v's sample is
+ * all in the log (it is taken every few ms): a library mapped and
+ * unmapped just before (ar's plugin, within a millisecond, and ar gone
+ * the next) is in no read of the process's maps and in no list of them
+ * at its end. */
+static bool logged(const struct ftfb_sf *f, const struct view *v)
+{
+	return !f->src.mapped_until ||
+	       f->src.mapped_until(f->src.ctx) >= v->c.ev.hdr.ts;
+}
+
+/* The most mappings of a process's log looked at (mapped_log.h keeps 64) */
+#define MAPPED_MAX 64
 
 /* p, or, when the kernel recorded v's process mapping files p lacks
  * before v's sample (a library dlopen'd, and maybe dlclose'd, since p
@@ -420,6 +438,7 @@ static int settle(struct ftfb_sf *f, uint32_t tgid, uint64_t now, bool force,
 			ok = have == h->tgid;
 		}
 		got = ok && parse(h->data, h->size, &v) &&
+		      (now >= h->due || logged(f, &v)) &&
 		      ready(&v, p = with_mapped(f, h->tgid, &v, p),
 			    force || now >= h->due);
 		n = ftfb_sf_build(h->data, h->size, &f->src, got ? p : NULL,

@@ -44,6 +44,9 @@ struct ftfb_sf_source {
 	 * max): how many (NULL: none) */
 	size_t (*mapped)(void *ctx, uint32_t tgid, uint64_t at_ns,
 			 struct ftfb_uw_vma *out, size_t max);
+	/* the time up to which that log is whole (NULL: always): a copy
+	 * taken later waits, until its deadline */
+	uint64_t (*mapped_until)(void *ctx);
 	/* uw_tables[id]: 0, or -1 */
 	int (*table)(void *ctx, uint32_t id, struct ftfb_uw_table *out);
 	const struct ftfb_uw_row *rows;
