@@ -694,6 +694,54 @@ static void test_dlclosed(void **state)
 	ftfb_sf_free(f);
 }
 
+/* the time up to which the fake log is whole */
+static uint64_t log_whole_ns;
+
+static uint64_t log_until(void *ctx)
+{
+	(void)ctx;
+	return log_whole_ns;
+}
+
+/* A copy taken after what the log has (its records are taken every few
+ * ms) waits for it, though its table is there: the library it ran in may
+ * be one mapped and unmapped just before. At the stop it goes as it is
+ * walked then; at its deadline too. */
+static void test_waits_for_the_log(void **state)
+{
+	unsigned char rec[1024];
+	size_t size = make_record(rec);
+	struct ftfb_sf_source with_log = src;
+	struct ftfb_sf *f;
+
+	(void)state;
+	with_log.mapped_until = log_until;
+	loaded = true;
+	log_whole_ns = 999; /* (the sample: at 1000) */
+	emits = 0;
+	assert_int_equal(ftfb_sf_new(&f, &with_log, 1000, 1 << 20, emit, NULL),
+			 0);
+	assert_int_equal(ftfb_sf_event(f, rec, size, 0), 1);
+	assert_int_equal(ftfb_sf_tick(f, 10), 0);
+	assert_int_equal(emits, 0);
+	log_whole_ns = 1000;
+	assert_int_equal(ftfb_sf_tick(f, 20), 0);
+	assert_int_equal(emits, 1);
+	assert_emitted_whole();
+	log_whole_ns = 0;
+	assert_int_equal(ftfb_sf_event(f, rec, size, 30), 1); /* (due 1030) */
+	assert_int_equal(ftfb_sf_tick(f, 1029), 0);
+	assert_int_equal(emits, 1);
+	assert_int_equal(ftfb_sf_tick(f, 1030), 0);
+	assert_int_equal(emits, 2);
+	assert_emitted_whole();
+	assert_int_equal(ftfb_sf_event(f, rec, size, 2000), 1);
+	assert_int_equal(ftfb_sf_flush(f), 0);
+	assert_int_equal(emits, 3);
+	assert_emitted_whole();
+	ftfb_sf_free(f);
+}
+
 /* a record whose sizes do not add up is skipped, never read past */
 static void test_malformed(void **state)
 {
@@ -732,6 +780,7 @@ int main(void)
 		cmocka_unit_test(test_finished_at_exec),
 		cmocka_unit_test(test_waits_past_exit),
 		cmocka_unit_test(test_dlclosed),
+		cmocka_unit_test(test_waits_for_the_log),
 		cmocka_unit_test(test_malformed),
 	};
 

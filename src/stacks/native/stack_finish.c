@@ -438,7 +438,8 @@ static int settle(struct ftfb_sf *f, uint32_t tgid, uint64_t now, bool force,
 			ok = have == h->tgid;
 		}
 		got = ok && parse(h->data, h->size, &v) &&
-		      (now >= h->due || logged(f, &v)) &&
+		      (now >= h->due || (force && !ending) || /* (the stop) */
+		       logged(f, &v)) &&
 		      ready(&v, p = with_mapped(f, h->tgid, &v, p),
 			    force || now >= h->due);
 		n = ftfb_sf_build(h->data, h->size, &f->src, got ? p : NULL,
