@@ -591,6 +591,34 @@ static void a_dlclosed_library_stays_named(void **state)
 	assert_true(names(302, 0x7f0000100000, "/lib/libc.so.6"));
 }
 
+/* Mappings the kernel recorded add to a read no more paths than a read
+ * may hold (a hostile process maps files of 4,000-byte paths). */
+static void mapped_paths_are_bounded(void **state)
+{
+	static char path[4001];
+	struct ftfb_memo_map m = {0, 0x1000, 0, 8ull << 32 | 1, 0, path};
+	struct ftfb_memo_map *v;
+	size_t n, bytes = 0;
+
+	(void)state;
+	ftfb_maps_memo_clear();
+	put(400, MAPS, 6);
+	memset(path, 'a', sizeof(path) - 1);
+	path[0] = '/';
+	for (int i = 0; i < 100; i++) {
+		m.start = 0x7e0000000000ull + (uint64_t)i * 0x10000;
+		m.end = m.start + 0x1000;
+		m.ino = 1000 + (uint64_t)i;
+		ftfb_maps_memo_put_mapped(400, &m, 0, ftfb_mono_ns());
+	}
+	assert_int_equal(ftfb_maps_memo_get(400, &v, &n), 0);
+	for (size_t i = 0; i < n; i++)
+		bytes += strlen(v[i].path) + 1;
+	ftfb_memo_maps_free(v, n);
+	assert_true(n > 3); /* (some added) */
+	assert_true(bytes <= FTFB_MAPS_MEMO_PATH_BYTES);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -611,6 +639,7 @@ int main(void)
 		cmocka_unit_test(keeps_a_bounded_size_of_paths),
 		cmocka_unit_test(a_gone_file_is_the_mapped_one),
 		cmocka_unit_test(a_dlclosed_library_stays_named),
+		cmocka_unit_test(mapped_paths_are_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

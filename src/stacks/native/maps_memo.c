@@ -157,16 +157,31 @@ static bool same_image(const struct kept *a, const struct kept *b)
 
 static bool holds(const struct kept *k, const struct ftfb_memo_map *v);
 
+/* Whether k has room for one more mapping, named path: at most
+ * FTFB_MAPS_MEMO_MAPS of them, their paths FTFB_MAPS_MEMO_PATH_BYTES in
+ * all (as a read keeps them: a process's user chooses its paths). */
+static bool room_for(const struct kept *k, const char *path)
+{
+	size_t bytes = strlen(path) + 1;
+
+	if (k->n >= FTFB_MAPS_MEMO_MAPS)
+		return false;
+	for (size_t i = 0; i < k->n; i++)
+		bytes += k->v[i].path ? strlen(k->v[i].path) + 1 : 0;
+	return bytes <= FTFB_MAPS_MEMO_PATH_BYTES;
+}
+
 /* The mappings of old, a read of k's image, that k holds nothing in
  * place of, moved to k: a library the kernel recorded mapped
  * (ftfb_maps_memo_put_mapped) and dlclose'd since still names the
  * samples taken in it, which the translator reaches later. */
 static void carry_over(struct kept *k, struct kept *old)
 {
-	for (size_t i = 0; i < old->n && k->n < FTFB_MAPS_MEMO_MAPS; i++) {
+	for (size_t i = 0; i < old->n; i++) {
 		struct ftfb_memo_map *more;
 
-		if (holds(k, &old->v[i]) ||
+		if (!old->v[i].path || !room_for(k, old->v[i].path) ||
+		    holds(k, &old->v[i]) ||
 		    !(more = realloc(k->v, (k->n + 1) * sizeof(*k->v))))
 			continue;
 		k->v = more;
@@ -444,7 +459,7 @@ void ftfb_maps_memo_put_mapped(uint32_t tgid, const struct ftfb_memo_map *m,
 		if (e->reads[i].from_ns <= at_ns &&
 		    e->reads[i].from_ns >= image_ns)
 			k = &e->reads[i];
-	if (k && k->n < FTFB_MAPS_MEMO_MAPS && !holds(k, m) &&
+	if (k && room_for(k, m->path) && !holds(k, m) &&
 	    (copy.path = strdup(m->path)) &&
 	    (more = realloc(k->v, (k->n + 1) * sizeof(*k->v)))) {
 		k->v = more;
